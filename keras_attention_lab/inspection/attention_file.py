@@ -2,7 +2,7 @@
 
 Layout of the directory (see `FORMAT_DESCRIPTION`):
 
-    meta.json        format_version, class names, num_layers, num_heads, probability check, run info
+    meta.json        format_version, class names, layers, heads, pooling, probability check, run
     manifest.jsonl   one JSON object per example (pandas: `pd.read_json(path, lines=True)`)
     attention.npz    `attention_<example_id>`: float32 (layers, heads, T, T), real tokens only
 """
@@ -57,6 +57,7 @@ class AttentionFile:
         num_heads: int.
         max_probability_difference: largest |fast path - scores path| over all
             examples and classes, or None when no fast path was given.
+        pooling: "mean", "max" or "cls"; with "cls" token 0 is the class token.
         run_info: dict describing the model and run (free form, from the exporter).
         meta: the whole of meta.json.
         manifest: pandas.DataFrame, one row per example, columns
@@ -73,6 +74,7 @@ class AttentionFile:
     num_layers: int
     num_heads: int
     max_probability_difference: float | None
+    pooling: str
     run_info: dict
     meta: dict
     manifest: pd.DataFrame
@@ -147,7 +149,7 @@ def check_example_id(example_id):
         )
 
 
-def save_attention(directory, records, class_names, run_info=None,
+def save_attention(directory, records, class_names, run_info=None, pooling="mean",
                    max_probability_difference=None, probability_tolerance=None):
     """Writes `records` (an iterable of `AttentionRecord`) as an export directory.
 
@@ -159,6 +161,8 @@ def save_attention(directory, records, class_names, run_info=None,
         records: iterable of `AttentionRecord`.
         class_names: list of C class names.
         run_info: optional JSON-serialisable dict about the model and run.
+        pooling: the classifier's pooling, "mean", "max" or "cls"; chooses how
+            missing rollout importances are computed (see `rollout.token_importance`).
         max_probability_difference: optional float, from the fast path check.
         probability_tolerance: optional float, the tolerance of that check.
 
@@ -170,7 +174,8 @@ def save_attention(directory, records, class_names, run_info=None,
     """
     from keras_attention_lab.inspection.attention_file_writer import AttentionFileWriter
 
-    with AttentionFileWriter(directory, class_names, run_info=run_info) as writer:
+    with AttentionFileWriter(directory, class_names, run_info=run_info,
+                             pooling=pooling) as writer:
         for record in records:
             writer.add(record)
         writer.finish(
@@ -223,6 +228,7 @@ def load_attention(path):
         num_layers=meta["num_layers"],
         num_heads=meta["num_heads"],
         max_probability_difference=meta.get("max_probability_difference"),
+        pooling=meta.get("pooling", "mean"),
         run_info=meta.get("run_info", {}),
         meta=meta,
         manifest=manifest,

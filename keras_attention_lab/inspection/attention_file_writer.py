@@ -10,17 +10,13 @@ import numpy as np
 
 from keras_attention_lab import __version__
 from keras_attention_lab.inspection import attention_file
-from keras_attention_lab.inspection.rollout import (
-    RESIDUAL_WEIGHT,
-    attention_rollout,
-    rollout_importance,
-)
+from keras_attention_lab.inspection.rollout import POOLINGS, RESIDUAL_WEIGHT, token_importance
 
 ROLLOUT_DESCRIPTION = (
     "Abnar & Zuidema (2020) attention rollout over real tokens: heads averaged, "
     f"{RESIDUAL_WEIGHT} * A + {1 - RESIDUAL_WEIGHT} * I, rows renormalised, layers multiplied; "
-    "importance = mean over real query rows of the final rollout matrix (the classifier "
-    "mean-pools), sums to 1."
+    "importance = the class token's row of the final rollout matrix with pooling 'cls', "
+    "else the mean over real query rows; sums to 1."
 )
 
 
@@ -37,10 +33,13 @@ class AttentionFileWriter:
     ...     writer.finish(max_probability_difference=3e-7)
     """
 
-    def __init__(self, directory, class_names, run_info=None):
+    def __init__(self, directory, class_names, run_info=None, pooling="mean"):
         self.directory = pathlib.Path(directory)
         self.class_names = [str(name) for name in class_names]
         self.run_info = dict(run_info or {})
+        if pooling not in POOLINGS:
+            raise ValueError(f"pooling must be one of {POOLINGS}. Received: pooling={pooling!r}")
+        self.pooling = pooling
         if not self.class_names:
             raise ValueError("class_names must name at least one class. Received: class_names=[]")
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -86,7 +85,7 @@ class AttentionFileWriter:
             )
         importance = record.rollout_importance
         if importance is None:
-            importance = rollout_importance(attention_rollout(scores))
+            importance = token_importance(scores, self.pooling)
 
         with self._arrays.open(
             attention_file.ARRAY_KEY_PREFIX + record.example_id + ".npy", "w", force_zip64=True
@@ -130,6 +129,7 @@ class AttentionFileWriter:
             "num_heads": self.num_heads,
             "max_probability_difference": None if difference is None else float(difference),
             "probability_tolerance": probability_tolerance,
+            "pooling": self.pooling,
             "rollout": ROLLOUT_DESCRIPTION,
             "run_info": self.run_info,
             "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat(

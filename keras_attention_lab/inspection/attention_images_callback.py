@@ -6,6 +6,7 @@ import numpy as np
 from keras_attention_lab.inspection.heatmaps import render_attention_png
 
 PADDING_ID = 0
+CLASS_TOKEN = "[CLS]"
 
 
 class AttentionImagesCallback(keras.callbacks.Callback):
@@ -75,15 +76,21 @@ class AttentionImagesCallback(keras.callbacks.Callback):
         outputs = self.attention_model(self.token_ids, training=False)
         scores = np.stack([keras.ops.convert_to_numpy(layer_scores)
                            for layer_scores in outputs["attention_scores"]], axis=1)
-        # (B, layers, heads, L, L)
+        # (B, layers, heads, A, A); A = L + 1 when the model prepends a class token.
         num_layers, num_heads = scores.shape[1:3]
+        has_class_token = scores.shape[-1] == self.token_ids.shape[1] + 1
         panel_titles = [[f"layer {layer + 1} head {head + 1}" for head in range(num_heads)]
                         for layer in range(num_layers)]
         with self._writer.as_default():
             for index, example_ids in enumerate(self.token_ids):
-                real_positions = np.flatnonzero(example_ids != PADDING_ID)[: self.max_tokens]
+                is_real = example_ids != PADDING_ID  # (L,)
+                tokens = [self._token(token_id) for token_id in example_ids[is_real]]
+                if has_class_token:
+                    is_real = np.concatenate([[True], is_real])  # (L + 1,)
+                    tokens = [CLASS_TOKEN] + tokens
+                real_positions = np.flatnonzero(is_real)[: self.max_tokens]
+                tokens = tokens[: self.max_tokens]
                 example_scores = scores[index][:, :, real_positions][:, :, :, real_positions]
-                tokens = [self._token(token_id) for token_id in example_ids[real_positions]]
                 png = render_attention_png(example_scores, tokens, tokens, panel_titles,
                                            title=f"example {index}, epoch {epoch + 1}")
                 _write_png_summary(f"attention/{index}", png, step=epoch)

@@ -13,7 +13,7 @@ from keras_attention_lab.inspection.attention_file_writer import AttentionFileWr
 from keras_attention_lab.inspection.attention_record import AttentionRecord
 from keras_attention_lab.inspection.bertviz_export import write_bertviz_json
 from keras_attention_lab.inspection.heatmaps import plot_attention_heads, plot_layer_averages
-from keras_attention_lab.inspection.rollout import attention_rollout, rollout_importance
+from keras_attention_lab.inspection.rollout import POOLINGS, token_importance
 from keras_attention_lab.inspection.viewer import write_viewer
 
 # float32 softmax outputs of the same weights agree to about 1e-6; a larger gap means the
@@ -22,6 +22,8 @@ PROBABILITY_TOLERANCE = 1e-4
 # Rows over real keys sum to 1 up to float32 rounding, for up to a few thousand keys.
 ROW_SUM_TOLERANCE = 1e-3
 PADDING_ID = 0
+# Token shown for the learned class token that `pooling: cls` models put at position 0.
+CLASS_TOKEN = "[CLS]"
 
 
 def export_attention(
@@ -33,6 +35,7 @@ def export_attention(
     true_labels=None,
     fast_path_probabilities=None,
     model=None,
+    pooling="mean",
     example_ids=None,
     batch_size=32,
     run_info=None,
@@ -70,6 +73,9 @@ def export_attention(
         model: the end-to-end model, strings (B,) -> (B, C); used to compute the
             fast path batch by batch when `fast_path_probabilities` is None.
             Exactly one of the two must be given.
+        pooling: the classifier's pooling, "mean", "max" or "cls". With "cls"
+            the attention has L + 1 positions, position 0 being the class token,
+            kept as token "[CLS]"; the rollout importance is then its row.
         example_ids: optional N unique ids (letters, digits, `_-.`); default
             the zero-padded position, "00000", "00001", ...
         batch_size: examples per forward pass.
@@ -125,6 +131,8 @@ def export_attention(
             f"example_ids needs one id per text ({num_examples}). "
             f"Received: {len(example_ids)} ids"
         )
+    if pooling not in POOLINGS:
+        raise ValueError(f"pooling must be one of {POOLINGS}. Received: pooling={pooling!r}")
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1. Received: batch_size={batch_size}")
     out_dir = pathlib.Path(out_dir)
@@ -133,14 +141,15 @@ def export_attention(
     progress = keras.utils.Progbar(num_examples, verbose=verbose, unit_name="example")
     largest_difference = 0.0
     viewer_records = []
-    with AttentionFileWriter(out_dir, class_names, run_info=run_info) as writer:
+    with AttentionFileWriter(out_dir, class_names, run_info=run_info, pooling=pooling) as writer:
         for start in range(0, num_examples, batch_size):
             stop = min(start + batch_size, num_examples)
             batch_texts = texts[start:stop]
             token_ids = keras.ops.convert_to_numpy(vectorizer(tf.constant(batch_texts)))  # (B, L)
+            class_token_count = 1 if pooling == "cls" else 0
             probabilities, attention_scores = _run_attention_model(
-                attention_model, token_ids, len(class_names)
-            )  # (B, C), (B, layers, heads, L, L)
+                attention_model, token_ids, len(class_names), class_token_count
+            )  # (B, C), (B, layers, heads, A, A) with A = L or L + 1
             if fast_path_probabilities is not None:
                 fast_path = fast_path_probabilities[start:stop]
             else:
@@ -161,18 +170,22 @@ def export_attention(
             for offset in range(stop - start):
                 index = start + offset
                 is_real = token_ids[offset] != PADDING_ID  # (L,)
+                tokens = [vocabulary[token_id] for token_id in token_ids[offset][is_real]]
+                if class_token_count:
+                    is_real = np.concatenate([[True], is_real])  # (L + 1,)
+                    tokens = [CLASS_TOKEN] + tokens
                 # (layers, heads, T, T)
                 scores = attention_scores[offset][:, :, is_real][:, :, :, is_real]
                 _check_rows(scores, example_ids[index])
                 record = AttentionRecord(
                     example_id=example_ids[index],
                     text=texts[index],
-                    tokens=[vocabulary[token_id] for token_id in token_ids[offset][is_real]],
+                    tokens=tokens,
                     attention_scores=scores,
                     probabilities=fast_path[offset],
                     predicted_label_index=int(np.argmax(fast_path[offset])),
                     true_label_index=true_indices[index],
-                    rollout_importance=rollout_importance(attention_rollout(scores)),
+                    rollout_importance=token_importance(scores, pooling),
                     probability_difference=float(differences[offset]),
                 )
                 writer.add(record)
@@ -208,7 +221,7 @@ def find_text_vectorization(model):
     )
 
 
-def _run_attention_model(attention_model, token_ids, num_classes):
+def _run_attention_model(attention_model, token_ids, num_classes, class_token_count):
     outputs = attention_model(token_ids, training=False)
     if not isinstance(outputs, dict) or not {"probabilities", "attention_scores"} <= set(outputs):
         raise ValueError(
@@ -218,6 +231,7 @@ def _run_attention_model(attention_model, token_ids, num_classes):
         )
     probabilities = keras.ops.convert_to_numpy(outputs["probabilities"]).astype(np.float32)
     batch, length = token_ids.shape
+    length += class_token_count
     if probabilities.shape != (batch, num_classes):
         raise ValueError(
             f"attention_model's 'probabilities' must have shape ({batch}, {num_classes}). "
@@ -227,9 +241,12 @@ def _run_attention_model(attention_model, token_ids, num_classes):
               for scores in outputs["attention_scores"]]
     for layer_index, scores in enumerate(layers):
         if scores.ndim != 4 or scores.shape[0] != batch or scores.shape[2:] != (length, length):
+            hint = ""
+            if scores.ndim == 4 and scores.shape[2] == length + 1 and not class_token_count:
+                hint = " The scores have one extra position: pass pooling='cls'."
             raise ValueError(
                 f"attention_scores[{layer_index}] must have shape ({batch}, num_heads, {length}, "
-                f"{length}). Received: shape={scores.shape}"
+                f"{length}). Received: shape={scores.shape}.{hint}"
             )
     return probabilities, np.stack(layers, axis=1)  # (B, layers, heads, L, L)
 

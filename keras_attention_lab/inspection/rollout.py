@@ -59,6 +59,26 @@ def attention_rollout(attention_scores, padding_mask=None):
     return rollout
 
 
+POOLINGS = ("mean", "max", "cls")
+
+
+def token_importance(attention_scores, pooling="mean"):
+    """Rollout importance per token for a classifier with the given pooling, summing to 1.
+
+    "cls" reads the class token's row (position 0); "mean" and "max" average the
+    rows of all real queries (for "max" this is an approximation: the pooled
+    features come from different positions, weighted unknowably by the max).
+
+    Example:
+    >>> token_importance(np.full((1, 1, 2, 2), 0.5), pooling="cls").tolist()
+    [0.75, 0.25]
+    """
+    if pooling not in POOLINGS:
+        raise ValueError(f"pooling must be one of {POOLINGS}. Received: pooling={pooling!r}")
+    query_index = 0 if pooling == "cls" else None
+    return rollout_importance(attention_rollout(attention_scores), query_index=query_index)
+
+
 def rollout_importance(rollout, query_index=None):
     """Turns a rollout matrix into one importance per input token, summing to 1.
 

@@ -17,7 +17,7 @@ import pathlib
 
 import numpy as np
 
-from keras_attention_lab.inspection.rollout import attention_rollout, rollout_importance
+from keras_attention_lab.inspection.rollout import token_importance
 
 QUANTIZATION_LEVELS = 255
 
@@ -75,7 +75,7 @@ def _example_data(record, class_names):
     quantized = np.rint(scores / safe_scales * QUANTIZATION_LEVELS).astype(np.uint8)
     importance = record.rollout_importance
     if importance is None:
-        importance = rollout_importance(attention_rollout(scores))
+        importance = token_importance(scores)
     true_index = record.true_label_index
     return {
         "id": str(record.example_id),
