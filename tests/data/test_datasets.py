@@ -1,0 +1,41 @@
+import numpy as np
+import pytest
+
+from keras_attention_lab.data import DataError, DatasetSpec, build_datasets
+
+ROWS = "".join(
+    f"review {index} {'great' if index % 2 else 'awful'},{index % 2}\n" for index in range(60)
+)
+
+
+def test_build_datasets_from_config_mappings(tmp_path):
+    path = tmp_path / "train.csv"
+    path.write_text("text,label\n" + ROWS)
+    data = build_datasets(
+        {"train_file": str(path), "seed": 3},
+        {"vocabulary_size": 100, "sequence_length": 6},
+        batch_size=8,
+        seed=0,
+    )
+    assert data.class_names == ["0", "1"]
+    assert data.splits.sizes() == {"train": 48, "validation": 6, "test": 6}
+    assert data.vectorizer.name == "text_vectorization"
+    token_ids, labels = next(iter(data.pipelines["train"]))
+    assert token_ids.shape == (8, 6) and labels.shape == (8,)
+    # The vocabulary comes from the 48 training texts only.
+    train_numbers = {text.split()[1] for text in data.splits.train[0]}
+    test_numbers = {text.split()[1] for text in data.splits.test[0]}
+    vocabulary = set(data.vectorizer.get_vocabulary())
+    assert train_numbers <= vocabulary and not test_numbers & vocabulary
+    assert np.all(token_ids.numpy()[:, 3:] == 0)
+
+
+def test_dataset_spec_checks():
+    with pytest.raises(DataError, match="unknown dataset spec key 'text_col'"):
+        DatasetSpec.from_dict({"name": "bbc_news", "text_col": "text"})
+    with pytest.raises(DataError, match="exactly one of 'name' or 'train_file'"):
+        DatasetSpec()
+    with pytest.raises(DataError, match="Received: validation_fraction=1.5"):
+        DatasetSpec(name="bbc_news", validation_fraction=1.5)
+    with pytest.raises(DataError, match="must be below 1"):
+        DatasetSpec(name="bbc_news", validation_fraction=0.5, test_fraction=0.5)

@@ -1,0 +1,122 @@
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from keras_attention_lab.data import DataError, DatasetSpec, load_file_split, load_text_splits
+
+ROWS = [
+    {"text": f"review number {index}", "label": "pos" if index % 4 else "neg"}
+    for index in range(40)
+]
+
+
+def write(path, rows=ROWS):
+    table = pd.DataFrame(rows)
+    if path.suffix == ".csv":
+        table.to_csv(path, index=False)
+    elif path.suffix == ".tsv":
+        table.to_csv(path, index=False, sep="\t")
+    elif path.suffix == ".jsonl":
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    else:
+        table.to_parquet(path)
+    return path
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".tsv", ".jsonl", ".parquet"])
+def test_reads_every_format(tmp_path, suffix):
+    texts, labels = load_file_split(write(tmp_path / f"train{suffix}"))
+    assert texts.tolist() == [row["text"] for row in ROWS]
+    assert labels.tolist() == [row["label"] for row in ROWS]
+
+
+def test_configurable_columns_and_literal_na_text(tmp_path):
+    path = tmp_path / "train.csv"
+    path.write_text('review,stars,extra\nNA,5,x\n"a, quoted\ntext",1,y\n')
+    texts, labels = load_file_split(path, text_column="review", label_column="stars")
+    assert texts.tolist() == ["NA", "a, quoted\ntext"]
+    assert labels.tolist() == ["5", "1"]
+
+
+def test_splits_carved_from_train_are_stratified_and_seeded(tmp_path):
+    spec = DatasetSpec(train_file=str(write(tmp_path / "train.csv")), seed=1)
+    splits = load_text_splits(spec)
+    assert splits.sizes() == {"train": 32, "validation": 4, "test": 4}
+    assert splits.class_names == ["neg", "pos"]
+    assert splits.validation[1].tolist().count(0) == 1  # 10 neg of 40: a quarter everywhere
+    all_texts = np.concatenate([splits.train[0], splits.validation[0], splits.test[0]])
+    assert len(set(all_texts)) == 40
+    again = load_text_splits(spec)
+    assert again.test[0].tolist() == splits.test[0].tolist()
+
+
+def test_separate_files_are_used_as_given(tmp_path):
+    spec = DatasetSpec(
+        train_file=str(write(tmp_path / "train.parquet")),
+        validation_file=str(write(tmp_path / "validation.jsonl", ROWS[:3])),
+        test_file=str(write(tmp_path / "test.tsv", ROWS[:5])),
+    )
+    splits = load_text_splits(spec)
+    assert splits.sizes() == {"train": 40, "validation": 3, "test": 5}
+    assert splits.test[1].tolist() == [0, 1, 1, 1, 0]
+
+
+def test_integer_labels_keep_numeric_order(tmp_path):
+    rows = [{"text": f"t{index}", "label": index % 11} for index in range(33)]
+    splits = load_text_splits(DatasetSpec(train_file=str(write(tmp_path / "train.jsonl", rows))))
+    assert splits.class_names == [str(index) for index in range(11)]
+
+
+def test_missing_column_names_file_and_columns(tmp_path):
+    path = write(tmp_path / "train.csv")
+    with pytest.raises(
+        DataError, match=r"train.csv has no column 'review' \(columns: text, label\)"
+    ):
+        load_file_split(path, text_column="review")
+
+
+def test_empty_text_names_file_row_and_column(tmp_path):
+    path = tmp_path / "train.csv"
+    path.write_text("text,label\ngood,pos\n  ,neg\n")
+    with pytest.raises(DataError, match=r"train.csv row 2 \(line 3\) column 'text' is empty"):
+        load_file_split(path)
+
+
+def test_empty_label_in_jsonl(tmp_path):
+    path = tmp_path / "train.jsonl"
+    path.write_text('{"text": "good", "label": "pos"}\n{"text": "bad", "label": null}\n')
+    with pytest.raises(DataError, match=r"train.jsonl row 2 \(line 2\) column 'label' is empty"):
+        load_file_split(path)
+
+
+def test_unknown_label_in_test_file(tmp_path):
+    spec = DatasetSpec(
+        train_file=str(write(tmp_path / "train.csv")),
+        test_file=str(write(tmp_path / "test.csv", ROWS[:2] + [{"text": "meh", "label": "mixed"}])),
+    )
+    with pytest.raises(DataError, match=r"test.csv row 3 \(line 4\) column 'label': label 'mixed'"):
+        load_text_splits(spec)
+
+
+def test_file_that_is_not_utf8(tmp_path):
+    path = tmp_path / "train.csv"
+    path.write_bytes("text,label\ngood,pos\ncaf\u00e9,neg\n".encode("latin-1"))
+    with pytest.raises(
+        DataError, match="train.csv line 3 .* is not valid UTF-8; save the file as UTF-8"
+    ):
+        load_file_split(path)
+
+
+def test_unsupported_missing_and_unreadable_files(tmp_path):
+    with pytest.raises(DataError, match="unsupported file type '.xlsx'"):
+        load_file_split(tmp_path / "train.xlsx")
+    with pytest.raises(DataError, match="does not exist"):
+        load_file_split(tmp_path / "train.csv")
+    (tmp_path / "train.parquet").write_bytes(b"not parquet")
+    with pytest.raises(DataError, match="could not be read as parquet"):
+        load_file_split(tmp_path / "train.parquet")
+    (tmp_path / "train.jsonl").write_text('{"text": "good",\n')
+    with pytest.raises(DataError, match="could not be read as jsonl"):
+        load_file_split(tmp_path / "train.jsonl")
