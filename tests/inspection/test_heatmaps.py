@@ -1,0 +1,51 @@
+import numpy as np
+import pytest
+from PIL import Image
+
+from keras_attention_lab.inspection.heatmaps import (
+    attention_image_size,
+    plot_attention_heads,
+    plot_layer_averages,
+    token_windows,
+)
+
+
+def random_scores(num_layers, num_heads, num_tokens, seed=0):
+    scores = np.random.default_rng(seed).random((num_layers, num_heads, num_tokens, num_tokens))
+    return scores / scores.sum(axis=-1, keepdims=True)
+
+
+def test_image_size_literal_values():
+    # 120 + 3 panels of 160 + 2 gaps of 30 + 20 = 680; 60 + 2 * 160 + 30 + 120 = 530.
+    assert attention_image_size(2, 3, 5, 5) == (680, 530)
+    # 128 tokens get 8 pixels each: 120 + 1024 + 20, 60 + 1024 + 120.
+    assert attention_image_size(1, 1, 128, 128) == (1164, 1204)
+
+
+def test_grid_and_layer_average_pngs_have_the_expected_size(tmp_path):
+    tokens = ["the", "film", "<b>was</b>", "good", "a-very-long-token-name"]
+    heads = plot_attention_heads(random_scores(2, 3, 5), tokens, tmp_path / "x", title="x")
+    layers = plot_layer_averages(random_scores(2, 3, 5), tokens, tmp_path / "x")
+    assert [path.name for path in heads + layers] == ["x_heads.png", "x_layers.png"]
+    assert Image.open(heads[0]).size == (680, 530)  # 2 layers x 3 heads
+    assert Image.open(layers[0]).size == attention_image_size(1, 2, 5, 5) == (490, 340)
+
+
+def test_long_examples_are_cut_into_windows(tmp_path):
+    paths = plot_attention_heads(random_scores(1, 2, 6), [f"t{i}" for i in range(6)],
+                                 tmp_path / "long", window_size=4)
+    assert [path.name for path in paths] == [
+        "long_heads_q0-4_k0-4.png", "long_heads_q0-4_k4-6.png",
+        "long_heads_q4-6_k0-4.png", "long_heads_q4-6_k4-6.png"]
+    assert Image.open(paths[1]).size == attention_image_size(1, 2, 4, 2)
+
+
+def test_token_windows():
+    assert token_windows(128) == [(0, 128)]
+    assert token_windows(300) == [(0, 128), (128, 256), (256, 300)]
+    assert token_windows(0) == []
+
+
+def test_scores_must_match_tokens(tmp_path):
+    with pytest.raises(ValueError, match="for the 2 tokens"):
+        plot_attention_heads(random_scores(1, 1, 3), ["a", "b"], tmp_path / "x")

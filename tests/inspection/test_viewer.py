@@ -1,0 +1,145 @@
+"""The offline viewer, checked in a real headless Chromium (the Debian `chromium` package)."""
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+from keras_attention_lab.inspection.attention_record import AttentionRecord
+from keras_attention_lab.inspection.viewer import embed_json, write_viewer
+
+CHROMIUM = pathlib.Path("/usr/bin/chromium")
+CLASS_NAMES = ["negative", "positive"]
+HOSTILE_TOKENS = [
+    "<script>alert(1)</script>",
+    '"onmouseover=alert(1)',
+    "</script><img src=x onerror=\"window.pwned=1\">",
+    "&amp;<!--",
+]
+
+
+def peaked_scores(num_layers, num_heads, num_tokens, seed):
+    logits = np.random.default_rng(seed).normal(0, 3, (num_layers, num_heads, num_tokens,
+                                                       num_tokens))
+    scores = np.exp(logits)
+    return (scores / scores.sum(axis=-1, keepdims=True)).astype("float32")
+
+
+def make_records():
+    token_lists = [
+        ["the", "film", "was", "not", "good"],
+        ["i"] + HOSTILE_TOKENS + ["loved", "it"],
+        ["great", "story"],
+    ]
+    records = []
+    for index, tokens in enumerate(token_lists):
+        records.append(AttentionRecord(
+            example_id=f"{index:05d}", text=" ".join(tokens), tokens=tokens,
+            attention_scores=peaked_scores(2, 3, len(tokens), seed=index),
+            probabilities=np.array([0.8, 0.2] if index == 0 else [0.1, 0.9], "float32"),
+            predicted_label_index=0 if index == 0 else 1,
+            true_label_index=index % 2,
+        ))
+    return records
+
+
+def test_embedded_json_cannot_close_the_script_block():
+    text = embed_json({"token": HOSTILE_TOKENS[2]})
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"token": HOSTILE_TOKENS[2]}
+
+
+def test_page_is_self_contained(tmp_path):
+    page = write_viewer(tmp_path, make_records(), CLASS_NAMES).read_text()
+    assert page.count("<script") == 2  # the data block and the viewer code
+    assert "http://" not in page.replace('"http://www.w3.org/2000/svg"', "")
+    assert "https://" not in page
+    assert "<script>alert(1)" not in page
+    assert "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in page
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.skip("Browser tests need /usr/bin/chromium: apt-get install -y chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def viewer(browser, tmp_path):
+    path = write_viewer(tmp_path, make_records(), CLASS_NAMES, meta={"format_version": 1})
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    problems, requests, dialogs = [], [], []
+    page.on("console", lambda message: message.type == "error" and problems.append(message.text))
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.on("request", lambda request: requests.append(request.url))
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(path.as_uri())
+    page.wait_for_function("document.body.dataset.view !== undefined")
+    yield page, problems, requests, dialogs
+    page.close()
+
+
+def canvas_pixels(page):
+    return page.evaluate("document.getElementById('heatmap').toDataURL()")
+
+
+def test_loads_from_file_without_errors_or_network(viewer):
+    page, problems, requests, _ = viewer
+    assert problems == []
+    assert all(url.startswith("file://") for url in requests), requests
+    assert page.locator("#example-select option").count() == 3
+    assert page.locator("#head-select option").all_text_contents() == [
+        "mean of heads", "head 1", "head 2", "head 3"]
+    assert page.locator("#predicted-label").text_content() == "negative"
+    assert page.locator("#rollout span").count() == 5
+    assert page.locator("#lines line").count() > 0
+
+
+def test_switching_layer_head_and_example_changes_the_view(viewer):
+    page, problems, _, _ = viewer
+    first = canvas_pixels(page)
+    page.select_option("#layer-select", "1")
+    after_layer = canvas_pixels(page)
+    page.select_option("#head-select", "2")
+    after_head = canvas_pixels(page)
+    assert len({first, after_layer, after_head}) == 3
+    assert page.evaluate("document.body.dataset.view") == "0:1:2"
+
+    page.select_option("#example-select", "2")
+    assert page.locator("#rollout").text_content() == "greatstory"
+    assert page.locator("#true-label").text_content() == "negative"
+    assert page.locator("#predicted-label").text_content() == "positive"
+    assert page.locator("#predicted-label").get_attribute("class") == "wrong"
+    assert canvas_pixels(page) != after_head
+
+    lines_before = page.locator("#lines line").count()
+    page.locator("#lines text").first.click()  # follow one query: only its lines remain
+    assert page.locator("#lines line").count() <= 2 <= lines_before + 1
+    assert problems == []
+
+
+def test_hostile_tokens_are_shown_as_text_and_never_run(viewer):
+    page, problems, _, dialogs = viewer
+    page.select_option("#example-select", "1")
+    rollout_tokens = page.locator("#rollout span").all_text_contents()
+    assert rollout_tokens[1:5] == HOSTILE_TOKENS
+    assert HOSTILE_TOKENS[0] in page.locator("#text").text_content()
+    # Hover everything a mouseover handler could hide in.
+    for locator in page.locator("#rollout span").all() + page.locator("#lines text").all():
+        locator.hover()
+    page.locator("#heatmap").hover()
+    assert dialogs == []
+    assert page.evaluate("window.pwned") is None
+    assert page.evaluate("document.querySelectorAll('img').length") == 0
+    assert page.evaluate("document.scripts.length") == 2
+    assert page.evaluate(
+        "[...document.querySelectorAll('*')].filter(node => "
+        "[...node.attributes].some(attribute => attribute.name.startsWith('on'))).length") == 0
+    assert problems == []
