@@ -404,7 +404,9 @@ def _tensorboard_installed() -> bool:
 
 def _check_reload(model, path: Path, texts: np.ndarray) -> None:
     """The saved file must load in safe mode and predict what the trained model predicts."""
-    reloaded = keras.saving.load_model(path, safe_mode=True)
+    from keras_attention_lab.models import load_end_to_end_model
+
+    reloaded = load_end_to_end_model(path)
     texts = tf.constant(np.asarray(texts, dtype=object).astype(str))
     expected = np.asarray(model(texts, training=False))
     actual = np.asarray(reloaded(texts, training=False))

@@ -49,6 +49,23 @@ def build_end_to_end_model(vectorizer, classifier, name="text_classifier"):
     return keras.Model(text, probabilities, name=name)
 
 
+def load_end_to_end_model(path):
+    """Loads a saved `model.keras` in safe mode, with our layers registered first.
+
+    Keras finds custom classes through its registry, which is filled when their modules
+    are imported; a fresh process that has not imported them cannot load the file.
+
+    Example:
+
+    >>> # model = load_end_to_end_model("runs/default/model.keras")
+    >>> # vectorizer, classifier = get_model_parts(model)
+    """
+    import keras_attention_lab.layers  # noqa: F401  (registers the layers)
+    import keras_attention_lab.models  # noqa: F401  (registers ClassToken, SequencePooling)
+
+    return keras.saving.load_model(path, safe_mode=True)
+
+
 def get_model_parts(model):
     """Returns `(vectorizer, classifier)` from an end-to-end model, e.g. a loaded `model.keras`.
 
