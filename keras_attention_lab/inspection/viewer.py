@@ -158,7 +158,8 @@ _PAGE_TEMPLATE = r"""<!DOCTYPE html>
   <section class="wide">
     <h2>Rollout importance</h2>
     <p class="hint">Attention rollout over all layers (Abnar &amp; Zuidema, 2020): the darker
-      a token, the more it feeds the pooled output. Hover a token for its value.</p>
+      a token, the more it feeds the pooled output. Hover a token for its value.
+      <span id="rollout-note"></span></p>
     <div id="rollout"></div>
   </section>
   <section>
@@ -427,6 +428,12 @@ function selectQuery(index) {
 
 function renderQueryViews() { renderHeatmap(); renderLines(); renderRollout(); }
 
+function renderRolloutNote() {
+  byId("rollout-note").textContent = DATA.meta.pooling === "cls"
+    ? "Importance is the class token's row of the rollout (the model reads that token)."
+    : "Importance is the mean of the rollout's query rows (the model pools all tokens).";
+}
+
 function renderRun() {
   const meta = Object.assign({}, DATA.meta);
   meta.examples_in_viewer = DATA.examples.length;
@@ -487,6 +494,7 @@ function setup() {
     if (hit) selectQuery(hit.query);
   });
   renderRun();
+  renderRolloutNote();
   renderAll();
 }
 
