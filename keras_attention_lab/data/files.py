@@ -15,16 +15,15 @@ from keras_attention_lab.data.text_splits import TextSplits
 SUPPORTED_SUFFIXES = (".csv", ".tsv", ".jsonl", ".parquet")
 
 
-def _decode_utf8(path: pathlib.Path, column: str) -> str:
-    raw = path.read_bytes()
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = raw[: error.start].count(b"\n") + 1
-        raise DataError(
-            f"{path} line {line} (column '{column}' or another) is not valid UTF-8; "
-            "save the file as UTF-8"
-        ) from None
+def _raise_invalid_utf8(path: pathlib.Path, table: pd.DataFrame, line: int):
+    for row, values in enumerate(table.itertuples(index=False)):
+        for column, value in zip(table.columns, values, strict=True):
+            if isinstance(value, str) and "\ufffd" in value:
+                raise DataError(
+                    f"{_row_name(path, row)} column '{column}' is not valid UTF-8; "
+                    "save the file as UTF-8"
+                )
+    raise DataError(f"{path} line {line} is not valid UTF-8; save the file as UTF-8")
 
 
 def _row_name(path: pathlib.Path, row: int) -> str:
@@ -60,27 +59,33 @@ def load_file_split(
         )
     if not path.is_file():
         raise DataError(f"{path} does not exist; check the path in the dataset spec")
+    raw = path.read_bytes() if path.suffix != ".parquet" else b""
+    try:
+        raw.decode("utf-8-sig")
+        invalid_utf8_at = None
+    except UnicodeDecodeError as error:
+        invalid_utf8_at = error.start
     try:
         if path.suffix == ".parquet":
             table = pd.read_parquet(path)
-        elif path.suffix == ".jsonl":
-            content = _decode_utf8(path, text_column)
-            table = pd.read_json(io.StringIO(content), lines=True, dtype=False)
         else:
-            content = _decode_utf8(path, text_column)
-            separator = "\t" if path.suffix == ".tsv" else ","
-            # Read everything as text: "NA", "null" or "1" are legitimate texts and labels.
-            table = pd.read_csv(
-                io.StringIO(content), sep=separator, dtype=str, keep_default_na=False
-            )
-    except DataError:
-        raise
+            # Undecodable bytes become U+FFFD so the table still parses and the error can
+            # name the row and column that hold them.
+            content = io.StringIO(raw.decode("utf-8-sig", errors="replace"))
+            if path.suffix == ".jsonl":
+                table = pd.read_json(content, lines=True, dtype=False)
+            else:
+                # Everything is text: "NA", "null" or "1" are legitimate texts and labels.
+                separator = "\t" if path.suffix == ".tsv" else ","
+                table = pd.read_csv(content, sep=separator, dtype=str, keep_default_na=False)
     except Exception as error:  # pandas and pyarrow raise many types for malformed input.
         message = str(error).strip().splitlines()[0] if str(error).strip() else ""
         raise DataError(
             f"{path} could not be read as {path.suffix[1:]} ({type(error).__name__}: {message}); "
             "fix the file format"
         ) from None
+    if invalid_utf8_at is not None:
+        _raise_invalid_utf8(path, table, line=raw[:invalid_utf8_at].count(b"\n") + 1)
 
     for role, column in (("text_column", text_column), ("label_column", label_column)):
         if column not in table.columns:

@@ -27,7 +27,7 @@ def make_pipelines(
     for split in SPLITS:
         texts, labels = getattr(splits, split)
         dataset = (
-            tf.data.Dataset.from_tensor_slices((texts.astype(str), labels))
+            tf.data.Dataset.from_tensor_slices((texts, labels))
             .batch(VECTORIZE_CHUNK)
             .map(lambda text, label: (vectorizer(text), label), num_parallel_calls=tf.data.AUTOTUNE)
             .unbatch()

@@ -104,9 +104,17 @@ def test_file_that_is_not_utf8(tmp_path):
     path = tmp_path / "train.csv"
     path.write_bytes("text,label\ngood,pos\ncaf\u00e9,neg\n".encode("latin-1"))
     with pytest.raises(
-        DataError, match="train.csv line 3 .* is not valid UTF-8; save the file as UTF-8"
+        DataError, match=r"train.csv row 2 \(line 3\) column 'text' is not valid UTF-8; save"
     ):
         load_file_split(path)
+    # Bytes that no cell holds (here in the header) still name the line.
+    path.write_bytes(b"text,lab\xe9l\ngood,pos\n")
+    with pytest.raises(DataError, match="train.csv line 1 is not valid UTF-8"):
+        load_file_split(path)
+    jsonl = tmp_path / "train.jsonl"
+    jsonl.write_bytes(b'{"text": "ok", "label": "a"}\n{"text": "ok", "label": "\xff"}\n')
+    with pytest.raises(DataError, match=r"train.jsonl row 2 \(line 2\) column 'label'"):
+        load_file_split(jsonl)
 
 
 def test_unsupported_missing_and_unreadable_files(tmp_path):
