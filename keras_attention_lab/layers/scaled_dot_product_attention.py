@@ -1,0 +1,187 @@
+"""Scaled dot-product attention, softmax(Q K^T / sqrt(d_k)) V."""
+
+import math
+
+import keras
+from keras import ops
+
+# Fill for masked logits. The logits are always float32 here (see `call`), so a large
+# finite negative is safe; -inf would turn a fully masked row into NaN.
+_MASKED_LOGIT = -1e9
+# Largest finite float16. float16 logits that overflowed to +-inf are clipped to it so the
+# float32 softmax never sees inf - inf = NaN.
+_FLOAT16_MAX = 65504.0
+
+
+@keras.saving.register_keras_serializable(package="keras_attention_lab")
+class ScaledDotProductAttention(keras.layers.Layer):
+    """Scaled dot-product attention: `softmax(Q K^T / sqrt(d_k)) V`.
+
+    Attends `T` queries to `S` keys/values. Inputs are either single-head,
+    `query (B, T, d_k)`, `key (B, S, d_k)`, `value (B, S, d_v)`, or multi-head
+    in the `keras.ops.dot_product_attention` layout, `(B, T, N, d_k)`,
+    `(B, S, N, d_k)`, `(B, S, N, d_v)`. `d_k` and `d_v` are independent.
+
+    The softmax over the key axis is always computed in float32, also under a
+    `mixed_float16` policy, and the masked-fill value is applied in float32, so
+    nothing overflows. When no scores are requested and dropout is inactive
+    (rate 0, or inference), the fused `keras.ops.dot_product_attention` kernel is
+    used (when `d_k == d_v`, which fused kernels require); otherwise the scores
+    are computed explicitly.
+
+    Masking: `attention_mask` is boolean, True = attend, broadcastable to the
+    scores, `(B, T, S)` for single-head inputs or `(B, N, T, S)` for multi-head
+    inputs. With `causal=True` query `i` may attend keys `0..i` only; the causal
+    mask is combined with `attention_mask` by logical AND. Masked keys get
+    exactly zero weight; a query whose keys are all masked gets all-zero
+    weights and a zero output, never NaN.
+
+    Args:
+        causal: bool. Apply a causal (lower-triangular) mask. Defaults to False.
+        dropout: float in [0, 1). Dropout on the attention weights during
+            training. Defaults to 0.
+        scale: float or None. Multiplier of the logits; None means
+            `1 / sqrt(d_k)`.
+        seed: int or None. Seed of the attention dropout.
+        **kwargs: base layer arguments (`name`, `dtype`, ...).
+
+    Call arguments:
+        query: tensor `(B, T, d_k)` or `(B, T, N, d_k)`.
+        key: tensor `(B, S, d_k)` or `(B, S, N, d_k)`.
+        value: tensor `(B, S, d_v)` or `(B, S, N, d_v)`.
+        attention_mask: optional boolean tensor broadcastable to the scores.
+        training: bool. Whether dropout is active.
+        return_attention_scores: bool. Also return the attention weights.
+
+    Returns:
+        The attention output, `(B, T, d_v)` or `(B, T, N, d_v)` and, when
+        `return_attention_scores=True`, the float32 post-softmax weights,
+        `(B, T, S)` or `(B, N, T, S)`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> attention = ScaledDotProductAttention()
+    >>> query = np.full((1, 1, 4), 0.5, "float32")
+    >>> key = value = np.eye(4, dtype="float32")[None]
+    >>> output, scores = attention(query, key, value, return_attention_scores=True)
+    >>> ops.convert_to_numpy(output).round(2).tolist()
+    [[[0.25, 0.25, 0.25, 0.25]]]
+    """
+
+    def __init__(self, causal=False, dropout=0.0, scale=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"`dropout` must be in [0, 1). Received: dropout={dropout}")
+        if scale is not None and not scale > 0:
+            raise ValueError(f"`scale` must be positive or None. Received: scale={scale}")
+        self.causal = bool(causal)
+        self.dropout = float(dropout)
+        self.scale = scale
+        self.seed = seed
+        self.supports_masking = False
+        self._dropout_layer = keras.layers.Dropout(dropout, seed=seed, dtype=self.dtype_policy)
+        self.built = True
+
+    def call(
+        self,
+        query,
+        key,
+        value,
+        attention_mask=None,
+        training=None,
+        return_attention_scores=False,
+    ):
+        single_head = len(query.shape) == 3
+        if single_head:
+            # (B, T, H) -> (B, T, 1, H): one code path for both layouts.
+            query, key, value = (ops.expand_dims(x, 2) for x in (query, key, value))
+            if attention_mask is not None and len(attention_mask.shape) == 3:
+                attention_mask = ops.expand_dims(attention_mask, 1)  # (B, 1, T, S)
+        mask = self._combined_mask(query, key, attention_mask)
+        dropout_active = self.dropout > 0.0 and bool(training)
+        # Fused kernels (JAX's, cuDNN's) require equal query/key and value head sizes.
+        fusable = query.shape[-1] == value.shape[-1]
+        if return_attention_scores or dropout_active or not fusable:
+            output, scores = self._explicit_attention(query, key, value, mask, training)
+        else:
+            output, scores = self._fused_attention(query, key, value, mask), None
+        if single_head:
+            output = ops.squeeze(output, 2)  # (B, T, H)
+            if scores is not None:
+                scores = ops.squeeze(scores, 1)  # (B, T, S)
+        if return_attention_scores:
+            return output, scores
+        return output
+
+    def _scale_for(self, query):
+        if self.scale is not None:
+            return float(self.scale)
+        return 1.0 / math.sqrt(query.shape[-1])
+
+    def _combined_mask(self, query, key, attention_mask):
+        """Boolean (B|1, N|1, T, S) mask, True = attend, or None."""
+        mask = None
+        if attention_mask is not None:
+            mask = ops.cast(attention_mask, "bool")
+            while len(mask.shape) < 4:
+                mask = ops.expand_dims(mask, 0)
+        if self.causal:
+            query_length, key_length = ops.shape(query)[1], ops.shape(key)[1]
+            causal_mask = ops.tril(ops.ones((query_length, key_length), "bool"))
+            causal_mask = causal_mask[None, None, :, :]  # (1, 1, T, S)
+            mask = causal_mask if mask is None else ops.logical_and(mask, causal_mask)
+        return mask
+
+    def _fused_attention(self, query, key, value, mask):
+        scale = self._scale_for(query)
+        if keras.backend.standardize_dtype(query.dtype) == "float16":
+            # Pre-scale the queries so the float16 logits stay in range.
+            query, scale = query * ops.cast(scale, query.dtype), 1.0
+        output = ops.dot_product_attention(query, key, value, mask=mask, scale=scale)
+        if mask is None:
+            return output
+        # The fused kernel gives a uniform average for a query whose keys are all
+        # masked; the contract is a zero output for such rows.
+        has_key = ops.any(mask, axis=-1)  # (B, N, T)
+        has_key = ops.expand_dims(ops.transpose(has_key, (0, 2, 1)), -1)  # (B, T, N, 1)
+        return output * ops.cast(has_key, output.dtype)
+
+    def _explicit_attention(self, query, key, value, mask, training):
+        # Scale the (T, H) queries, not the (T, S) logits: cheaper, same result.
+        query = query * ops.cast(self._scale_for(query), query.dtype)
+        logits = ops.einsum("btnh,bsnh->bnts", query, key)  # (B, N, T, S)
+        low_precision = keras.backend.standardize_dtype(logits.dtype) == "float16"
+        logits = ops.cast(logits, "float32")
+        if low_precision:
+            logits = ops.clip(logits, -_FLOAT16_MAX, _FLOAT16_MAX)
+        if mask is not None:
+            logits = ops.where(mask, logits, _MASKED_LOGIT)
+        scores = ops.softmax(logits, axis=-1)
+        if mask is not None:
+            # Exactly zero for masked keys, and all-zero rows (not uniform) when
+            # every key of a query is masked.
+            scores = ops.where(mask, scores, 0.0)
+        weights = self._dropout_layer(scores, training=training)
+        output = ops.einsum("bnts,bsnh->btnh", ops.cast(weights, value.dtype), value)
+        return output, scores
+
+    def compute_output_spec(self, *args, **kwargs):
+        # Trace `call` instead of using `compute_output_shape`, so that the spec
+        # also covers the optional attention scores and their float32 dtype.
+        return super(keras.layers.Layer, self).compute_output_spec(*args, **kwargs)
+
+    def compute_output_shape(self, query_shape, key_shape, value_shape):
+        return tuple(query_shape[:-1]) + (value_shape[-1],)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "causal": self.causal,
+                "dropout": self.dropout,
+                "scale": self.scale,
+                "seed": self.seed,
+            }
+        )
+        return config

@@ -1,0 +1,32 @@
+import numpy as np
+import pytest
+
+from keras_attention_lab.layers import FeedForward
+from tests.layers.layer_test_case import run_layer_test, to_numpy
+
+
+def test_matches_numpy_two_layer_network():
+    x = np.random.default_rng(0).normal(size=(2, 3, 4)).astype("float32")
+    layer = FeedForward(intermediate_dim=8, output_dim=5, activation="relu", dropout=0.5)
+    output = to_numpy(layer(x))
+    w1, b1, w2, b2 = (np.asarray(w, np.float64) for w in layer.get_weights())
+    expected = np.maximum(x @ w1 + b1, 0.0) @ w2 + b2
+    np.testing.assert_allclose(output, expected, atol=1e-5)
+    assert not np.allclose(to_numpy(layer(x, training=True)), output, atol=1e-4)
+
+
+def test_layer_contract(tmp_path):
+    run_layer_test(lambda: FeedForward(intermediate_dim=16, dropout=0.1), 4, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"intermediate_dim": 0}, "Received: intermediate_dim=0"),
+        ({"intermediate_dim": 4, "output_dim": -1}, "Received: output_dim=-1"),
+        ({"intermediate_dim": 4, "dropout": 2.0}, "Received: dropout=2.0"),
+    ],
+)
+def test_invalid_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        FeedForward(**kwargs)

@@ -1,0 +1,69 @@
+import os
+
+import keras
+import numpy as np
+import pytest
+
+from keras_attention_lab.layers import SinusoidalPositionalEncoding, TokenAndPositionEmbedding
+from tests.layers.layer_test_case import check_config_round_trip, to_numpy
+
+TOKEN_IDS = np.array([[4, 9, 2, 0], [7, 0, 0, 0]])
+
+
+def test_sinusoidal_output_is_token_embedding_plus_encoding_and_mask_marks_padding():
+    layer = TokenAndPositionEmbedding(vocabulary_size=10, embedding_dim=6)
+    output = to_numpy(layer(TOKEN_IDS))
+    table = to_numpy(layer.token_embedding.embeddings)
+    encoding = to_numpy(SinusoidalPositionalEncoding()(np.zeros((1, 4, 6), "float32")))
+    np.testing.assert_allclose(output, table[TOKEN_IDS] + encoding, atol=1e-6)
+    np.testing.assert_array_equal(to_numpy(layer.compute_mask(TOKEN_IDS)), TOKEN_IDS != 0)
+
+
+def test_learned_positions_and_mask_propagation_in_a_model(tmp_path):
+    tokens = keras.Input((None,), dtype="int32")
+    embedded = TokenAndPositionEmbedding(
+        vocabulary_size=10, embedding_dim=4, sequence_length=4, positional_encoding="learned"
+    )(tokens)
+    pooled = keras.layers.GlobalAveragePooling1D()(embedded)  # mask-aware mean
+    model = keras.Model(tokens, pooled)
+    layer = model.layers[1]
+    expected = (to_numpy(layer.token_embedding.embeddings)[7] +
+                to_numpy(layer.position_encoding.position_embeddings)[0])
+    np.testing.assert_allclose(model.predict(TOKEN_IDS, verbose=0)[1], expected, atol=1e-6)
+    path = os.path.join(tmp_path, "model.keras")
+    model.save(path)
+    reloaded = keras.saving.load_model(path, safe_mode=True)
+    np.testing.assert_allclose(
+        reloaded.predict(TOKEN_IDS, verbose=0), model.predict(TOKEN_IDS, verbose=0), atol=1e-6
+    )
+
+
+def test_no_mask_without_mask_zero():
+    layer = TokenAndPositionEmbedding(vocabulary_size=10, embedding_dim=4, mask_zero=False)
+    assert layer.compute_mask(TOKEN_IDS) is None
+
+
+def test_config_round_trip():
+    check_config_round_trip(
+        TokenAndPositionEmbedding(12, 8, sequence_length=5, positional_encoding="learned")
+    )
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"vocabulary_size": 0, "embedding_dim": 4}, "Received: vocabulary_size=0"),
+        ({"vocabulary_size": 5, "embedding_dim": -4}, "Received: embedding_dim=-4"),
+        (
+            {"vocabulary_size": 5, "embedding_dim": 4, "positional_encoding": "rotary"},
+            "Received: positional_encoding='rotary'",
+        ),
+        (
+            {"vocabulary_size": 5, "embedding_dim": 4, "positional_encoding": "learned"},
+            "Received: sequence_length=None",
+        ),
+    ],
+)
+def test_invalid_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        TokenAndPositionEmbedding(**kwargs)

@@ -1,0 +1,125 @@
+import keras
+import numpy as np
+import pytest
+
+from keras_attention_lab.layers import TokenAndPositionEmbedding, TransformerEncoderBlock
+from tests.layers import reference
+from tests.layers.layer_test_case import run_layer_test, to_numpy
+
+RNG = np.random.default_rng(0)
+
+
+def numpy_block(block, x, mask):
+    """Float64 forward pass of a block from its own weights (inference)."""
+    weights = block.self_attention.get_weights()
+    attention_mask = mask[:, :, None] & mask[:, None, :]
+    w1, b1, w2, b2 = (np.asarray(w, np.float64) for w in block.feed_forward.get_weights())
+    gamma1, beta1 = block.attention_norm.get_weights()
+    gamma2, beta2 = block.feed_forward_norm.get_weights()
+    epsilon = block.layer_norm_epsilon
+
+    def feed_forward(h):
+        return np.maximum(h @ w1 + b1, 0.0) @ w2 + b2
+
+    if block.norm_first:
+        normed = reference.layer_norm(x, gamma1, beta1, epsilon)
+        h = x + reference.multi_head_attention(normed, normed, weights, attention_mask)[0]
+        return h + feed_forward(reference.layer_norm(h, gamma2, beta2, epsilon))
+    h = reference.layer_norm(
+        x + reference.multi_head_attention(x, x, weights, attention_mask)[0], gamma1, beta1, epsilon
+    )
+    return reference.layer_norm(h + feed_forward(h), gamma2, beta2, epsilon)
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_matches_float64_reference(norm_first):
+    x = RNG.normal(size=(2, 5, 8)).astype("float32")
+    mask = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], bool)
+    block = TransformerEncoderBlock(num_heads=2, intermediate_dim=16, norm_first=norm_first)
+    output = to_numpy(block(x, padding_mask=mask))
+    expected = numpy_block(block, x.astype(np.float64), mask)
+    np.testing.assert_allclose(output[mask], expected[mask], atol=1e-4)
+
+
+def test_real_tokens_ignore_what_the_padding_contains():
+    block = TransformerEncoderBlock(num_heads=2, intermediate_dim=16, dropout=0.2)
+    x = RNG.normal(size=(1, 6, 8)).astype("float32")
+    noisy = x.copy()
+    noisy[:, 4:] = RNG.normal(size=(1, 2, 8)) * 100
+    mask = np.array([[1, 1, 1, 1, 0, 0]], bool)
+    clean_output, scores = block(x, padding_mask=mask, return_attention_scores=True)
+    noisy_output = block(noisy, padding_mask=mask)
+    np.testing.assert_allclose(
+        to_numpy(clean_output)[:, :4], to_numpy(noisy_output)[:, :4], atol=1e-5
+    )
+    assert tuple(scores.shape) == (1, 2, 6, 6)
+    assert (to_numpy(scores)[..., 4:] == 0.0).all()
+
+
+def test_keras_mask_is_used_and_passed_on_through_a_stack(tmp_path):
+    tokens = keras.Input((None,), dtype="int32")
+    x = TokenAndPositionEmbedding(vocabulary_size=20, embedding_dim=8)(tokens)
+    x = TransformerEncoderBlock(num_heads=2, intermediate_dim=16)(x)
+    x, scores = TransformerEncoderBlock(num_heads=2, intermediate_dim=16, norm_first=True)(
+        x, return_attention_scores=True
+    )
+    model = keras.Model(tokens, scores)
+    scores = model.predict(np.array([[5, 6, 7, 0, 0]]), verbose=0)
+    assert (scores[0, :, :3, 3:] == 0.0).all()
+    np.testing.assert_allclose(scores[0, :, :3].sum(-1), 1.0, atol=1e-6)
+
+
+def test_explicit_and_keras_padding_masks_are_combined_with_and():
+    block = TransformerEncoderBlock(num_heads=1, intermediate_dim=4)
+    x = RNG.normal(size=(1, 4, 4)).astype("float32")
+    keras_mask = np.array([[True, True, True, False]])
+    explicit = np.array([[True, False, True, True]])
+    _, scores = block(x, padding_mask=explicit, mask=keras_mask, return_attention_scores=True)
+    row = to_numpy(scores)[0, 0, 0]
+    assert row[1] == 0.0 and row[3] == 0.0
+    np.testing.assert_allclose(row[[0, 2]].sum(), 1.0, atol=1e-6)
+
+
+@pytest.mark.skipif(
+    keras.backend.backend() == "jax",
+    reason="JAX on CPU has no float16 matmul with float32 accumulation (F16_F16_F32)",
+)
+def test_mixed_precision_training_step_has_finite_gradients():
+    keras.config.set_dtype_policy("mixed_float16")
+    try:
+        tokens = keras.Input((None,), dtype="int32")
+        x = TokenAndPositionEmbedding(vocabulary_size=20, embedding_dim=8)(tokens)
+        x = TransformerEncoderBlock(num_heads=2, intermediate_dim=16)(x)
+        pooled = keras.layers.GlobalAveragePooling1D()(x)
+        outputs = keras.layers.Dense(2, activation="softmax", dtype="float32")(pooled)
+        model = keras.Model(tokens, outputs)
+    finally:
+        keras.config.set_dtype_policy("float32")
+    token_ids = RNG.integers(0, 20, size=(4, 6))
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    history = model.fit(token_ids, np.array([0, 1, 0, 1]), epochs=2, verbose=0)
+    assert np.isfinite(history.history["loss"]).all()
+    assert all(np.isfinite(to_numpy(w)).all() for w in model.weights)
+
+
+def test_layer_contract(tmp_path):
+    run_layer_test(
+        lambda: TransformerEncoderBlock(num_heads=2, intermediate_dim=8, dropout=0.1), 4, tmp_path
+    )
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"num_heads": 0, "intermediate_dim": 4}, "Received: num_heads=0"),
+        ({"num_heads": 2, "intermediate_dim": 0}, "Received: intermediate_dim=0"),
+        ({"num_heads": 2, "intermediate_dim": 4, "dropout": 1.2}, "Received: dropout=1.2"),
+        ({"num_heads": 2, "intermediate_dim": 4, "attention_dropout": -1.0},
+         "Received: attention_dropout=-1.0"),
+        ({"num_heads": 2, "intermediate_dim": 4, "layer_norm_epsilon": 0},
+         "Received: layer_norm_epsilon=0"),
+    ],
+)
+def test_invalid_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        TransformerEncoderBlock(**kwargs)
