@@ -6,6 +6,8 @@ from typing import Any
 
 from keras_attention_lab.data.errors import DataError
 
+STANDARDIZE_CHOICES = ("lower_and_strip_punctuation", "lower", "strip_punctuation", None)
+
 
 @dataclasses.dataclass(frozen=True)
 class TextSpec:
@@ -20,10 +22,18 @@ class TextSpec:
     vocabulary_size: int = 20000
     # Token ids per text: longer texts keep their first tokens, shorter ones are padded with 0.
     sequence_length: int = 256
-    # Any TextVectorization `standardize` string, or None to keep the text as it is.
+    # A TextVectorization `standardize` string, or None (also spelled "none", for YAML
+    # configs) to keep the text as it is.
     standardize: str | None = "lower_and_strip_punctuation"
 
     def __post_init__(self):
+        if self.standardize == "none":
+            object.__setattr__(self, "standardize", None)  # Frozen: set once, here.
+        if self.standardize not in STANDARDIZE_CHOICES:
+            raise DataError(
+                f"text spec 'standardize' must be one of {STANDARDIZE_CHOICES}; "
+                f"Received: standardize={self.standardize!r}"
+            )
         if self.vocabulary_size < 3:
             raise DataError(
                 f"text spec 'vocabulary_size' must be at least 3; "

@@ -35,11 +35,16 @@ def test_standardize_none_keeps_case():
     [
         ({"vocabulary_size": 2}, "Received: vocabulary_size=2"),
         ({"sequence_length": 0}, "Received: sequence_length=0"),
+        ({"standardize": "lowercase"}, "Received: standardize='lowercase'"),
     ],
 )
 def test_text_spec_checks(values, message):
     with pytest.raises(DataError, match=message):
         TextSpec(**values)
+
+
+def test_standardize_none_may_be_spelled_as_a_string():
+    assert TextSpec(standardize="none").standardize is None
 
 
 def test_text_spec_from_dict_rejects_unknown_keys():
