@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 
 WINDOW_SIZE = 128
 DPI = 100
-PIXELS_PER_TOKEN = 8
+PIXELS_PER_TOKEN = 10
 MIN_PANEL_PIXELS = 160
 # Margins in pixels: left and bottom hold the token labels, top the titles.
 MARGIN_LEFT = 120

@@ -18,8 +18,8 @@ def random_scores(num_layers, num_heads, num_tokens, seed=0):
 def test_image_size_literal_values():
     # 120 + 3 panels of 160 + 2 gaps of 30 + 20 = 680; 60 + 2 * 160 + 30 + 120 = 530.
     assert attention_image_size(2, 3, 5, 5) == (680, 530)
-    # 128 tokens get 8 pixels each: 120 + 1024 + 20, 60 + 1024 + 120.
-    assert attention_image_size(1, 1, 128, 128) == (1164, 1204)
+    # 128 tokens get 10 pixels each: 120 + 1280 + 20, 60 + 1280 + 120.
+    assert attention_image_size(1, 1, 128, 128) == (1420, 1460)
 
 
 def test_grid_and_layer_average_pngs_have_the_expected_size(tmp_path):
