@@ -39,8 +39,10 @@ def prepare(builder: tfds.core.DatasetBuilder) -> None:
 
 def _read_split(builder, split: str, text_key: str, label_key: str):
     known_splits = list(builder.info.splits)
+    # "train[:50%]+test" names the splits train and test.
+    named = {part.split("[")[0].strip() for part in split.split("+")}
     # Mocked or not yet computed infos know no splits; TFDS then reports the bad name itself.
-    if known_splits and split not in known_splits:
+    if known_splits and not named <= set(known_splits):
         raise DataError(
             f"dataset '{builder.name}' has no split '{split}' (splits: {', '.join(known_splits)}); "
             "fix train_split/validation_split/test_split"

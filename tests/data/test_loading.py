@@ -64,3 +64,12 @@ def test_unknown_split_of_a_builtin_dataset(builtin_data_dir):
     spec = DatasetSpec(name="bbc_news", data_dir=builtin_data_dir, test_split="dev")
     with pytest.raises(DataError, match="has no split 'dev' \\(splits: train, validation, test\\)"):
         load_text_splits(spec)
+
+
+def test_split_slices_of_a_builtin_dataset(builtin_data_dir):
+    spec = DatasetSpec(
+        name="bbc_news", data_dir=builtin_data_dir, train_split="train[:50%]", test_split=None
+    )
+    splits = load_text_splits(spec)
+    # Half of train (850), a stratified 10% of it carved off as test; validation as built.
+    assert splits.sizes() == {"train": 765, "validation": 213, "test": 85}
