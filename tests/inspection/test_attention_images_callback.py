@@ -29,7 +29,7 @@ def test_writes_one_grid_image_per_example_and_epoch(tmp_path):
         tmp_path, token_ids[:2], attention_model_builder=lambda model: attention_model,
         vocabulary=vectorizer.get_vocabulary(),
     )
-    classifier.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    classifier.compile(optimizer="adam", loss="sparse_categorical_crossentropy", run_eagerly=True)
     classifier.fit(token_ids, np.array([1, 0, 0]), epochs=2, verbose=0, callbacks=[callback])
 
     images = read_images(tmp_path)

@@ -31,6 +31,7 @@ def make_records():
         ["the", "film", "was", "not", "good"],
         ["i"] + HOSTILE_TOKENS + ["loved", "it"],
         ["great", "story"],
+        [],  # an empty text
     ]
     records = []
     for index, tokens in enumerate(token_lists):
@@ -94,7 +95,7 @@ def test_loads_from_file_without_errors_or_network(viewer):
     page, problems, requests, _ = viewer
     assert problems == []
     assert all(url.startswith("file://") for url in requests), requests
-    assert page.locator("#example-select option").count() == 3
+    assert page.locator("#example-select option").count() == 4
     assert page.locator("#head-select option").all_text_contents() == [
         "mean of heads", "head 1", "head 2", "head 3"]
     assert page.locator("#predicted-label").text_content() == "negative"
@@ -119,9 +120,12 @@ def test_switching_layer_head_and_example_changes_the_view(viewer):
     assert page.locator("#predicted-label").get_attribute("class") == "wrong"
     assert canvas_pixels(page) != after_head
 
-    lines_before = page.locator("#lines line").count()
-    page.locator("#lines text").first.click()  # follow one query: only its lines remain
-    assert page.locator("#lines line").count() <= 2 <= lines_before + 1
+    page.locator("#lines text").first.click()  # follow query 0: only its lines to 2 keys remain
+    assert 0 < page.locator("#lines line").count() <= 2
+    assert page.locator("#lines text.active").text_content() == "great"
+
+    page.select_option("#example-select", "3")
+    assert page.locator("#rollout").text_content() == "(no tokens)"
     assert problems == []
 
 
