@@ -172,6 +172,7 @@ def save_attention(directory, records, class_names, run_info=None, pooling="mean
     Example:
     >>> save_attention("/tmp/export", [record], ["neg", "pos"])  # doctest: +SKIP
     """
+    # Imported here: the writer module imports this one for the format constants.
     from keras_attention_lab.inspection.attention_file_writer import AttentionFileWriter
 
     with AttentionFileWriter(directory, class_names, run_info=run_info,
