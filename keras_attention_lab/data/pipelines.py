@@ -31,6 +31,8 @@ def make_pipelines(
             .batch(VECTORIZE_CHUNK)
             .map(lambda text, label: (vectorizer(text), label), num_parallel_calls=tf.data.AUTOTUNE)
             .unbatch()
+            # unbatch() forgets the size; Keras needs it for progress and steps per epoch.
+            .apply(tf.data.experimental.assert_cardinality(len(labels)))
             .cache()
         )
         if split == "train":

@@ -1,5 +1,7 @@
+import keras
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from keras_attention_lab.data import TextSpec, TextSplits, make_pipelines, make_vectorizer
 
@@ -24,6 +26,7 @@ def vectorizer(splits):
 def test_elements_are_token_ids_and_labels(splits, vectorizer):
     pipelines = make_pipelines(splits, vectorizer, batch_size=4, seed=0)
     assert list(pipelines) == ["train", "validation", "test"]
+    assert [int(pipelines[split].cardinality()) for split in pipelines] == [3, 2, 1]
     token_ids, labels = next(iter(pipelines["validation"]))
     assert token_ids.shape == (4, 4) and token_ids.dtype == "int64"
     assert labels.shape == (4,) and labels.dtype == "int64"
@@ -54,3 +57,22 @@ def test_train_reshuffles_each_epoch_deterministically(splits, vectorizer):
     assert epochs[0] != epochs[1] and epochs[1] != epochs[2]
     assert first_tokens(seed=7, num_epochs=3) == epochs
     assert first_tokens(seed=8, num_epochs=1)[0] != epochs[0]
+
+
+def test_pipelines_train_under_mirrored_strategy(splits, vectorizer):
+    # The reason the vectoriser runs in tf.data: the model only ever sees int64 ids.
+    pipelines = make_pipelines(splits, vectorizer, batch_size=4, seed=0)
+    with tf.distribute.MirroredStrategy(["/cpu:0"]).scope():
+        model = keras.Sequential(
+            [
+                keras.Input(shape=(4,), dtype="int64"),
+                keras.layers.Embedding(20, 8, mask_zero=True),
+                keras.layers.GlobalAveragePooling1D(),
+                keras.layers.Dense(3),
+            ]
+        )
+        model.compile(optimizer="sgd", loss=keras.losses.SparseCategoricalCrossentropy(True))
+    history = model.fit(
+        pipelines["train"], validation_data=pipelines["validation"], shuffle=False, verbose=0
+    )
+    assert np.isfinite(history.history["val_loss"][0])

