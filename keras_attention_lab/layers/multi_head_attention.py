@@ -171,7 +171,9 @@ class MultiHeadAttention(keras.layers.Layer):
             key_heads = self._project(key, self.key_kernel, self.key_bias)
             value_heads = self._project(value, self.value_kernel, self.value_bias)
 
-        mask = self._combine_masks(query_mask, value_mask, key_mask, attention_mask)
+        # Key padding and attention masks go into the softmax; padded queries are
+        # zeroed afterwards, which is cheaper than a full (B, 1, T, S) mask.
+        mask = self._combine_masks(value_mask, key_mask, attention_mask)
         result = self.attention(
             query_heads,
             key_heads,
@@ -181,6 +183,11 @@ class MultiHeadAttention(keras.layers.Layer):
             return_attention_scores=return_attention_scores,
         )
         attended, scores = result if return_attention_scores else (result, None)
+        if query_mask is not None:
+            query_mask = ops.cast(query_mask, "bool")
+            attended = attended * ops.cast(query_mask[:, :, None, None], attended.dtype)
+            if scores is not None:
+                scores = scores * ops.cast(query_mask[:, None, :, None], scores.dtype)
 
         batch, length = ops.shape(attended)[0], ops.shape(attended)[1]
         merged = ops.reshape(attended, (batch, length, self.num_heads * self._value_head_dim))
@@ -232,25 +239,21 @@ class MultiHeadAttention(keras.layers.Layer):
         )
 
     @staticmethod
-    def _combine_masks(query_mask, value_mask, key_mask, attention_mask):
-        """AND of all given masks as boolean (B, 1, T, S), or None."""
-        mask = None
-
-        def combine(current, new):
-            new = ops.cast(new, "bool")
-            return new if current is None else ops.logical_and(current, new)
-
-        if query_mask is not None:
-            mask = combine(mask, ops.expand_dims(query_mask, -1))  # (B, T, 1)
+    def _combine_masks(value_mask, key_mask, attention_mask):
+        """AND of the key-side masks as boolean (B, 1, 1|T, S), or None."""
+        masks = []
         if value_mask is not None:
-            mask = combine(mask, ops.expand_dims(value_mask, -2))  # (B, 1, S)
+            masks.append(ops.cast(value_mask, "bool")[:, None, :])  # (B, 1, S)
         if key_mask is not None and key_mask is not value_mask:
-            mask = combine(mask, ops.expand_dims(key_mask, -2))  # (B, 1, S)
+            masks.append(ops.cast(key_mask, "bool")[:, None, :])  # (B, 1, S)
         if attention_mask is not None:
-            mask = combine(mask, attention_mask)  # (B, T, S)
-        if mask is None:
+            masks.append(ops.cast(attention_mask, "bool"))  # (B, T, S)
+        if not masks:
             return None
-        return ops.expand_dims(mask, 1)  # (B, 1, T, S), broadcast over heads
+        mask = masks[0]
+        for other in masks[1:]:
+            mask = ops.logical_and(mask, other)
+        return ops.expand_dims(mask, 1)  # (B, 1, 1|T, S), broadcast over heads
 
     def compute_mask(self, query, previous_mask=None):
         # The output is aligned with the queries, so it keeps the query mask.

@@ -5,7 +5,7 @@ import math
 import keras
 from keras import ops
 
-# Fill for masked logits. The logits are always float32 here (see `call`), so a large
+# Bias of masked logits. The logits are always float32 here (see `call`), so a large
 # finite negative is safe; -inf would turn a fully masked row into NaN.
 _MASKED_LOGIT = -1e9
 # Largest finite float16. float16 logits that overflowed to +-inf are clipped to it so the
@@ -133,19 +133,42 @@ class ScaledDotProductAttention(keras.layers.Layer):
             mask = causal_mask if mask is None else ops.logical_and(mask, causal_mask)
         return mask
 
+    @staticmethod
+    def _logit_bias(mask):
+        """Additive float32 logit bias, (B|1, N|1, T|1, S).
+
+        An added bias costs one pass over the logits, where a boolean `where` costs
+        several; exp(-1e9 - max) is exactly 0 in float32, so masked keys still get
+        exactly zero weight.
+        """
+        return ops.where(mask, 0.0, _MASKED_LOGIT)
+
+    @staticmethod
+    def _zero_rows(output, mask):
+        """Zero the (B, T, N, H) outputs of queries whose keys are all masked.
+
+        The softmax gives such rows uniform weights; a (B, T, N, 1) multiply is far
+        cheaper than masking the (B, N, T, S) weights again.
+        """
+        has_key = ops.any(mask, axis=-1, keepdims=True)  # (B|1, N|1, T|1, 1)
+        has_key = ops.transpose(has_key, (0, 2, 1, 3))  # (B|1, T|1, N|1, 1)
+        return output * ops.cast(has_key, output.dtype)
+
     def _fused_attention(self, query, key, value, mask):
         scale = self._scale_for(query)
         if keras.backend.standardize_dtype(query.dtype) == "float16":
-            # Pre-scale the queries so the float16 logits stay in range.
-            query, scale = query * ops.cast(scale, query.dtype), 1.0
-        output = ops.dot_product_attention(query, key, value, mask=mask, scale=scale)
-        if mask is None:
-            return output
-        # The fused kernel gives a uniform average for a query whose keys are all
-        # masked; the contract is a zero output for such rows.
-        has_key = ops.any(mask, axis=-1)  # (B, N, T)
-        has_key = ops.expand_dims(ops.transpose(has_key, (0, 2, 1)), -1)  # (B, T, N, 1)
-        return output * ops.cast(has_key, output.dtype)
+            # Backends compute the logits in float16 and scale them afterwards, so
+            # pre-scale the queries to keep them in range. A bias would be cast to
+            # float16, where -1e9 is -inf (NaN rows); a boolean mask is applied after
+            # the float32 cast instead.
+            query = query * ops.cast(scale, query.dtype)
+            output = ops.dot_product_attention(query, key, value, mask=mask, scale=1.0)
+        elif mask is None:
+            output = ops.dot_product_attention(query, key, value, scale=scale)
+        else:
+            bias = self._logit_bias(mask)
+            output = ops.dot_product_attention(query, key, value, bias=bias, scale=scale)
+        return output if mask is None else self._zero_rows(output, mask)
 
     def _explicit_attention(self, query, key, value, mask, training):
         # Scale the (T, H) queries, not the (T, S) logits: cheaper, same result.
@@ -156,14 +179,14 @@ class ScaledDotProductAttention(keras.layers.Layer):
         if low_precision:
             logits = ops.clip(logits, -_FLOAT16_MAX, _FLOAT16_MAX)
         if mask is not None:
-            logits = ops.where(mask, logits, _MASKED_LOGIT)
+            logits = logits + self._logit_bias(mask)
         scores = ops.softmax(logits, axis=-1)
-        if mask is not None:
-            # Exactly zero for masked keys, and all-zero rows (not uniform) when
-            # every key of a query is masked.
-            scores = ops.where(mask, scores, 0.0)
         weights = self._dropout_layer(scores, training=training)
         output = ops.einsum("bnts,bsnh->btnh", ops.cast(weights, value.dtype), value)
+        if mask is not None:
+            output = self._zero_rows(output, mask)
+            # Exactly zero weights for rows with no key to attend (not uniform ones).
+            scores = scores * ops.cast(ops.any(mask, axis=-1, keepdims=True), scores.dtype)
         return output, scores
 
     def compute_output_spec(self, *args, **kwargs):
