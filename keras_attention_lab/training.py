@@ -22,6 +22,7 @@ import json
 import math
 import os
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -234,7 +235,7 @@ def run_training(
     *,
     overwrite: bool = False,
     callbacks: list[keras.callbacks.Callback] | tuple = (),
-    verbose: int | str = "auto",
+    verbose: int | None = None,
 ) -> RunResult:
     """Trains, evaluates and saves one run described by `config`.
 
@@ -242,7 +243,8 @@ def run_training(
         config: a validated `Config`.
         overwrite: replace a finished run of the same name, or discard an interrupted one.
         callbacks: extra Keras callbacks, run after the built-in ones.
-        verbose: Keras `fit` verbosity (progress bars).
+        verbose: Keras `fit` verbosity; None: progress bars on a terminal, one line per
+            epoch in logs.
 
     Returns:
         A `RunResult` with the final run folder and the metrics written to `metrics.json`.
@@ -351,6 +353,8 @@ def run_training(
         all_callbacks.extend(callbacks)
         if resumed:
             print(f"Resuming the interrupted run in {run_dir} from its last finished epoch.")
+        if verbose is None:
+            verbose = 1 if sys.stdout.isatty() else 2
         classifier.fit(
             train,
             validation_data=validation,

@@ -53,6 +53,7 @@ def build_classifier(model_config, vocabulary_size, sequence_length, num_classes
         sequence_length=sequence_length,
         positional_encoding=m.positional_encoding,
         mask_zero=m.mask_zero,
+        embeddings_initializer=_token_initializer(m.positional_encoding),
         name=EMBEDDING,
     )(token_ids)  # (B, L, D)
     x = keras.layers.Dropout(m.dropout, name=EMBEDDING_DROPOUT)(x)
@@ -64,6 +65,15 @@ def build_classifier(model_config, vocabulary_size, sequence_length, num_classes
         # layers, can only get two outputs from a block whose first call returned two.
         x, _ = _encoder_block(m, index)(x, return_attention_scores=True)  # (B, T, D)
     return _head(m, x, token_ids, num_classes, name)
+
+
+def _token_initializer(positional_encoding):
+    if positional_encoding == "sinusoidal":
+        # Start token vectors on the scale of the sinusoids (values in [-1, 1]); Keras'
+        # default uniform(-0.05, 0.05) buries token identity under position for epochs.
+        return keras.initializers.RandomNormal(stddev=1.0)
+    # Learned positions start as small as the tokens: keep Keras' default.
+    return "uniform"
 
 
 def _encoder_block(m, index):

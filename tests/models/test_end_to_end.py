@@ -1,0 +1,51 @@
+import keras
+import numpy as np
+import pytest
+
+from keras_attention_lab.config import ModelConfig
+from keras_attention_lab.models import (
+    build_attention_model,
+    build_classifier,
+    build_end_to_end_model,
+    get_model_parts,
+    load_end_to_end_model,
+)
+
+
+def call(model, inputs):
+    """Eager call: much faster than predict() for a handful of examples."""
+    if isinstance(inputs, np.ndarray) and inputs.dtype == object:
+        inputs = inputs.astype(str)
+    return keras.tree.map_structure(np.asarray, model(inputs, training=False))
+
+TEXTS = np.array(["a good film", "a bad bad film", "unknown words here"], dtype=object)
+
+
+@pytest.mark.parametrize("pooling", ["mean", "cls"])
+def test_saved_model_reloads_in_safe_mode_with_identical_predictions(tmp_path, pooling):
+    vectorizer = keras.layers.TextVectorization(max_tokens=20, output_sequence_length=6,
+                                                name="some_name")
+    vectorizer.adapt(["a good film", "a bad film"])
+    config = ModelConfig(d_model=16, num_heads=2, num_layers=1, intermediate_dim=32,
+                         pooling=pooling, positional_encoding="learned")
+    classifier = build_classifier(config, 20, sequence_length=6, num_classes=2)
+    model = build_end_to_end_model(vectorizer, classifier)
+    path = tmp_path / "model.keras"
+    model.save(path)
+
+    loaded = load_end_to_end_model(path)
+    np.testing.assert_array_equal(call(loaded, TEXTS),
+                                  call(model, TEXTS))
+    loaded_vectorizer, loaded_classifier = get_model_parts(loaded)
+    assert loaded_vectorizer.name == "text_vectorization"
+    assert loaded_vectorizer.get_vocabulary() == vectorizer.get_vocabulary()
+    token_ids = loaded_vectorizer(TEXTS.astype(str))
+    outputs = call(build_attention_model(loaded_classifier), token_ids)
+    np.testing.assert_allclose(outputs["probabilities"], call(model, TEXTS),
+                               rtol=1e-6, atol=1e-7)
+
+
+def test_get_model_parts_names_what_is_missing():
+    inputs = keras.Input((4,))
+    with pytest.raises(ValueError, match="text_vectorization"):
+        get_model_parts(keras.Model(inputs, keras.layers.Dense(2)(inputs)))

@@ -1,0 +1,88 @@
+"""The builder: config -> layer arguments, masking, and every config file builds."""
+
+from pathlib import Path
+
+import keras
+import numpy as np
+import pytest
+
+from keras_attention_lab.config import ModelConfig, load_config
+from keras_attention_lab.layers import TokenAndPositionEmbedding, TransformerEncoderBlock
+from keras_attention_lab.models import build_classifier
+
+
+def call(model, inputs):
+    """Eager call: much faster than predict() for a handful of examples."""
+    if isinstance(inputs, np.ndarray) and inputs.dtype == object:
+        inputs = inputs.astype(str)
+    return keras.tree.map_structure(np.asarray, model(inputs, training=False))
+
+CONFIGS = sorted(Path(__file__).resolve().parents[2].joinpath("configs").glob("*.yaml"))
+SMALL = dict(d_model=16, num_heads=2, num_layers=2, intermediate_dim=32, dropout=0.0)
+
+
+def test_maps_the_model_section_to_layer_arguments():
+    config = ModelConfig(**SMALL, positional_encoding="learned", norm_first=False,
+                         attention_dropout=0.2, activation="gelu")
+    model = build_classifier(config, vocabulary_size=50, sequence_length=8, num_classes=3)
+    embedding = model.get_layer("token_and_position_embedding")
+    assert isinstance(embedding, TokenAndPositionEmbedding)
+    assert (embedding.vocabulary_size, embedding.embedding_dim, embedding.sequence_length) == (
+        50, 16, 8)
+    assert embedding.positional_encoding == "learned" and embedding.mask_zero
+    blocks = [layer for layer in model.layers if isinstance(layer, TransformerEncoderBlock)]
+    assert [block.name for block in blocks] == ["encoder_block_0", "encoder_block_1"]
+    block_config = blocks[0].get_config()
+    assert block_config["num_heads"] == 2 and block_config["key_dim"] == 8
+    assert block_config["norm_first"] is False and block_config["activation"] == "gelu"
+    assert block_config["attention_dropout"] == 0.2
+    assert model.output.shape == (None, 3)
+
+
+@pytest.mark.parametrize("pooling", ["mean", "max", "cls"])
+def test_padding_does_not_change_predictions(pooling):
+    # The same weights on the unpadded tokens (L=3) and on the padded sequence (L=8):
+    # masked attention and pooling must make padding invisible. Sinusoidal positions
+    # have no weights, so both lengths share every variable.
+    config = ModelConfig(**SMALL, pooling=pooling, positional_encoding="sinusoidal")
+    padded_model = build_classifier(config, vocabulary_size=50, sequence_length=8, num_classes=3)
+    short_model = build_classifier(config, vocabulary_size=50, sequence_length=3, num_classes=3)
+    short_model.set_weights(padded_model.get_weights())
+    padded = call(padded_model, np.array([[5, 6, 7, 0, 0, 0, 0, 0]]))
+    short = call(short_model, np.array([[5, 6, 7]]))
+    np.testing.assert_allclose(padded, short, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(padded.sum(axis=-1), 1.0, rtol=1e-6)
+
+
+def test_masked_tokens_get_no_attention_and_do_not_leak():
+    config = ModelConfig(**SMALL)
+    model = build_classifier(config, vocabulary_size=50, sequence_length=6, num_classes=2)
+    a = np.array([[5, 6, 0, 0, 0, 0]])
+    # With the mask, the result depends only on the real tokens: a batch-mate with more
+    # tokens must not change it.
+    batch = np.array([[5, 6, 0, 0, 0, 0], [9, 8, 7, 6, 5, 4]])
+    np.testing.assert_allclose(call(model, a)[0], call(model, batch)[0],
+                               rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[path.name for path in CONFIGS])
+def test_every_config_file_builds_its_model(path):
+    config = load_config(path)
+    model = build_classifier(config.model, config.text.vocabulary_size,
+                             config.text.sequence_length, num_classes=4)
+    assert model.output.shape == (None, 4)
+    assert model.count_params() > 0
+
+
+def test_mixed_precision_keeps_softmax_in_float32():
+    config = ModelConfig(**SMALL)
+    import keras
+
+    keras.config.set_dtype_policy("mixed_float16")
+    try:
+        model = build_classifier(config, 50, 8, 3)
+    finally:
+        keras.config.set_dtype_policy("float32")
+    probabilities = call(model, np.array([[5, 6, 7, 0, 0, 0, 0, 0]]))
+    assert probabilities.dtype == np.float32
+    np.testing.assert_allclose(probabilities.sum(), 1.0, rtol=1e-5)

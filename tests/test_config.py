@@ -1,0 +1,150 @@
+"""Config schema: loading, typed overrides, and one test per validation error."""
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from keras_attention_lab.config import (
+    ConfigError,
+    ModelConfig,
+    dump_config,
+    load_config,
+    parse_overrides,
+)
+
+CONFIGS = sorted(Path(__file__).resolve().parents[1].joinpath("configs").glob("*.yaml"))
+BASE = ["dataset.name=bbc_news"]
+
+
+def write(tmp_path, text):
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    return path
+
+
+def error_of(path=None, overrides=()):
+    with pytest.raises(ConfigError) as info:
+        load_config(path, list(overrides))
+    message = str(info.value)
+    assert "\n" not in message
+    return message
+
+
+def test_file_and_overrides_are_typed_and_merged(tmp_path):
+    path = write(tmp_path, "dataset:\n  name: reuters_r8\nmodel:\n  num_layers: 3\n")
+    config = load_config(path, ["model.num_layers=4", "training.learning_rate=1e-3",
+                                "training.mixed_precision=true", "model.key_dim=null",
+                                "model.key_dim=8"])
+    assert config.dataset.name == "reuters_r8"
+    assert config.model.num_layers == 4
+    assert config.training.learning_rate == pytest.approx(1e-3)
+    assert config.training.mixed_precision is True
+    assert config.model.key_dim == 8
+    assert config.output.name == "config"  # The file's stem.
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.model.num_layers = 1
+
+
+def test_resolved_config_round_trips(tmp_path):
+    config = load_config(None, BASE + ["model.pooling=cls", "training.clipnorm=null"])
+    path = write(tmp_path, dump_config(config))
+    assert load_config(path) == config
+
+
+def test_integers_are_accepted_for_floats(tmp_path):
+    path = write(tmp_path, "dataset:\n  name: bbc_news\ntraining:\n  learning_rate: 1\n")
+    assert load_config(path).training.learning_rate == 1.0
+
+
+def test_parse_overrides_types():
+    assert parse_overrides(["model.norm_first=no", "training.epochs=3"]) == {
+        "model": {"norm_first": False}, "training": {"epochs": 3}
+    }
+
+
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ("modle:\n  d_model: 8\n", "modle: unknown section"),
+        ("model:\n  num_heds: 2\n", "model.num_heds: unknown key"),
+        ("model:\n  d_model: '64'\n", "model.d_model: expected an integer"),
+        ("training:\n  epochs: true\n", "training.epochs: expected an integer"),
+        ("training:\n  mixed_precision: 1\n", "training.mixed_precision: expected true or false"),
+        ("model:\n  dropout: null\n", "model.dropout: must not be null"),
+        ("model: [1, 2]\n", "model: expected a mapping"),
+        ("model:\n  d_model: [\n", "is not valid YAML"),
+    ],
+)
+def test_file_errors_name_the_key(tmp_path, text, key):
+    assert key in error_of(write(tmp_path, "dataset:\n  name: bbc_news\n" + text))
+
+
+@pytest.mark.parametrize(
+    "override, key",
+    [
+        ("model.num_heds=2", "model.num_heds: unknown key"),
+        ("modle.d_model=2", "modle: unknown section"),
+        ("model=2", "model: keys look like section.field"),
+        ("model.d_model", "model.d_model: overrides look like section.field=value"),
+        ("model.d_model=6.5", "model.d_model: expected an integer"),
+        ("model.d_model=null", "model.d_model: expected an integer"),
+        ("training.learning_rate=fast", "training.learning_rate: expected a number"),
+        ("model.norm_first=maybe", "model.norm_first: expected true or false"),
+    ],
+)
+def test_override_errors_name_the_key(override, key):
+    assert key in error_of(overrides=BASE + [override])
+
+
+@pytest.mark.parametrize(
+    "overrides, key",
+    [
+        (["model.num_heads=3"], "model.num_heads: d_model must be divisible by num_heads"),
+        (["model.d_model=-8"], "model.d_model: must be positive"),
+        (["model.num_layers=0"], "model.num_layers: must be positive"),
+        (["model.intermediate_dim=-1"], "model.intermediate_dim: must be positive"),
+        (["model.key_dim=0"], "model.key_dim: must be positive"),
+        (["text.sequence_length=0"], "text.sequence_length: must be positive"),
+        (["text.vocabulary_size=2"], "text.vocabulary_size: must be at least 3"),
+        (["training.batch_size=0"], "training.batch_size: must be positive"),
+        (["training.epochs=-1"], "training.epochs: must be positive"),
+        (["training.learning_rate=0"], "training.learning_rate: must be positive"),
+        (["training.steps_per_epoch=0"], "training.steps_per_epoch: must be positive"),
+        (["training.weight_decay=-0.1"], "training.weight_decay: must not be negative"),
+        (["training.early_stopping_patience=-1"], "training.early_stopping_patience"),
+        (["model.dropout=1.0"], "model.dropout: must be in [0, 1)"),
+        (["training.label_smoothing=-0.1"], "training.label_smoothing: must be in [0, 1)"),
+        (["dataset.validation_fraction=0"], "dataset.validation_fraction: must be in (0, 1)"),
+        (["dataset.validation_fraction=0.5", "dataset.test_fraction=0.5"],
+         "dataset.test_fraction"),
+        (["model.pooling=sum"], "model.pooling: must be one of mean, max, cls"),
+        (["training.distribution=tpu"], "training.distribution: must be one of"),
+        (["dataset.name=mnist"], "dataset.name: must be one of"),
+        (["dataset.train_file=train.csv"], "dataset.train_file: give either dataset.name"),
+        (["output.name=a/b"], "output.name: must be a plain folder name"),
+    ],
+)
+def test_impossible_values_name_the_key(overrides, key):
+    assert key in error_of(overrides=BASE + overrides)
+
+
+def test_missing_dataset_is_an_error():
+    assert error_of().startswith("dataset.name: no dataset given")
+
+
+def test_missing_file_is_an_error(tmp_path):
+    assert "cannot read config file" in error_of(tmp_path / "nope.yaml")
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[path.name for path in CONFIGS])
+def test_every_config_file_loads_and_says_how_to_run_it(path):
+    config = load_config(path)
+    assert config.output.name == path.stem
+    header = path.read_text().split("\n\n")[0]
+    assert f"python train.py --config configs/{path.name}" in header
+    assert "Expect" in header
+
+
+def test_model_config_is_the_default_section():
+    assert load_config(None, BASE).model == ModelConfig()
