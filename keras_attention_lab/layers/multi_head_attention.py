@@ -1,4 +1,4 @@
-"""Multi-head attention with Keras mask support and a fused self-attention projection."""
+"""Multi-head attention with Keras mask support."""
 
 import keras
 from keras import ops
@@ -16,8 +16,8 @@ class MultiHeadAttention(keras.layers.Layer):
     the same tensor as `query`) and cross-attention (query length T may differ
     from key length S). The weights have the same shapes and order as those of
     `keras.layers.MultiHeadAttention`, so `set_weights(keras_mha.get_weights())`
-    gives the same layer. For self-attention the three input projections run as
-    one matrix multiplication.
+    gives the same layer. The projections are plain matmuls on (B*L, D); a fused
+    QKV projection measured slower on CPU (see `bench/`), so there is none.
 
     Masking: masks are boolean, True = attend. The Keras masks of `query`,
     `value` and `key` (e.g. from `Embedding(mask_zero=True)`) are used
@@ -157,19 +157,15 @@ class MultiHeadAttention(keras.layers.Layer):
         # are passed, but only `mask` when the query is the one tensor argument.
         if query_mask is None:
             query_mask = mask
-        self_attention = value is None or (value is query and (key is None or key is query))
         if value is None:
             value, value_mask = query, query_mask if value_mask is None else value_mask
         if key is None:
             key, key_mask = value, value_mask if key_mask is None else key_mask
         query, key, value = (ops.cast(x, self.compute_dtype) for x in (query, key, value))
 
-        if self_attention:
-            query_heads, key_heads, value_heads = self._project_self(query)
-        else:
-            query_heads = self._project(query, self.query_kernel, self.query_bias)
-            key_heads = self._project(key, self.key_kernel, self.key_bias)
-            value_heads = self._project(value, self.value_kernel, self.value_bias)
+        query_heads = self._project(query, self.query_kernel, self.query_bias)
+        key_heads = self._project(key, self.key_kernel, self.key_bias)
+        value_heads = self._project(value, self.value_kernel, self.value_bias)
 
         # Key padding and attention masks go into the softmax; padded queries are
         # zeroed afterwards, which is cheaper than a full (B, 1, T, S) mask.
@@ -210,33 +206,6 @@ class MultiHeadAttention(keras.layers.Layer):
             projected = projected + ops.reshape(bias, (heads * head_dim,))
         batch, length = ops.shape(inputs)[0], ops.shape(inputs)[1]
         return ops.reshape(projected, (batch, length, heads, head_dim))  # (B, L, N, H)
-
-    def _project_self(self, inputs):
-        """One matmul for the three self-attention projections, (B, T, D) -> 3 x (B, T, N, H)."""
-        kernels = (self.query_kernel, self.key_kernel, self.value_kernel)
-        widths = [k.shape[1] * k.shape[2] for k in kernels]
-        fused_kernel = ops.concatenate(
-            [ops.reshape(k, (k.shape[0], w)) for k, w in zip(kernels, widths)], axis=-1
-        )  # (D, N*(2H+Hv))
-        projected = ops.matmul(inputs, fused_kernel)  # (B, T, N*(2H+Hv))
-        if self.use_bias:
-            fused_bias = ops.concatenate(
-                [ops.reshape(b, (w,)) for b, w in zip(
-                    (self.query_bias, self.key_bias, self.value_bias), widths)],
-                axis=0,
-            )
-            projected = projected + fused_bias
-        batch, length = ops.shape(inputs)[0], ops.shape(inputs)[1]
-        query_width, key_width = widths[0], widths[1]
-        parts = (
-            projected[..., :query_width],
-            projected[..., query_width : query_width + key_width],
-            projected[..., query_width + key_width :],
-        )
-        return tuple(
-            ops.reshape(part, (batch, length, self.num_heads, k.shape[2]))  # (B, T, N, H)
-            for part, k in zip(parts, kernels)
-        )
 
     @staticmethod
     def _combine_masks(value_mask, key_mask, attention_mask):

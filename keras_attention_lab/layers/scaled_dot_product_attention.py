@@ -8,6 +8,11 @@ from keras import ops
 # Bias of masked logits. The logits are always float32 here (see `call`), so a large
 # finite negative is safe; -inf would turn a fully masked row into NaN.
 _MASKED_LOGIT = -1e9
+# Backends whose `ops.dot_product_attention` dispatches to a fused kernel (jax.nn's
+# cuDNN/XLA attention, torch's scaled_dot_product_attention). Keras' TensorFlow version
+# is an einsum composition with extra passes over the (B, N, T, S) logits (scaling,
+# mask broadcasting) and measured slower than `_explicit_attention` (bench/).
+_FUSED_KERNEL_BACKENDS = ("jax", "torch")
 # Largest finite float16. float16 logits that overflowed to +-inf are clipped to it so the
 # float32 softmax never sees inf - inf = NaN.
 _FLOAT16_MAX = 65504.0
@@ -27,7 +32,9 @@ class ScaledDotProductAttention(keras.layers.Layer):
     nothing overflows. When no scores are requested and dropout is inactive
     (rate 0, or inference), the fused `keras.ops.dot_product_attention` kernel is
     used (when `d_k == d_v`, which fused kernels require); otherwise the scores
-    are computed explicitly.
+    are computed explicitly. By default the fused kernel is used on the JAX and
+    PyTorch backends; on TensorFlow, Keras implements it as plain ops that
+    measured slower than the explicit path, which is used instead.
 
     Masking: `attention_mask` is boolean, True = attend, broadcastable to the
     scores, `(B, T, S)` for single-head inputs or `(B, N, T, S)` for multi-head
@@ -43,6 +50,9 @@ class ScaledDotProductAttention(keras.layers.Layer):
         scale: float or None. Multiplier of the logits; None means
             `1 / sqrt(d_k)`.
         seed: int or None. Seed of the attention dropout.
+        use_fused_kernel: bool or None. Whether the fast path (no scores, no
+            active dropout) calls `keras.ops.dot_product_attention`. None picks
+            by backend: yes on JAX and PyTorch, no on TensorFlow.
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:
@@ -69,7 +79,9 @@ class ScaledDotProductAttention(keras.layers.Layer):
     [[[0.25, 0.25, 0.25, 0.25]]]
     """
 
-    def __init__(self, causal=False, dropout=0.0, scale=None, seed=None, **kwargs):
+    def __init__(
+        self, causal=False, dropout=0.0, scale=None, seed=None, use_fused_kernel=None, **kwargs
+    ):
         super().__init__(**kwargs)
         if not 0.0 <= dropout < 1.0:
             raise ValueError(f"`dropout` must be in [0, 1). Received: dropout={dropout}")
@@ -79,6 +91,10 @@ class ScaledDotProductAttention(keras.layers.Layer):
         self.dropout = float(dropout)
         self.scale = scale
         self.seed = seed
+        self.use_fused_kernel = use_fused_kernel
+        if use_fused_kernel is None:
+            use_fused_kernel = keras.backend.backend() in _FUSED_KERNEL_BACKENDS
+        self._use_fused_kernel = bool(use_fused_kernel)
         self.supports_masking = False
         self._dropout_layer = keras.layers.Dropout(dropout, seed=seed, dtype=self.dtype_policy)
         self.built = True
@@ -101,11 +117,13 @@ class ScaledDotProductAttention(keras.layers.Layer):
         mask = self._combined_mask(query, key, attention_mask)
         dropout_active = self.dropout > 0.0 and bool(training)
         # Fused kernels (JAX's, cuDNN's) require equal query/key and value head sizes.
-        fusable = query.shape[-1] == value.shape[-1]
-        if return_attention_scores or dropout_active or not fusable:
-            output, scores = self._explicit_attention(query, key, value, mask, training)
-        else:
+        fusable = self._use_fused_kernel and query.shape[-1] == value.shape[-1]
+        if fusable and not (return_attention_scores or dropout_active):
             output, scores = self._fused_attention(query, key, value, mask), None
+        else:
+            output, scores = self._explicit_attention(
+                query, key, value, mask, training, return_attention_scores
+            )
         if single_head:
             output = ops.squeeze(output, 2)  # (B, T, H)
             if scores is not None:
@@ -170,7 +188,7 @@ class ScaledDotProductAttention(keras.layers.Layer):
             output = ops.dot_product_attention(query, key, value, bias=bias, scale=scale)
         return output if mask is None else self._zero_rows(output, mask)
 
-    def _explicit_attention(self, query, key, value, mask, training):
+    def _explicit_attention(self, query, key, value, mask, training, return_scores=True):
         # Scale the (T, H) queries, not the (T, S) logits: cheaper, same result.
         query = query * ops.cast(self._scale_for(query), query.dtype)
         logits = ops.einsum("btnh,bsnh->bnts", query, key)  # (B, N, T, S)
@@ -185,9 +203,11 @@ class ScaledDotProductAttention(keras.layers.Layer):
         output = ops.einsum("bnts,bsnh->btnh", ops.cast(weights, value.dtype), value)
         if mask is not None:
             output = self._zero_rows(output, mask)
-            # Exactly zero weights for rows with no key to attend (not uniform ones).
-            scores = scores * ops.cast(ops.any(mask, axis=-1, keepdims=True), scores.dtype)
-        return output, scores
+            if return_scores:
+                # Exactly zero weights for rows with no key to attend (not uniform ones).
+                has_key = ops.any(mask, axis=-1, keepdims=True)  # (B|1, N|1, T|1, 1)
+                scores = scores * ops.cast(has_key, scores.dtype)
+        return output, scores if return_scores else None
 
     def compute_output_spec(self, *args, **kwargs):
         # Trace `call` instead of using `compute_output_shape`, so that the spec
@@ -205,6 +225,7 @@ class ScaledDotProductAttention(keras.layers.Layer):
                 "dropout": self.dropout,
                 "scale": self.scale,
                 "seed": self.seed,
+                "use_fused_kernel": self.use_fused_kernel,
             }
         )
         return config

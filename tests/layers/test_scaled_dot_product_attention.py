@@ -14,23 +14,32 @@ def random(*shape):
     return RNG.normal(size=shape).astype("float32")
 
 
-@pytest.mark.parametrize("return_scores", [True, False])
-def test_toy_example_gives_uniform_weights(return_scores):
+# Every numeric test runs the explicit path and the fused `ops.dot_product_attention` path.
+PATHS = [
+    pytest.param(True, None, id="scores"),
+    pytest.param(False, True, id="fused-kernel"),
+    pytest.param(False, False, id="explicit-no-scores"),
+]
+
+
+@pytest.mark.parametrize("return_scores, fused", PATHS)
+def test_toy_example_gives_uniform_weights(return_scores, fused):
     query = np.full((1, 1, 4), 0.5, "float32")
     key = value = np.eye(4, dtype="float32")[None]
-    result = ScaledDotProductAttention()(query, key, value, return_attention_scores=return_scores)
+    layer = ScaledDotProductAttention(use_fused_kernel=fused)
+    result = layer(query, key, value, return_attention_scores=return_scores)
     output = result[0] if return_scores else result
     np.testing.assert_allclose(to_numpy(output), [[[0.25, 0.25, 0.25, 0.25]]], atol=1e-7)
     if return_scores:
         np.testing.assert_allclose(to_numpy(result[1]), [[[0.25, 0.25, 0.25, 0.25]]], atol=1e-7)
 
 
-@pytest.mark.parametrize("return_scores", [True, False])
-def test_matches_float64_reference_with_free_key_and_value_sizes(return_scores):
+@pytest.mark.parametrize("return_scores, fused", PATHS)
+def test_matches_float64_reference_with_free_key_and_value_sizes(return_scores, fused):
     query, key, value = random(2, 3, 8), random(2, 5, 8), random(2, 5, 6)
     mask = RNG.random((2, 3, 5)) > 0.3
     expected_output, expected_scores = reference.attention(query, key, value, mask)
-    result = ScaledDotProductAttention()(
+    result = ScaledDotProductAttention(use_fused_kernel=fused)(
         query, key, value, attention_mask=mask, return_attention_scores=return_scores
     )
     output = result[0] if return_scores else result
@@ -40,11 +49,11 @@ def test_matches_float64_reference_with_free_key_and_value_sizes(return_scores):
         np.testing.assert_allclose(to_numpy(result[1]), expected_scores, atol=1e-6)
 
 
-@pytest.mark.parametrize("return_scores", [True, False])
-def test_multi_head_layout_matches_reference_per_head(return_scores):
+@pytest.mark.parametrize("return_scores, fused", PATHS)
+def test_multi_head_layout_matches_reference_per_head(return_scores, fused):
     query, key, value = random(2, 3, 4, 8), random(2, 6, 4, 8), random(2, 6, 4, 5)
     mask = RNG.random((2, 1, 3, 6)) > 0.3
-    result = ScaledDotProductAttention()(
+    result = ScaledDotProductAttention(use_fused_kernel=fused)(
         query, key, value, attention_mask=mask, return_attention_scores=return_scores
     )
     output = to_numpy(result[0] if return_scores else result)
@@ -70,11 +79,11 @@ def test_masked_keys_get_exactly_zero_weight_and_rows_sum_to_one():
     np.testing.assert_allclose(scores.sum(-1), 1.0, atol=1e-6)
 
 
-@pytest.mark.parametrize("return_scores", [True, False])
-def test_fully_masked_row_gives_finite_zeros(return_scores):
+@pytest.mark.parametrize("return_scores, fused", PATHS)
+def test_fully_masked_row_gives_finite_zeros(return_scores, fused):
     query, key, value = random(1, 2, 4), random(1, 3, 4), random(1, 3, 4)
     mask = np.array([[[True, False, True], [False, False, False]]])
-    result = ScaledDotProductAttention()(
+    result = ScaledDotProductAttention(use_fused_kernel=fused)(
         query, key, value, attention_mask=mask, return_attention_scores=return_scores
     )
     output = to_numpy(result[0] if return_scores else result)
@@ -87,7 +96,7 @@ def test_fully_masked_row_gives_finite_zeros(return_scores):
 @pytest.mark.parametrize("query_length", [4, 2])
 def test_causal_mask_hides_the_future(query_length):
     query, key, value = random(1, query_length, 4), random(1, 4, 4), random(1, 4, 4)
-    layer = ScaledDotProductAttention(causal=True)
+    layer = ScaledDotProductAttention(causal=True, use_fused_kernel=True)
     output, scores = layer(query, key, value, return_attention_scores=True)
     causal = np.tril(np.ones((query_length, 4), bool))
     scores = to_numpy(scores)
@@ -100,7 +109,7 @@ def test_causal_mask_hides_the_future(query_length):
 def test_dropout_is_active_in_training_only_and_inference_takes_the_fused_path(monkeypatch):
     query, key, value = random(2, 6, 8), random(2, 6, 8), random(2, 6, 8)
     plain = to_numpy(ScaledDotProductAttention()(query, key, value))
-    layer = ScaledDotProductAttention(dropout=0.5, seed=1)
+    layer = ScaledDotProductAttention(dropout=0.5, seed=1, use_fused_kernel=True)
     fused_calls = []
     original = ops.dot_product_attention
 
@@ -123,7 +132,7 @@ def test_mixed_float16_large_logits_stay_finite():
     key = key.astype("float32")
     value = random(1, 4, 16)
     mask = np.array([[[True, True, False, True]] * 2 + [[False] * 4]])
-    layer = ScaledDotProductAttention(dtype="mixed_float16")
+    layer = ScaledDotProductAttention(dtype="mixed_float16", use_fused_kernel=True)
     output, scores = layer(query, key, value, attention_mask=mask, return_attention_scores=True)
     fused = layer(query, key, value, attention_mask=mask)
     assert keras.backend.standardize_dtype(output.dtype) == "float16"
@@ -136,8 +145,19 @@ def test_mixed_float16_large_logits_stay_finite():
     np.testing.assert_allclose(to_numpy(fused), to_numpy(output), atol=1e-2)
 
 
+def test_fused_kernel_is_chosen_by_backend():
+    fused_backends = ("jax", "torch")
+    assert ScaledDotProductAttention()._use_fused_kernel == (
+        keras.backend.backend() in fused_backends
+    )
+    assert ScaledDotProductAttention(use_fused_kernel=False)._use_fused_kernel is False
+
+
 def test_config_round_trip():
-    check_config_round_trip(ScaledDotProductAttention(causal=True, dropout=0.1, scale=0.5, seed=3))
+    layer = ScaledDotProductAttention(
+        causal=True, dropout=0.1, scale=0.5, seed=3, use_fused_kernel=True
+    )
+    check_config_round_trip(layer)
 
 
 @pytest.mark.parametrize(
