@@ -261,6 +261,8 @@ def run_training(
     keras.utils.set_random_seed(training.seed)
     tf.config.experimental.enable_op_determinism()
     strategy = make_strategy(training.distribution)
+    if strategy.num_replicas_in_sync > 1:
+        print(f"Training on {strategy.num_replicas_in_sync} replicas ({training.distribution}).")
 
     # Data.
     from keras_attention_lab.data import build_datasets
@@ -381,9 +383,18 @@ def run_training(
         metrics["class_names"] = class_names
 
         # Save.
-        from keras_attention_lab.models import build_end_to_end_model
+        from keras_attention_lab.models import build_classifier, build_end_to_end_model
 
-        end_to_end = build_end_to_end_model(data.vectorizer, classifier)
+        # Save an uncompiled copy: the compiled classifier would drag its optimizer state
+        # (twice the weights for Adam) into model.keras, useless for inference.
+        export = build_classifier(
+            config.model,
+            vocabulary_size=data.vectorizer.vocabulary_size(),
+            sequence_length=config.text.sequence_length,
+            num_classes=num_classes,
+        )
+        export.set_weights(classifier.get_weights())
+        end_to_end = build_end_to_end_model(data.vectorizer, export)
         model_path = run_dir / MODEL_FILE
         temporary = run_dir / ("tmp-" + MODEL_FILE)
         end_to_end.save(temporary)

@@ -1,0 +1,209 @@
+"""train.py end to end on a tiny fixture: outputs, reload, overwrite, resume, determinism,
+MirroredStrategy on two logical CPUs, mixed precision, errors and --help."""
+
+import csv
+import json
+import math
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import keras
+import numpy as np
+import pytest
+
+from keras_attention_lab.config import load_config
+from keras_attention_lab.training import TrainingError, _StopOnNaN, run_training
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # train.py lives at the repository root.
+TINY = str(ROOT / "configs" / "tiny.yaml")
+
+import train  # noqa: E402
+
+
+def write_fixture(path):
+    """240 short 'reviews' whose label is given by two sentiment words: learnable fast."""
+    rng = random.Random(0)
+    positive = "good great wonderful superb fine lovely brilliant moving".split()
+    negative = "bad awful boring dull terrible weak poor tedious".split()
+    filler = "the a film movie plot actor story scene it was is and of".split()
+    with open(path, "w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(["text", "label"])
+        for index in range(240):
+            label = index % 2
+            words = rng.choices(filler, k=rng.randint(3, 12))
+            words += rng.choices(positive if label else negative, k=2)
+            rng.shuffle(words)
+            writer.writerow([" ".join(words), "positive" if label else "negative"])
+    return path
+
+
+@pytest.fixture(scope="module")
+def data_file(tmp_path_factory):
+    return write_fixture(tmp_path_factory.mktemp("data") / "reviews.csv")
+
+
+def tiny_args(root, data_file, *overrides):
+    return ["--config", TINY, "--set", "dataset.name=null", f"dataset.train_file={data_file}",
+            f"output.root={root}", *overrides]
+
+
+def metrics_of(run_dir):
+    metrics = json.loads((Path(run_dir) / "metrics.json").read_text())
+    metrics.pop("wall_time_s")
+    return metrics
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory, data_file):
+    root = tmp_path_factory.mktemp("runs")
+    assert train.main(tiny_args(root, data_file)) == 0
+    return root / "tiny"
+
+
+def test_tiny_trains_end_to_end_and_its_saved_model_reloads(tiny_run, capsys):
+    names = {path.name for path in tiny_run.iterdir()}
+    assert {"config.yaml", "model.keras", "history.csv", "labels.json", "metrics.json",
+            "checkpoints"} <= names
+    assert "backup" not in names
+    assert not tiny_run.with_name("tiny.partial").exists()
+    assert json.loads((tiny_run / "labels.json").read_text()) == ["negative", "positive"]
+    assert load_config(tiny_run / "config.yaml").training.epochs == 2
+    metrics = metrics_of(tiny_run)
+    assert metrics["epochs"] == 2
+    for split in ("validation", "test"):
+        assert set(metrics[split]) >= {"accuracy", "macro_f1", "weighted_f1", "loss"}
+        assert 0.0 <= metrics[split]["accuracy"] <= 1.0
+
+    # The saved end-to-end model, reloaded in safe mode in this process, reproduces the
+    # validation metrics computed during training from the token-id pipeline.
+    from keras_attention_lab.data import load_text_splits
+    from keras_attention_lab.metrics import classification_metrics
+    from keras_attention_lab.models import load_end_to_end_model
+    from keras_attention_lab.training import data_specs, load_run_config
+
+    texts, labels = load_text_splits(data_specs(load_run_config(tiny_run))[0]).validation
+    model = load_end_to_end_model(tiny_run / "model.keras")
+    probabilities = np.asarray(model(texts.astype(str), training=False))
+    again = classification_metrics(labels, probabilities, 2)
+    assert again["accuracy"] == metrics["validation"]["accuracy"]
+    assert again["loss"] == pytest.approx(metrics["validation"]["loss"], abs=1e-6)
+    reloaded = load_end_to_end_model(tiny_run / "model.keras")
+    np.testing.assert_array_equal(np.asarray(reloaded(texts.astype(str))), probabilities)
+
+
+def test_same_command_twice_gives_same_metrics_and_overwrite_is_explicit(
+        tiny_run, data_file, capsys):
+    root = tiny_run.parent
+    args = tiny_args(root, data_file, "output.name=tiny_again")
+    assert train.main(args) == 0
+    assert metrics_of(root / "tiny_again") == metrics_of(tiny_run)
+
+    capsys.readouterr()
+    assert train.main(args) == 2
+    error = capsys.readouterr().err
+    assert "already holds a finished run" in error and "--overwrite" in error
+
+    assert train.main(args + ["--overwrite"]) == 0
+    assert metrics_of(root / "tiny_again") == metrics_of(tiny_run)
+
+
+class InterruptAfterEpoch(keras.callbacks.Callback):
+    def __init__(self, epoch):
+        super().__init__()
+        self.epoch = epoch
+
+    def on_epoch_end(self, epoch, logs=None):
+        if epoch == self.epoch:
+            raise KeyboardInterrupt
+
+
+def test_interrupted_run_resumes_with_the_same_command(tmp_path, data_file, capsys):
+    args = tiny_args(tmp_path, data_file, "training.epochs=3")
+    config = load_config(TINY, args[3:][: -1] + ["training.epochs=3"])
+    with pytest.raises(KeyboardInterrupt):
+        run_training(config, callbacks=[InterruptAfterEpoch(1)])
+    partial = tmp_path / "tiny.partial"
+    assert partial.is_dir() and not (tmp_path / "tiny").exists()
+    assert not (partial / "model.keras").exists()
+    assert len((partial / "history.csv").read_text().splitlines()) == 1 + 2
+
+    # A different config must not silently take over the interrupted run.
+    capsys.readouterr()
+    assert train.main(args[:-1] + ["training.epochs=4"]) == 2
+    assert "interrupted run with a different config" in capsys.readouterr().err
+
+    assert train.main(args) == 0
+    assert "Resuming the interrupted run" in capsys.readouterr().out
+    with open(tmp_path / "tiny" / "history.csv") as file:
+        epochs = [int(row["epoch"]) for row in csv.DictReader(file)]
+    assert epochs == [0, 1, 2]
+    assert not partial.exists()
+    assert metrics_of(tmp_path / "tiny")["epochs"] == 3
+
+
+def test_mixed_precision_stays_numerically_sane(tmp_path, data_file):
+    assert train.main(tiny_args(tmp_path, data_file, "training.mixed_precision=true")) == 0
+    assert keras.config.dtype_policy().name == "float32"  # Restored after the run.
+    metrics = metrics_of(tmp_path / "tiny")
+    assert all(math.isfinite(metrics[split]["loss"]) for split in ("validation", "test"))
+    from keras_attention_lab.models import get_model_parts, load_end_to_end_model
+
+    model = load_end_to_end_model(tmp_path / "tiny" / "model.keras")
+    _, classifier = get_model_parts(model)
+    assert classifier.get_layer("encoder_block_0").dtype_policy.name == "mixed_float16"
+    probabilities = np.asarray(model(np.array(["a good film", "dull"])))
+    assert probabilities.dtype == np.float32
+    np.testing.assert_allclose(probabilities.sum(axis=-1), 1.0, rtol=1e-5)
+
+
+MIRRORED = """
+import sys
+import tensorflow as tf
+# Must happen before TensorFlow initialises its devices, hence a fresh process.
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(
+    cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+sys.path.insert(0, {root!r})
+import train
+sys.exit(train.main(sys.argv[1:]))
+"""
+
+
+def test_mirrored_strategy_on_two_logical_cpus(tmp_path, data_file):
+    args = tiny_args(tmp_path, data_file, "training.distribution=mirrored")
+    result = subprocess.run(
+        [sys.executable, "-c", MIRRORED.format(root=str(ROOT)), *args],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Training on 2 replicas (mirrored)" in result.stdout
+    assert metrics_of(tmp_path / "tiny")["epochs"] == 2
+
+
+def test_nan_loss_stops_with_a_clear_message():
+    callback = _StopOnNaN()
+    callback.on_epoch_begin(2)
+    with pytest.raises(TrainingError, match="loss became nan at epoch 3, batch 5.*learning_rate"):
+        callback.on_train_batch_end(4, {"loss": float("nan")})
+
+
+def test_config_errors_exit_2_before_any_work(tmp_path, capsys):
+    root = tmp_path / "runs"
+    assert train.main(["--config", TINY, "--set", "model.num_heads=3",
+                       f"output.root={root}"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("train.py: error: model.num_heads:") and "\n" not in error
+    assert not root.exists()
+
+
+@pytest.mark.parametrize("script", ["train.py", "evaluate.py"])
+def test_help(script):
+    result = subprocess.run([sys.executable, script, "--help"], capture_output=True, text=True,
+                            cwd=ROOT, timeout=60)
+    assert result.returncode == 0
+    assert result.stdout.startswith("usage:")
+    assert ("--set" if script == "train.py" else "--split") in result.stdout
