@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export TF_CPP_MIN_LOG_LEVEL ?= 2
 
-.PHONY: venv test test-layers-jax bench lint clean
+.PHONY: venv train test test-layers-jax bench lint clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,21 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 venv: $(VENV)/.installed
+
+# The main job: prepare the default dataset, train configs/default.yaml into runs/default/
+# and evaluate it on the test split. A finished run is kept, not retrained:
+# `make train TRAIN_ARGS=--overwrite` retrains it.
+TRAIN_ARGS ?=
+train: $(VENV)/.installed
+	$(PY) -m keras_attention_lab datasets prepare rotten_tomatoes
+	@if [ -f runs/default/model.keras ] && [[ "$(TRAIN_ARGS)" != *--overwrite* ]]; then \
+	  echo "runs/default/ is already trained; make train TRAIN_ARGS=--overwrite retrains it"; \
+	else \
+	  $(PY) train.py --config configs/default.yaml $(TRAIN_ARGS); \
+	fi
+	$(PY) evaluate.py runs/default --split test
+	@echo "Results: runs/default/ (model.keras, metrics.json, history.csv, logs/ for TensorBoard)"
+	@echo "         runs/default/eval/test/ (metrics, per-class table, confusion matrix, predictions)"
 
 test: $(VENV)/.installed
 	$(PY) -m pytest -q tests
