@@ -199,26 +199,24 @@ def _finalize(partial_dir: Path, final_dir: Path) -> None:
         os.replace(partial_dir, final_dir)
 
 
-class _StopOnNaN(keras.callbacks.Callback):
-    """Stops at the first NaN/inf loss and remembers where, for a clear error message."""
+class _StopOnNaN(keras.callbacks.TerminateOnNaN):
+    """Keras' TerminateOnNaN, raising an error that says where it happened and what to try."""
 
     def __init__(self):
-        super().__init__()
-        self.where = None
+        super().__init__(raise_error=True)
         self._epoch = 0
 
     def on_epoch_begin(self, epoch, logs=None):
         self._epoch = epoch
 
-    def on_train_batch_end(self, batch, logs=None):
+    def on_batch_end(self, batch, logs=None):
         loss = (logs or {}).get("loss")
         if loss is not None and not math.isfinite(float(loss)):
-            self.where = (self._epoch + 1, batch + 1)
             # Raising (rather than stop_training) skips BackupAndRestore.on_train_end, so
             # the last good epoch's backup survives.
             raise TrainingError(
-                f"training loss became {float(loss)} at epoch {self.where[0]}, batch "
-                f"{self.where[1]}: lower training.learning_rate, keep training.clipnorm set, "
+                f"training loss became {float(loss)} at epoch {self._epoch + 1}, batch "
+                f"{batch + 1}: lower training.learning_rate, keep training.clipnorm set, "
                 "or turn off training.mixed_precision"
             )
 
@@ -278,8 +276,8 @@ def run_training(
 
     sizes = data.splits.sizes()
     pipelines = {
-        # The pipelines unbatch, so tf.data cannot count their batches; Keras then warns
-        # that the input "ran out of data" at the end of every pass.
+        # Keras needs the number of batches, or it warns that the input "ran out of data"
+        # after every pass; state it rather than rely on tf.data inferring it.
         split: dataset.apply(
             tf.data.experimental.assert_cardinality(math.ceil(sizes[split] / training.batch_size))
         )

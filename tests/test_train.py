@@ -188,7 +188,7 @@ def test_nan_loss_stops_with_a_clear_message():
     callback = _StopOnNaN()
     callback.on_epoch_begin(2)
     with pytest.raises(TrainingError, match="loss became nan at epoch 3, batch 5.*learning_rate"):
-        callback.on_train_batch_end(4, {"loss": float("nan")})
+        callback.on_train_batch_end(4, {"loss": float("nan")})  # Keras routes it to on_batch_end.
 
 
 def test_config_errors_exit_2_before_any_work(tmp_path, capsys):
