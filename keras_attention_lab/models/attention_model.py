@@ -3,6 +3,7 @@
 import keras
 
 from keras_attention_lab.layers import TransformerEncoderBlock
+from keras_attention_lab.models.attention_probe import AttentionProbe
 from keras_attention_lab.models.transformer_classifier import PROBABILITIES, TOKEN_IDS
 
 
@@ -10,8 +11,10 @@ def build_attention_model(classifier):
     """Rewires `classifier`'s own layers into a model that also returns attention scores.
 
     The layers are reused, not copied, so the two models share weights: training or
-    loading one changes the other. Works on a freshly built classifier and on one taken
-    out of a loaded end-to-end model (`get_model_parts`).
+    loading one changes the other. The classifier calls its blocks on the fast path (no
+    scores); here each block is called through an `AttentionProbe`, which asks for them.
+    Works on a freshly built classifier and on one taken out of a loaded end-to-end model
+    (`get_model_parts`).
 
     Args:
         classifier: a model from `build_classifier`.
@@ -42,7 +45,8 @@ def build_attention_model(classifier):
         if isinstance(layer, keras.layers.InputLayer):
             continue
         if isinstance(layer, TransformerEncoderBlock):
-            x, scores = layer(x, return_attention_scores=True)  # scores: (B, N, T, T)
+            probe = AttentionProbe(layer, name=f"{layer.name}_probe")
+            x, scores = probe(x)  # (B, T, D), (B, N, T, T)
             attention_scores.append(scores)
         else:
             x = layer(x)

@@ -60,10 +60,8 @@ def build_classifier(model_config, vocabulary_size, sequence_length, num_classes
     if m.pooling == "cls":
         x = ClassToken(name=CLASS_TOKEN)(x)  # (B, L + 1, D)
     for index in range(m.num_layers):
-        # Ask for the scores here too and drop them: Keras checks a functional graph
-        # against each layer's first call, so the attention model, which reuses these
-        # layers, can only get two outputs from a block whose first call returned two.
-        x, _ = _encoder_block(m, index)(x, return_attention_scores=True)  # (B, T, D)
+        # The fast path: no scores. `build_attention_model` gets them through AttentionProbe.
+        x = _encoder_block(m, index)(x)  # (B, T, D)
     return _head(m, x, token_ids, num_classes, name)
 
 

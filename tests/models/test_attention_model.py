@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 from keras_attention_lab.config import ModelConfig
-from keras_attention_lab.models import build_attention_model, build_classifier
+from keras_attention_lab.layers import TransformerEncoderBlock
+from keras_attention_lab.models import AttentionProbe, build_attention_model, build_classifier
 
 
 def call(model, inputs):
@@ -33,6 +34,29 @@ def test_shares_weights_and_returns_every_blocks_scores(pooling, length):
     assert np.all(scores[0][0, :, :real, real:] == 0.0)
     # Same variables, not copies: changing the classifier changes the sibling.
     assert {id(v) for v in attention_model.weights} == {id(v) for v in classifier.weights}
+
+
+@pytest.mark.parametrize("pooling", ["mean", "cls"])
+def test_classifier_runs_the_fast_path_and_the_probes_the_scores_path(pooling):
+    config = ModelConfig(d_model=16, num_heads=2, num_layers=2, intermediate_dim=32,
+                         dropout=0.0, pooling=pooling)
+    classifier = build_classifier(config, vocabulary_size=50, sequence_length=6, num_classes=3)
+    blocks = [layer for layer in classifier.layers
+              if isinstance(layer, TransformerEncoderBlock)]
+    assert len(blocks) == 2
+    attention_model = build_attention_model(classifier)
+    for block in blocks:
+        # One call node per block, from the classifier, without scores and one output:
+        # the probes call the blocks inside their own `call` and add no node.
+        [node] = block._inbound_nodes
+        assert "return_attention_scores" not in node.arguments.kwargs
+        assert len(node.outputs) == 1
+    probes = [layer for layer in attention_model.layers if isinstance(layer, AttentionProbe)]
+    assert [probe.block for probe in probes] == blocks
+    outputs = call(attention_model, IDS)
+    probabilities = call(classifier, IDS)
+    assert np.abs(outputs["probabilities"] - probabilities).max() < 1e-5
+    assert len(outputs["attention_scores"]) == 2
 
 
 def test_rejects_a_model_without_blocks():
