@@ -22,7 +22,7 @@ class ClassToken(keras.layers.Layer):
     Example:
 
     >>> import numpy as np
-    >>> ClassToken()(np.zeros((2, 5, 8), "float32")).shape
+    >>> tuple(ClassToken()(np.zeros((2, 5, 8), "float32")).shape)
     (2, 6, 8)
     """
 
