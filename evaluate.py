@@ -5,13 +5,22 @@ Usage:
     python evaluate.py runs/default --split validation
     python evaluate.py runs/default --data reviews.csv   # your own labelled file(s)
     python evaluate.py runs/reuters_r8 runs/reuters_r8_4layers   # side-by-side comparison
+    python evaluate.py runs/default --export-attention 8          # + attention of 8 examples
+    python evaluate.py runs/default --export-attention-ids 3 17 42
+    python evaluate.py runs/default --texts-file my.txt           # attention only, no labels
 
 Loads `RUN_DIR/model.keras` in safe mode (raw strings in, probabilities out) and writes
 `RUN_DIR/eval/<split or file stem>/`: metrics.json (accuracy, macro and weighted F1, loss),
 per_class.csv, confusion_matrix.csv and .png, predictions.csv and worst_mistakes.csv.
 `--data` files use the run's text/label column names and its class names as labels.
 
-Exit codes: 0 done, 2 missing or unreadable run folder, model or data.
+`--export-attention N` (the first N examples) or `--export-attention-ids ID ...` (positions
+in the evaluated data) also writes their attention to `RUN_DIR/attention/` (format:
+docs/attention_format.md; offline viewer: index.html). `--texts-file FILE` (one text per
+line, no labels) writes only that export, without evaluating.
+
+Exit codes: 0 done, 2 missing or unreadable run folder, model or data, bad example ids or
+an empty texts file.
 """
 
 import argparse
@@ -46,25 +55,76 @@ def parse_args(argv):
     parser.add_argument(
         "--worst", type=int, default=20, help="how many confident mistakes to list (default 20)"
     )
+    attention = parser.add_mutually_exclusive_group()
+    attention.add_argument(
+        "--export-attention", type=int, metavar="N",
+        help="also export the attention of the first N evaluated examples to RUN_DIR/attention/",
+    )
+    attention.add_argument(
+        "--export-attention-ids", type=int, nargs="+", metavar="ID",
+        help="also export the attention of these examples (positions in the evaluated data)",
+    )
+    attention.add_argument(
+        "--texts-file", metavar="FILE",
+        help="export the attention of these texts (one per line, no labels); no evaluation",
+    )
     return parser.parse_args(argv)
 
 
 def main(argv=None):
     args = parse_args(argv)
+
+    def fail(message):
+        print(f"evaluate.py: error: {message}", file=sys.stderr)
+        return 2
+
+    export = args.export_attention is not None or args.export_attention_ids is not None
+    if args.export_attention is not None and args.export_attention < 1:
+        return fail(f"--export-attention must be at least 1, got {args.export_attention}")
+    if export and len(args.data) > 1:
+        return fail("--export-attention exports one data set: pass a single --data file")
+    if args.texts_file is not None and args.data:
+        return fail("--texts-file has no labels to evaluate: drop --data, or evaluate it "
+                    "without --texts-file")
+
+    from keras_attention_lab.prediction import PredictionError, read_texts_file
+
+    if args.texts_file is not None:
+        # Checked before TensorFlow is imported: mistakes show up at once.
+        try:
+            texts = read_texts_file(args.texts_file)
+        except PredictionError as error:
+            return fail(error)
+
     from keras_attention_lab.config import ConfigError
     from keras_attention_lab.data import DataError
     from keras_attention_lab.evaluation import EvaluationError, evaluate_run, format_reports
+    from keras_attention_lab.prediction import export_evaluation_attention, export_texts_attention
 
-    reports = []
+    verbose = 1 if sys.stdout.isatty() else 0
+    reports, viewers = [], []
     try:
         for run_dir in args.run_dirs:
-            reports += evaluate_run(
+            if args.texts_file is not None:
+                viewers.append(
+                    export_texts_attention(run_dir, texts, args.texts_file, verbose=verbose)
+                )
+                continue
+            run_reports = evaluate_run(
                 run_dir, args.split, args.data, batch_size=args.batch_size, worst=args.worst
             )
-    except (EvaluationError, DataError, ConfigError) as error:
-        print(f"evaluate.py: error: {error}", file=sys.stderr)
-        return 2
-    print(format_reports(reports))
+            reports += run_reports
+            if export:
+                viewers.append(export_evaluation_attention(
+                    run_reports[0], args.export_attention, args.export_attention_ids,
+                    verbose=verbose,
+                ))
+    except (EvaluationError, DataError, ConfigError, PredictionError) as error:
+        return fail(error)
+    if reports:
+        print(format_reports(reports))
+    for viewer in viewers:
+        print(f"attention viewer: {viewer}")
     return 0
 
 

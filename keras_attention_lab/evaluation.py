@@ -38,6 +38,10 @@ class EvaluationReport:
     data_name: str
     output_dir: Path
     metrics: dict
+    # What was evaluated, for exports that reuse the evaluation (evaluate.py --export-attention).
+    texts: np.ndarray | None = dataclasses.field(default=None, repr=False)
+    labels: np.ndarray | None = dataclasses.field(default=None, repr=False)
+    probabilities: np.ndarray | None = dataclasses.field(default=None, repr=False)
 
 
 def load_run_model(run_dir: str | Path):
@@ -224,7 +228,9 @@ def evaluate_run(run_dir: str | Path, split: str = "test", data_files=(), batch_
         if output_dir.exists():
             shutil.rmtree(output_dir)
         os.replace(staging, output_dir)
-        reports.append(EvaluationReport(run_dir, name, output_dir, metrics))
+        reports.append(
+            EvaluationReport(run_dir, name, output_dir, metrics, texts, labels, probabilities)
+        )
     return reports
 
 
