@@ -87,14 +87,16 @@ def main(argv=None):
         return fail("--texts-file has no labels to evaluate: drop --data, or evaluate it "
                     "without --texts-file")
 
-    from keras_attention_lab.prediction import PredictionError, read_texts_file
+    from keras_attention_lab.prediction import PredictionError, check_example_ids, read_texts_file
 
-    if args.texts_file is not None:
-        # Checked before TensorFlow is imported: mistakes show up at once.
-        try:
+    # Checked before TensorFlow is imported: mistakes show up at once.
+    try:
+        if args.texts_file is not None:
             texts = read_texts_file(args.texts_file)
-        except PredictionError as error:
-            return fail(error)
+        if args.export_attention_ids is not None:
+            check_example_ids(args.export_attention_ids)
+    except PredictionError as error:
+        return fail(error)
 
     from keras_attention_lab.config import ConfigError
     from keras_attention_lab.data import DataError

@@ -291,18 +291,30 @@ def select_examples(num_examples: int, data_name: str, count: int | None = None,
         raise PredictionError(f"{data_name} has no examples to export")
     if ids is None or len(ids) == 0:
         return np.arange(min(count, num_examples))
-    ids = [int(example_id) for example_id in ids]
+    ids = check_example_ids(ids)
     for example_id in ids:
-        if not 0 <= example_id < num_examples:
+        if example_id >= num_examples:
             raise PredictionError(
                 f"--export-attention-ids: {example_id} is not an example of '{data_name}' "
                 f"({num_examples} examples): ids go from 0 to {num_examples - 1}"
+            )
+    return np.array(ids)
+
+
+def check_example_ids(ids) -> list[int]:
+    """The ids as ints; raises PredictionError on a negative or repeated id."""
+    ids = [int(example_id) for example_id in ids]
+    for example_id in ids:
+        if example_id < 0:
+            raise PredictionError(
+                f"--export-attention-ids: {example_id} is not an example id; ids are "
+                "positions in the evaluated data, from 0"
             )
     repeated = sorted({example_id for example_id in ids if ids.count(example_id) > 1})
     if repeated:
         raise PredictionError(f"--export-attention-ids: {repeated[0]} is given twice; "
                               "give each id once")
-    return np.array(ids)
+    return ids
 
 
 def export_evaluation_attention(report, count: int | None = None, ids=None,

@@ -1,48 +1,24 @@
-"""evaluate.py on a tiny trained run: every output file, comparisons and error cases."""
+"""evaluate.py on a tiny trained run: every output file, comparisons, attention export and
+error cases."""
 
-import csv
 import json
-import random
 import shutil
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # train.py and evaluate.py live at the repository root.
-TINY = str(ROOT / "configs" / "tiny.yaml")
 
 import evaluate  # noqa: E402
-import train  # noqa: E402
 
 
-def write_fixture(path):
-    """240 short 'reviews' whose label is given by two sentiment words: learnable fast."""
-    rng = random.Random(0)
-    positive = "good great wonderful superb fine lovely brilliant moving".split()
-    negative = "bad awful boring dull terrible weak poor tedious".split()
-    filler = "the a film movie plot actor story scene it was is and of".split()
-    with open(path, "w", newline="") as file:
-        writer = csv.writer(file)
-        writer.writerow(["text", "label"])
-        for index in range(240):
-            label = index % 2
-            words = rng.choices(filler, k=rng.randint(3, 12))
-            words += rng.choices(positive if label else negative, k=2)
-            rng.shuffle(words)
-            writer.writerow([" ".join(words), "positive" if label else "negative"])
-    return path
-
-
-@pytest.fixture(scope="module")
-def run_dir(tmp_path_factory):
-    data_file = write_fixture(tmp_path_factory.mktemp("data") / "reviews.csv")
-    root = tmp_path_factory.mktemp("runs")
-    assert train.main(["--config", TINY, "--set", "dataset.name=null",
-                       f"dataset.train_file={data_file}", f"output.root={root}"]) == 0
-    return root / "tiny"
+@pytest.fixture
+def run_dir(tiny_run_dir):
+    return tiny_run_dir
 
 
 def test_writes_every_report_for_the_test_split(run_dir, capsys):
@@ -125,3 +101,84 @@ def test_unknown_labels_in_own_file(run_dir, tmp_path, capsys):
     extra = tmp_path / "extra.csv"
     extra.write_text("text,label\ngreat,thumbs up\n")
     assert "labels ['thumbs up']" in error_of([str(run_dir), "--data", str(extra)], capsys)
+
+
+def test_export_attention_of_the_first_examples(run_dir, capsys):
+    from keras_attention_lab.inspection import load_attention
+    from keras_attention_lab.models import load_end_to_end_model
+
+    capsys.readouterr()
+    assert evaluate.main([str(run_dir), "--export-attention", "5"]) == 0
+    out = capsys.readouterr().out
+    attention_dir = run_dir / "attention"
+    assert f"attention viewer: {attention_dir / 'index.html'}" in out
+    for name in ("meta.json", "manifest.jsonl", "attention.npz", "index.html"):
+        assert (attention_dir / name).is_file()
+    assert (attention_dir / "heatmaps" / "00000_heads.png").read_bytes()[:4] == b"\x89PNG"
+    assert not attention_dir.with_name("attention.partial").exists()
+
+    predictions = pd.read_csv(run_dir / "eval" / "test" / "predictions.csv")
+    with load_attention(attention_dir) as export:
+        assert export.example_ids == ["00000", "00001", "00002", "00003", "00004"]
+        assert export.class_names == ["negative", "positive"]
+        assert export.pooling == "mean" and export.num_layers == 1 and export.num_heads == 2
+        assert export.run_info["run_dir"] == str(run_dir)
+        assert export.run_info["data"] == "test"
+        assert export.max_probability_difference <= 1e-4
+        manifest = export.manifest
+        assert list(manifest.text) == list(predictions.text[:5])
+        assert list(manifest.true_label) == list(predictions.true_label[:5])
+        assert list(manifest.predicted_label) == list(predictions.predicted_label[:5])
+        probabilities = np.array(list(manifest.probabilities), dtype=np.float32)  # (5, C)
+        # The evaluation's fast-path probabilities (written with 4 decimals) and the model's.
+        np.testing.assert_allclose(probabilities.max(axis=-1), predictions.probability[:5],
+                                   atol=1e-4)
+        model = load_end_to_end_model(run_dir / "model.keras")
+        expected = np.asarray(model(np.array(list(manifest.text), dtype=str), training=False))
+        np.testing.assert_allclose(probabilities, expected, atol=1e-4)
+        record = export.record("00002")
+        scores = export.attention_scores("00002")  # (layers, heads, T, T)
+        assert scores.shape == (1, 2, record.num_tokens, record.num_tokens)
+        np.testing.assert_allclose(scores.sum(axis=-1), 1.0, atol=1e-5)
+
+
+def test_export_attention_ids_and_texts_file(run_dir, tmp_path, capsys):
+    from keras_attention_lab.inspection import load_attention
+
+    assert evaluate.main([str(run_dir), "--split", "validation",
+                          "--export-attention-ids", "3", "1"]) == 0
+    predictions = pd.read_csv(run_dir / "eval" / "validation" / "predictions.csv")
+    with load_attention(run_dir / "attention") as export:
+        assert export.example_ids == ["00003", "00001"]
+        assert list(export.manifest.text) == [predictions.text[3], predictions.text[1]]
+        assert export.run_info["data"] == "validation"
+
+    texts = tmp_path / "my.txt"
+    texts.write_text("such a wonderful film\n\na dull boring plot\n")
+    capsys.readouterr()
+    assert evaluate.main([str(run_dir), "--texts-file", str(texts)]) == 0
+    out = capsys.readouterr().out
+    assert "accuracy" not in out and "attention viewer:" in out
+    with load_attention(run_dir / "attention") as export:
+        assert list(export.manifest.text) == ["such a wonderful film", "a dull boring plot"]
+        assert export.manifest.true_label.isna().all()
+        assert not (run_dir / "attention" / "heatmaps" / "00003_heads.png").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--export-attention-ids", "3", "999"], "999 is not an example of 'test' (24 examples)"),
+    (["--export-attention-ids", "2", "2"], "2 is given twice"),
+    (["--export-attention-ids", "-1"], "-1 is not an example id"),
+    (["--export-attention", "0"], "--export-attention must be at least 1"),
+])
+def test_export_attention_bad_ids(run_dir, capsys, args, message):
+    assert message in error_of([str(run_dir), *args], capsys)
+
+
+def test_export_attention_empty_texts_file(run_dir, tmp_path, capsys):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n  \n")
+    assert "no texts in the file" in error_of([str(run_dir), "--texts-file", str(empty)], capsys)
+    missing = tmp_path / "missing.txt"
+    assert "cannot read the texts file" in error_of(
+        [str(run_dir), "--texts-file", str(missing)], capsys)

@@ -1,0 +1,99 @@
+"""predict.py on a tiny trained run: the table, --explain, --json, --file and error cases."""
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # predict.py lives at the repository root.
+
+import predict  # noqa: E402
+
+TEXTS = ["such a wonderful film", "a dull boring plot and a weak actor"]
+
+
+def test_json_output_matches_the_model_and_ranks_tokens_by_rollout(tiny_run_dir, capsys):
+    from keras_attention_lab.models import load_end_to_end_model
+
+    capsys.readouterr()
+    assert predict.main([str(tiny_run_dir), *TEXTS, "--explain", "--top", "3", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["class_names"] == ["negative", "positive"]
+    assert document["pooling"] == "mean"
+    model = load_end_to_end_model(tiny_run_dir / "model.keras")
+    expected = np.asarray(model(np.array(TEXTS, dtype=str), training=False))  # (2, C)
+    for prediction, text, row in zip(document["predictions"], TEXTS, expected):
+        assert prediction["text"] == text
+        probabilities = prediction["probabilities"]
+        np.testing.assert_allclose([probabilities["negative"], probabilities["positive"]], row,
+                                   atol=1e-6)
+        assert prediction["predicted_label"] == ["negative", "positive"][int(row.argmax())]
+        tokens = prediction["tokens"]
+        assert len(tokens) == 3
+        importances = [token["importance"] for token in tokens]
+        assert importances == sorted(importances, reverse=True)
+        assert all(0.0 < importance < 1.0 for importance in importances)
+        words = text.split()
+        for token in tokens:
+            # "such" is not in the fixture's vocabulary: it is the OOV token.
+            assert token["token"] in (words[token["position"]], "[UNK]")
+
+
+def test_table_with_explain_and_a_texts_file(tiny_run_dir, tmp_path, capsys):
+    texts = tmp_path / "texts.txt"
+    texts.write_text("a good film\n\n   \nbad\n")
+    capsys.readouterr()
+    assert predict.main([str(tiny_run_dir), "great", "--file", str(texts), "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert [line for line in out.splitlines() if line.startswith("[")] == [
+        "[1] great", "[2] a good film", "[3] bad"]
+    assert out.count("predicted: ") == 3
+    assert out.count("tokens by rollout importance:") == 3
+    assert "negative" in out and "positive" in out
+
+
+def test_library_ranks_every_real_token_and_importances_sum_to_one(tiny_run_dir):
+    from keras_attention_lab.prediction import load_run, predict
+
+    run = load_run(tiny_run_dir)
+    [prediction] = predict(run, ["the plot was dull and boring"], explain=True, top=None)
+    assert sorted(position for _, position, _ in prediction.tokens) == [0, 1, 2, 3, 4, 5]
+    assert sum(importance for _, _, importance in prediction.tokens) == pytest.approx(1.0)
+    assert sum(prediction.probabilities.values()) == pytest.approx(1.0, abs=1e-6)
+
+
+def error_of(argv, capsys):
+    capsys.readouterr()
+    assert predict.main(argv) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("predict.py: error: ") and "\n" not in error
+    return error
+
+
+@pytest.mark.parametrize("texts, message", [
+    (["good", "  "], "text 2 is empty"),
+    ([], "no texts given"),
+    (["good", "--top", "0"], "--top must be at least 1"),
+])
+def test_bad_texts(tiny_run_dir, capsys, texts, message):
+    assert message in error_of([str(tiny_run_dir), *texts], capsys)
+
+
+def test_empty_and_missing_texts_file(tiny_run_dir, tmp_path, capsys):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    assert "no texts in the file" in error_of([str(tiny_run_dir), "--file", str(empty)], capsys)
+    assert "cannot read the texts file" in error_of(
+        [str(tiny_run_dir), "--file", str(tmp_path / "missing.txt")], capsys)
+
+
+def test_missing_run_folder_and_corrupt_model(tiny_run_dir, tmp_path, capsys):
+    assert "no such run folder" in error_of([str(tmp_path / "nope"), "good"], capsys)
+    broken = tmp_path / "broken"
+    shutil.copytree(tiny_run_dir, broken, ignore=shutil.ignore_patterns("attention", "eval"))
+    (broken / "model.keras").write_bytes(b"not a zip file")
+    assert "model.keras: cannot load the model" in error_of([str(broken), "good"], capsys)
