@@ -141,6 +141,9 @@ class TrainingConfig:
     # none (one device), mirrored (MirroredStrategy over local GPUs, or all logical CPUs
     # when there is no GPU) or multi_worker (MultiWorkerMirroredStrategy from TF_CONFIG).
     distribution: str = "none"
+    # Number of validation examples (the first N) whose attention heatmaps are written to
+    # TensorBoard (logs/attention, Images tab) after every epoch; 0 turns them off.
+    attention_images: int = 0
 
 
 @dataclass(frozen=True)
@@ -380,6 +383,7 @@ def _validate_values(config: Config) -> None:
         ("model.head_hidden_dim", m.head_hidden_dim),
         ("training.weight_decay", tr.weight_decay),
         ("training.early_stopping_patience", tr.early_stopping_patience),
+        ("training.attention_images", tr.attention_images),
     ):
         if value < 0:
             fail(key, "must not be negative", value)

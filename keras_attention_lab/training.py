@@ -342,6 +342,10 @@ def run_training(
             )
         else:
             print("TensorBoard logs skipped: the tensorboard package is not installed.")
+        if training.attention_images:
+            all_callbacks.append(
+                _attention_images_callback(data, training.attention_images, run_dir / LOGS_DIR)
+            )
         if training.early_stopping_patience:
             all_callbacks.append(
                 keras.callbacks.EarlyStopping(
@@ -404,6 +408,21 @@ def run_training(
     write_json(run_dir / METRICS_FILE, metrics)
     _finalize(run_dir, final_dir)
     return RunResult(run_dir=final_dir, metrics=metrics, resumed=resumed)
+
+
+def _attention_images_callback(data, num_examples: int, logs_dir: Path):
+    """Heatmaps of the first `num_examples` validation texts, in `logs_dir/attention`."""
+    from keras_attention_lab.inspection import AttentionImagesCallback
+    from keras_attention_lab.models import build_attention_model
+
+    texts = np.asarray(data.splits.validation[0][:num_examples], dtype=object).astype(str)
+    token_ids = np.asarray(data.vectorizer(tf.constant(texts)))  # (N, L)
+    return AttentionImagesCallback(
+        str(logs_dir / "attention"),
+        token_ids,
+        attention_model_builder=build_attention_model,
+        vocabulary=data.vectorizer.get_vocabulary(),
+    )
 
 
 def _tensorboard_installed() -> bool:

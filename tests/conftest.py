@@ -36,7 +36,8 @@ def tiny_run_dir(tmp_path_factory):
     """configs/tiny.yaml trained once per session on the reviews fixture (runs/tiny).
 
     Shared by the evaluate.py and predict.py tests: they may add eval/ and attention/
-    folders to it, but must not change or remove what train.py wrote.
+    folders to it, but must not change or remove what train.py wrote. It also logs the
+    attention images of 2 validation examples (`training.attention_images`).
     """
     sys.path.insert(0, str(ROOT))  # train.py lives at the repository root.
     import train
@@ -44,5 +45,6 @@ def tiny_run_dir(tmp_path_factory):
     data_file = write_reviews_fixture(tmp_path_factory.mktemp("data") / "reviews.csv")
     root = tmp_path_factory.mktemp("runs")
     assert train.main(["--config", TINY, "--set", "dataset.name=null",
-                       f"dataset.train_file={data_file}", f"output.root={root}"]) == 0
+                       f"dataset.train_file={data_file}", f"output.root={root}",
+                       "training.attention_images=2"]) == 0
     return root / "tiny"

@@ -113,6 +113,7 @@ def test_override_errors_name_the_key(override, key):
         (["training.steps_per_epoch=0"], "training.steps_per_epoch: must be positive"),
         (["training.weight_decay=-0.1"], "training.weight_decay: must not be negative"),
         (["training.early_stopping_patience=-1"], "training.early_stopping_patience"),
+        (["training.attention_images=-2"], "training.attention_images: must not be negative"),
         (["model.dropout=1.0"], "model.dropout: must be in [0, 1)"),
         (["training.label_smoothing=-0.1"], "training.label_smoothing: must be in [0, 1)"),
         (["dataset.validation_fraction=0"], "dataset.validation_fraction: must be in (0, 1)"),

@@ -207,3 +207,17 @@ def test_help(script):
     assert result.returncode == 0
     assert result.stdout.startswith("usage:")
     assert ("--set" if script == "train.py" else "--split") in result.stdout
+
+
+def test_attention_images_are_logged_each_epoch(tiny_run_dir):
+    # The shared run trains with training.attention_images=2 (tests/conftest.py).
+    import tensorflow as tf
+
+    steps = {}
+    for event_file in (tiny_run_dir / "logs" / "attention").glob("events.out.tfevents.*"):
+        for event in tf.compat.v1.train.summary_iterator(str(event_file)):
+            for value in event.summary.value:
+                steps.setdefault(value.tag, []).append(event.step)
+                png = tf.make_ndarray(value.tensor)[2]
+                assert png[:4] == b"\x89PNG"
+    assert steps == {"attention/0": [0, 1], "attention/1": [0, 1]}
