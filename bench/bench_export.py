@@ -1,0 +1,135 @@
+"""Time and disk size of an attention export of a trained run; prints a markdown table.
+
+Usage:
+    python bench/bench_export.py                    # runs/default, 1,000 test examples
+    python bench/bench_export.py runs/reuters_r8 --num-examples 500 --split validation
+    python bench/bench_export.py runs/default --rendered 1000   # PNG heatmaps for all
+
+Loads the run, predicts the examples on the fast path (what evaluate.py computes anyway),
+then times `export_attention` on them: the attention model in batches of 32, the check
+against the fast path, rollout, `attention.npz` + `manifest.jsonl`, PNG heatmaps and
+BertViz JSON for the first `--rendered` examples (default 8, as evaluate.py
+--export-attention), and the offline viewer (first 32 examples). The export goes to a
+temporary folder, deleted afterwards unless `--keep DIR` is given. Target: 1,000 examples
+in under a minute on 2 CPU cores.
+"""
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="bench_export.py", description=__doc__.split("\n")[0])
+    parser.add_argument("run_dir", nargs="?", default="runs/default", metavar="RUN_DIR",
+                        help="train.py run folder (default: runs/default)")
+    parser.add_argument("--num-examples", type=int, default=1000,
+                        help="examples to export, the first of the split (default 1000)")
+    parser.add_argument("--split", choices=("test", "validation"), default="test")
+    parser.add_argument("--rendered", type=int, default=8,
+                        help="examples that get PNG heatmaps and BertViz JSON (default 8)")
+    parser.add_argument("--keep", metavar="DIR", help="write the export here and keep it")
+    return parser.parse_args(argv)
+
+
+def folder_size(path: Path) -> int:
+    return sum(file.stat().st_size for file in path.rglob("*") if file.is_file())
+
+
+def mib(size: int) -> str:
+    return f"{size / 2**20:.2f} MiB"
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    from keras_attention_lab.data import DataError
+    from keras_attention_lab.evaluation import EvaluationError, load_split, predict_texts
+    from keras_attention_lab.inspection import export_attention, load_attention
+    from keras_attention_lab.prediction import ATTENTION_BATCH_SIZE, load_run
+
+    start = time.perf_counter()
+    try:
+        run = load_run(args.run_dir)
+        texts, labels = load_split(args.run_dir, args.split, run.class_names)
+    except (EvaluationError, DataError) as error:
+        print(f"bench_export.py: error: {error}", file=sys.stderr)
+        return 2
+    load_seconds = time.perf_counter() - start
+    texts = [str(text) for text in texts[: args.num_examples]]
+    labels = labels[: args.num_examples]
+    attention_model = run.attention_model
+
+    start = time.perf_counter()
+    probabilities = predict_texts(run.model, texts)
+    predict_seconds = time.perf_counter() - start
+
+    out_dir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench_export_"))
+    try:
+        start = time.perf_counter()
+        export = export_attention(
+            attention_model, run.vectorizer, texts, out_dir, run.class_names,
+            true_labels=labels, fast_path_probabilities=probabilities, pooling=run.pooling,
+            batch_size=ATTENTION_BATCH_SIZE, run_info={"run_dir": str(run.run_dir)},
+            max_rendered_examples=args.rendered, verbose=0,
+        )
+        export_seconds = time.perf_counter() - start
+        export.close()
+
+        start = time.perf_counter()
+        with load_attention(out_dir) as loaded:
+            for example_id in loaded.example_ids:
+                loaded.attention_scores(example_id)
+            num_layers, num_heads = loaded.num_layers, loaded.num_heads
+            mean_tokens = float(loaded.manifest.num_tokens.mean())
+            difference = loaded.max_probability_difference
+        read_seconds = time.perf_counter() - start
+
+        sizes = {
+            "attention.npz": (out_dir / "attention.npz").stat().st_size,
+            "manifest.jsonl": (out_dir / "manifest.jsonl").stat().st_size,
+            "heatmaps/ (PNG)": folder_size(out_dir / "heatmaps"),
+            "bertviz/ (JSON)": folder_size(out_dir / "bertviz"),
+            "index.html (viewer)": (out_dir / "index.html").stat().st_size,
+        }
+        total = folder_size(out_dir)
+    finally:
+        if not args.keep:
+            shutil.rmtree(out_dir, ignore_errors=True)
+
+    count = len(texts)
+    rendered = min(args.rendered, count)
+    rows = [
+        ("run", f"`{run.run_dir}` ({args.split} split, pooling {run.pooling})"),
+        ("examples exported", f"{count:,} ({mean_tokens:.1f} real tokens on average; "
+                              f"{num_layers} layers x {num_heads} heads)"),
+        ("PNG heatmaps + BertViz JSON", f"first {rendered} examples"
+                                        + (" (the export default)" if args.rendered == 8 else "")),
+        ("load run + split", f"{load_seconds:.1f} s"),
+        ("fast-path predict (evaluation)", f"{predict_seconds:.1f} s"),
+        ("**export** (attention model, check, rollout, files, viewer)",
+         f"**{export_seconds:.1f} s** ({1000 * export_seconds / max(count, 1):.1f} ms/example)"),
+        ("read back every example (`load_attention`)", f"{read_seconds:.1f} s"),
+        ("max probability gap, attention path vs fast path", f"{difference:.2e}"),
+        *((f"size: {name}", mib(size)) for name, size in sizes.items()),
+        ("**size on disk, total**", f"**{mib(total)}** ({total / max(count, 1) / 1024:.1f} "
+                                    "KiB/example)"),
+        ("CPU cores available", str(os.cpu_count())),
+    ]
+    width = max(len(name) for name, _ in rows)
+    print(f"| {'what'.ljust(width)} | value |")
+    print(f"|{'-' * (width + 2)}|-------|")
+    for name, value in rows:
+        print(f"| {name.ljust(width)} | {value} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
