@@ -14,7 +14,13 @@ import numpy as np
 import pytest
 
 from keras_attention_lab.config import load_config
-from keras_attention_lab.training import TrainingError, _StopOnNaN, run_training
+from keras_attention_lab.training import (
+    TrainingError,
+    _finalize,
+    _StopOnNaN,
+    prepare_run_dir,
+    run_training,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # train.py lives at the repository root.
@@ -95,7 +101,7 @@ def test_tiny_trains_end_to_end_and_its_saved_model_reloads(tiny_run, capsys):
     np.testing.assert_array_equal(np.asarray(reloaded(texts.astype(str))), probabilities)
 
 
-def test_same_command_twice_gives_same_metrics_and_overwrite_is_explicit(
+def test_same_command_twice_gives_same_metrics_and_never_overwrites(
         tiny_run, data_file, capsys):
     root = tiny_run.parent
     args = tiny_args(root, data_file, "output.name=tiny_again")
@@ -107,8 +113,19 @@ def test_same_command_twice_gives_same_metrics_and_overwrite_is_explicit(
     error = capsys.readouterr().err
     assert "already holds a finished run" in error and "--overwrite" in error
 
-    assert train.main(args + ["--overwrite"]) == 0
-    assert metrics_of(root / "tiny_again") == metrics_of(tiny_run)
+
+def test_overwrite_replaces_a_finished_run_only_when_complete(tmp_path):
+    config = load_config(TINY, [f"output.root={tmp_path}"])
+    final = tmp_path / "tiny"
+    final.mkdir()
+    (final / "old.txt").write_text("old run")
+    final_dir, partial_dir, resumed = prepare_run_dir(config, overwrite=True)
+    assert (final_dir, partial_dir, resumed) == (final, tmp_path / "tiny.partial", False)
+    assert (final / "old.txt").exists()  # Untouched until the new run is complete.
+    (partial_dir / "model.keras").write_text("new run")
+    _finalize(partial_dir, final_dir)
+    assert sorted(path.name for path in final.iterdir()) == ["config.yaml", "model.keras"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["tiny"]
 
 
 class InterruptAfterEpoch(keras.callbacks.Callback):
