@@ -125,8 +125,9 @@ _PAGE_TEMPLATE = r"""<!DOCTYPE html>
   .prob-bar { height: 10px; background: #e4e7ee; border-radius: 5px; overflow: hidden; }
   .prob-bar div { height: 100%; background: #3b6fd8; }
   #rollout { line-height: 2; font-size: 15px; }
-  #rollout span { padding: 2px 3px; margin: 0 1px; border-radius: 3px; cursor: default;
-                  white-space: pre; }
+  /* inline-block: adjacent spans with no whitespace between them still wrap. */
+  #rollout span { display: inline-block; padding: 0 3px; margin: 1px; border-radius: 3px;
+                  cursor: default; white-space: pre; }
   #rollout span.active { outline: 2px solid #1d2330; }
   #heatmap-box, #lines-box { overflow: auto; max-height: 640px; }
   #status { font-size: 12px; color: #5b6478; min-height: 18px; margin-top: 6px;
@@ -291,10 +292,13 @@ function renderRollout() {
   const box = byId("rollout");
   clear(box);
   if (example.tokens.length === 0) { box.textContent = "(no tokens)"; return; }
-  const largest = Math.max(...example.rollout) || 1;
+  // Min-max scaled: rollout mixes in the identity, so importances are often close to
+  // uniform and a 0-to-largest scale would paint every token the same.
+  const largest = Math.max(...example.rollout), smallest = Math.min(...example.rollout);
+  const range = largest - smallest || 1;
   example.tokens.forEach((token, index) => {
     const span = element("span", token);
-    const strength = example.rollout[index] / largest;
+    const strength = (example.rollout[index] - smallest) / range;
     span.style.background = `rgba(232, 110, 20, ${(0.08 + 0.82 * strength).toFixed(3)})`;
     span.setAttribute("title", `${token}: ${example.rollout[index].toFixed(4)}`);
     if (index === activeQuery()) span.classList.add("active");
@@ -304,13 +308,18 @@ function renderRollout() {
 
 function activeQuery() { return state.hoverQuery !== null ? state.hoverQuery : state.query; }
 
-function cellSize(count) { return Math.max(2, Math.min(24, Math.floor(560 / Math.max(count, 1)))); }
+function cellSize(count, width) {
+  return Math.max(2, Math.min(24, Math.floor(width / Math.max(count, 1))));
+}
 
 function renderHeatmap() {
   const example = DATA.examples[state.example];
   const count = example.tokens.length, matrix = currentMatrix();
-  const cell = cellSize(count), showLabels = cell >= 8;
+  // Fit the panel: the labels take 96 px when the cells are large enough to label.
+  const width = Math.max(byId("heatmap-box").clientWidth - 8, 200);
+  const showLabels = cellSize(count, width - 96) >= 8;
   const margin = showLabels ? 96 : 4;
+  const cell = cellSize(count, width - margin);
   const canvas = byId("heatmap");
   canvas.width = margin + count * cell + 4;
   canvas.height = margin + count * cell + 4;
