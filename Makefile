@@ -36,9 +36,12 @@ train: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	$(PY) -m pytest -q tests
-	$(MAKE) test-layers-jax
+	$(MAKE) test-layers-torch test-layers-jax
 
-# The layers are backend-agnostic: prove it on JAX too.
+# The layers use only keras.ops: prove it on the PyTorch and JAX backends too.
+test-layers-torch: $(VENV)/.installed
+	KERAS_BACKEND=torch $(PY) -m pytest -q tests/layers
+
 test-layers-jax: $(VENV)/.installed
 	KERAS_BACKEND=jax $(PY) -m pytest -q tests/layers
 
