@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export TF_CPP_MIN_LOG_LEVEL ?= 2
 
-.PHONY: venv train test test-layers-jax bench lint clean
+.PHONY: venv train test test-layers-torch test-layers-jax bench lint clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
