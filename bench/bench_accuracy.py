@@ -105,7 +105,7 @@ def format_table(results):
               "keras.io example: test acc", "wall time", "published anchors (test acc %)")
     rows = []
     for dataset, (ours, example) in results.items():
-        def cell(metrics, key, scale=100.0, digits=1):
+        def cell(metrics, key, scale=100.0, digits=2):
             if metrics is None:
                 return "-"
             return f"{metrics['test'][key] * scale:.{digits}f}"
