@@ -1,34 +1,16 @@
-import csv
 import os
-import random
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.review_fixture import write_reviews_fixture
 
 # Quiet TensorFlow's start-up logging in test output.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = str(ROOT / "configs" / "tiny.yaml")
-
-
-def write_reviews_fixture(path):
-    """240 short 'reviews' whose label is given by two sentiment words: learnable fast."""
-    rng = random.Random(0)
-    positive = "good great wonderful superb fine lovely brilliant moving".split()
-    negative = "bad awful boring dull terrible weak poor tedious".split()
-    filler = "the a film movie plot actor story scene it was is and of".split()
-    with open(path, "w", newline="") as file:
-        writer = csv.writer(file)
-        writer.writerow(["text", "label"])
-        for index in range(240):
-            label = index % 2
-            words = rng.choices(filler, k=rng.randint(3, 12))
-            words += rng.choices(positive if label else negative, k=2)
-            rng.shuffle(words)
-            writer.writerow([" ".join(words), "positive" if label else "negative"])
-    return path
 
 
 @pytest.fixture(scope="session")

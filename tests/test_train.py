@@ -4,7 +4,6 @@ MirroredStrategy on two logical CPUs, mixed precision, errors and --help."""
 import csv
 import json
 import math
-import random
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +20,7 @@ from keras_attention_lab.training import (
     prepare_run_dir,
     run_training,
 )
+from tests.review_fixture import write_reviews_fixture
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # train.py lives at the repository root.
@@ -29,27 +29,9 @@ TINY = str(ROOT / "configs" / "tiny.yaml")
 import train  # noqa: E402
 
 
-def write_fixture(path):
-    """240 short 'reviews' whose label is given by two sentiment words: learnable fast."""
-    rng = random.Random(0)
-    positive = "good great wonderful superb fine lovely brilliant moving".split()
-    negative = "bad awful boring dull terrible weak poor tedious".split()
-    filler = "the a film movie plot actor story scene it was is and of".split()
-    with open(path, "w", newline="") as file:
-        writer = csv.writer(file)
-        writer.writerow(["text", "label"])
-        for index in range(240):
-            label = index % 2
-            words = rng.choices(filler, k=rng.randint(3, 12))
-            words += rng.choices(positive if label else negative, k=2)
-            rng.shuffle(words)
-            writer.writerow([" ".join(words), "positive" if label else "negative"])
-    return path
-
-
 @pytest.fixture(scope="module")
 def data_file(tmp_path_factory):
-    return write_fixture(tmp_path_factory.mktemp("data") / "reviews.csv")
+    return write_reviews_fixture(tmp_path_factory.mktemp("data") / "reviews.csv")
 
 
 def tiny_args(root, data_file, *overrides):
