@@ -46,7 +46,15 @@ class DatasetConfig:
     train_file: str | None = None
     validation_file: str | None = None
     test_file: str | None = None
-    # Column names in the files above.
+    # Any dataset of the TFDS catalog by name ("imdb_reviews", "ag_news_subset"), for
+    # machines that can download it or already have it in data_dir.
+    tfds_name: str | None = None
+    # Its split names; a null validation/test split is carved out of train (fractions
+    # below). Slices such as "train[:50%]" work.
+    train_split: str = "train"
+    validation_split: str | None = None
+    test_split: str | None = "test"
+    # Column names in the files above, or feature keys of the TFDS dataset.
     text_column: str = "text"
     label_column: str = "label"
     # Fractions held out of the training data when a split is missing. The test split is
@@ -322,15 +330,19 @@ def _validate_values(config: Config) -> None:
             fail(key, f"must be one of {', '.join(choices)}", value)
 
     d, t, m, tr = config.dataset, config.text, config.model, config.training
-    if d.name is None and d.train_file is None:
+    sources = {"name": d.name, "tfds_name": d.tfds_name, "train_file": d.train_file}
+    given = {key: value for key, value in sources.items() if value is not None}
+    if not given:
         raise ConfigError(
             "dataset.name: no dataset given: set dataset.name to a built-in dataset "
-            f"({', '.join(BUILTIN_DATASETS)}) or dataset.train_file to a CSV/Parquet file"
+            f"({', '.join(BUILTIN_DATASETS)}), dataset.tfds_name to a TFDS catalog name or "
+            "dataset.train_file to a CSV/TSV/JSONL/Parquet file"
         )
-    if d.name is not None and d.train_file is not None:
+    if len(given) > 1:
+        second = list(given)[1]
         raise ConfigError(
-            f"dataset.train_file: give either dataset.name or dataset.train_file, not both "
-            f"(name={d.name!r}, train_file={d.train_file!r})"
+            f"dataset.{second}: give one of dataset.name, dataset.tfds_name or "
+            f"dataset.train_file, not several ({', '.join(f'{k}={v!r}' for k, v in given.items())})"
         )
     for key, value in (
         ("dataset.validation_fraction", d.validation_fraction),

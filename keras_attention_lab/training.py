@@ -61,13 +61,16 @@ def data_specs(config: Config):
 
     d, t = config.dataset, config.text
     dataset_spec = DatasetSpec(
-        name=d.name,
+        name=d.name if d.name is not None else d.tfds_name,
         data_dir=d.data_dir,
         train_file=d.train_file,
         validation_file=d.validation_file,
         test_file=d.test_file,
         text_column=d.text_column,
         label_column=d.label_column,
+        train_split=d.train_split,
+        validation_split=d.validation_split,
+        test_split=d.test_split,
         validation_fraction=d.validation_fraction,
         test_fraction=d.test_fraction,
         seed=d.split_seed,

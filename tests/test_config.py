@@ -122,7 +122,8 @@ def test_override_errors_name_the_key(override, key):
         (["model.pooling=sum"], "model.pooling: must be one of mean, max, cls"),
         (["training.distribution=tpu"], "training.distribution: must be one of"),
         (["dataset.name=mnist"], "dataset.name: must be one of"),
-        (["dataset.train_file=train.csv"], "dataset.train_file: give either dataset.name"),
+        (["dataset.train_file=train.csv"], "dataset.train_file: give one of dataset.name"),
+        (["dataset.tfds_name=imdb_reviews"], "dataset.tfds_name: give one of dataset.name"),
         (["output.name=a/b"], "output.name: must be a plain folder name"),
     ],
 )
@@ -149,3 +150,18 @@ def test_every_config_file_loads_and_says_how_to_run_it(path):
 
 def test_model_config_is_the_default_section():
     assert load_config(None, BASE).model == ModelConfig()
+
+
+def test_tfds_catalog_dataset_and_split_names_reach_the_data_spec():
+    from keras_attention_lab.training import data_specs
+
+    config = load_config(None, [
+        "dataset.tfds_name=imdb_reviews", "dataset.validation_split=train[:10%]",
+        "dataset.train_split=train[10%:]", "dataset.text_column=review",
+    ])
+    dataset_spec, _ = data_specs(config)
+    assert dataset_spec.name == "imdb_reviews"
+    assert (dataset_spec.train_split, dataset_spec.validation_split, dataset_spec.test_split) == (
+        "train[10%:]", "train[:10%]", "test"
+    )
+    assert dataset_spec.text_column == "review"
