@@ -4,7 +4,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from keras_attention_lab.data.errors import DataError
+from keras_attention_lab.data.errors import DataError, spec_from_mapping
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,10 +63,4 @@ class DatasetSpec:
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> "DatasetSpec":
         """Builds a spec from a config mapping; unknown keys are errors that name the key."""
-        known = {field.name for field in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise DataError(
-                f"unknown dataset spec key {unknown[0]!r}; known keys: {', '.join(sorted(known))}"
-            )
-        return cls(**values)
+        return spec_from_mapping(cls, values, "dataset spec")
