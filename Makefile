@@ -36,6 +36,8 @@ train: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	$(PY) -m pytest -q tests
+	# The docstring examples run as written.
+	$(PY) -m pytest -q --doctest-modules keras_attention_lab
 	$(MAKE) test-layers-torch test-layers-jax
 
 # The layers use only keras.ops: prove it on the PyTorch and JAX backends too.
