@@ -136,9 +136,12 @@ class TrainingConfig:
     clipnorm: float | None = 1.0
     # Label smoothing of the cross-entropy loss (regularises overconfident heads).
     label_smoothing: float = 0.0
-    # Stop after this many epochs without a better validation loss and restore the best
+    # Stop after this many epochs without a better `monitor` value and restore the best
     # weights; 0 disables early stopping.
     early_stopping_patience: int = 3
+    # What picks the best epoch (checkpoint and early stopping): val_loss, or
+    # val_accuracy where label smoothing makes the loss a poor guide to accuracy.
+    monitor: str = "val_loss"
     # Seeds weights, dropout and shuffling; with op determinism, two runs of the same
     # command give the same metrics on CPU.
     seed: int = 0
@@ -187,6 +190,7 @@ _CHOICES = {
     "training.optimizer": ("adamw", "adam", "sgd"),
     "training.schedule": ("cosine", "constant"),
     "training.distribution": ("none", "mirrored", "multi_worker"),
+    "training.monitor": ("val_loss", "val_accuracy"),
 }
 _NULL_WORDS = ("null", "none", "~")
 

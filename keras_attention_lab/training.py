@@ -323,14 +323,17 @@ def run_training(
         history_path = run_dir / HISTORY_FILE
         best_path = run_dir / BEST_WEIGHTS
         best_path.parent.mkdir(exist_ok=True)
-        earlier = [float(row["val_loss"]) for row in _read_history(history_path)]
+        monitor, mode = training.monitor, "min" if training.monitor == "val_loss" else "max"
+        best_of = min if mode == "min" else max
+        earlier = [float(row[monitor]) for row in _read_history(history_path)]
         checkpoint = keras.callbacks.ModelCheckpoint(
             best_path,
-            monitor="val_loss",
+            monitor=monitor,
+            mode=mode,
             save_best_only=True,
             save_weights_only=True,
             # A resumed run must only replace the best checkpoint with a better one.
-            initial_value_threshold=min(earlier) if earlier else None,
+            initial_value_threshold=best_of(earlier) if earlier else None,
         )
         all_callbacks = [
             # First, so an epoch counts as done only once its backup is on disk.
@@ -352,7 +355,8 @@ def run_training(
         if training.early_stopping_patience:
             all_callbacks.append(
                 keras.callbacks.EarlyStopping(
-                    monitor="val_loss",
+                    monitor=monitor,
+                    mode=mode,
                     patience=training.early_stopping_patience,
                     restore_best_weights=True,
                 )
@@ -372,7 +376,7 @@ def run_training(
             shuffle=False,  # The train pipeline shuffles, seeded.
         )
         if best_path.exists():
-            # The best epoch by validation loss, also across an interruption.
+            # The best epoch by `monitor`, also across an interruption.
             classifier.load_weights(best_path)
 
         # Evaluate.
@@ -381,9 +385,10 @@ def run_training(
             probabilities, labels = _predict(classifier, pipelines[split])
             metrics[split] = classification_metrics(labels, probabilities, num_classes)
         history = _read_history(history_path)
-        losses = [float(row["val_loss"]) for row in history]
+        monitored = [float(row[monitor]) for row in history]
         metrics["epochs"] = len(history)
-        metrics["best_epoch"] = int(np.argmin(losses)) + 1 if losses else 0
+        best_index = np.argmin if mode == "min" else np.argmax
+        metrics["best_epoch"] = int(best_index(monitored)) + 1 if monitored else 0
         metrics["num_parameters"] = int(classifier.count_params())
         metrics["class_names"] = class_names
 

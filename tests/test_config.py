@@ -121,6 +121,7 @@ def test_override_errors_name_the_key(override, key):
          "dataset.test_fraction"),
         (["model.pooling=sum"], "model.pooling: must be one of mean, max, cls"),
         (["training.distribution=tpu"], "training.distribution: must be one of"),
+        (["training.monitor=accuracy"], "training.monitor: must be one of val_loss, val_accuracy"),
         (["dataset.name=mnist"], "dataset.name: must be one of"),
         (["dataset.train_file=train.csv"], "dataset.train_file: give one of dataset.name"),
         (["dataset.tfds_name=imdb_reviews"], "dataset.tfds_name: give one of dataset.name"),

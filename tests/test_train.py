@@ -220,3 +220,18 @@ def test_attention_images_are_logged_each_epoch(tiny_run_dir):
                 png = tf.make_ndarray(value.tensor)[2]
                 assert png[:4] == b"\x89PNG"
     assert steps == {"attention/0": [0, 1], "attention/1": [0, 1]}
+
+
+def test_monitor_val_accuracy_keeps_the_epoch_with_the_best_validation_accuracy(
+    tmp_path, data_file
+):
+    args = tiny_args(tmp_path, data_file, "training.epochs=3", "training.monitor=val_accuracy",
+                     "training.early_stopping_patience=0")
+    assert train.main(args) == 0
+    run_dir = tmp_path / "tiny"
+    with (run_dir / "history.csv").open(newline="") as file:
+        accuracies = [float(row["val_accuracy"]) for row in csv.DictReader(file)]
+    metrics = metrics_of(run_dir)
+    assert metrics["best_epoch"] == int(np.argmax(accuracies)) + 1
+    # The kept weights are the best epoch's: their validation accuracy is the best one logged.
+    assert metrics["validation"]["accuracy"] == pytest.approx(max(accuracies), abs=1e-6)
