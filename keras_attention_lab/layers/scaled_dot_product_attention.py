@@ -162,13 +162,13 @@ class ScaledDotProductAttention(keras.layers.Layer):
         return ops.where(mask, 0.0, _MASKED_LOGIT)
 
     @staticmethod
-    def _zero_rows(output, mask):
+    def _zero_rows(output, has_key):
         """Zero the (B, T, N, H) outputs of queries whose keys are all masked.
 
         The softmax gives such rows uniform weights; a (B, T, N, 1) multiply is far
-        cheaper than masking the (B, N, T, S) weights again.
+        cheaper than masking the (B, N, T, S) weights again. `has_key` is
+        `any(mask, axis=-1, keepdims=True)`, (B|1, N|1, T|1, 1).
         """
-        has_key = ops.any(mask, axis=-1, keepdims=True)  # (B|1, N|1, T|1, 1)
         has_key = ops.transpose(has_key, (0, 2, 1, 3))  # (B|1, T|1, N|1, 1)
         return output * ops.cast(has_key, output.dtype)
 
@@ -186,7 +186,9 @@ class ScaledDotProductAttention(keras.layers.Layer):
         else:
             bias = self._logit_bias(mask)
             output = ops.dot_product_attention(query, key, value, bias=bias, scale=scale)
-        return output if mask is None else self._zero_rows(output, mask)
+        if mask is None:
+            return output
+        return self._zero_rows(output, ops.any(mask, axis=-1, keepdims=True))
 
     def _explicit_attention(self, query, key, value, mask, training, return_scores=True):
         # Scale the (T, H) queries, not the (T, S) logits: cheaper, same result.
@@ -202,10 +204,10 @@ class ScaledDotProductAttention(keras.layers.Layer):
         weights = self._dropout_layer(scores, training=training)
         output = ops.einsum("bnts,bsnh->btnh", ops.cast(weights, value.dtype), value)
         if mask is not None:
-            output = self._zero_rows(output, mask)
+            has_key = ops.any(mask, axis=-1, keepdims=True)  # (B|1, N|1, T|1, 1)
+            output = self._zero_rows(output, has_key)
             if return_scores:
                 # Exactly zero weights for rows with no key to attend (not uniform ones).
-                has_key = ops.any(mask, axis=-1, keepdims=True)  # (B|1, N|1, T|1, 1)
                 scores = scores * ops.cast(has_key, scores.dtype)
         return output, scores if return_scores else None
 
