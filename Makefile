@@ -5,13 +5,17 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 export TF_CPP_MIN_LOG_LEVEL ?= 2
+# The code runs from the checkout: `layers`, `models`, `data`, ... are imported from here.
+export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
+# The packages whose docstring examples `make test` runs.
+DOCTEST_PATHS := layers models data inspection config.py runs.py reports.py
 
 .PHONY: venv train test test-layers-torch test-layers-jax bench lint clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet '.[dev]'
 	touch $@
 
 venv: $(VENV)/.installed
@@ -22,7 +26,7 @@ venv: $(VENV)/.installed
 # `make train TRAIN_ARGS=--overwrite` retrains it.
 TRAIN_ARGS ?=
 train: $(VENV)/.installed
-	$(PY) -m keras_attention_lab datasets prepare rotten_tomatoes
+	$(PY) -m data prepare rotten_tomatoes
 	@if [ -f runs/default/model.keras ] && [[ "$(TRAIN_ARGS)" != *--overwrite* ]]; then \
 	  echo "runs/default/ is already trained; make train TRAIN_ARGS=--overwrite retrains it"; \
 	else \
@@ -37,7 +41,7 @@ train: $(VENV)/.installed
 test: $(VENV)/.installed
 	$(PY) -m pytest -q tests
 	# The docstring examples run as written.
-	$(PY) -m pytest -q --doctest-modules keras_attention_lab
+	$(PY) -m pytest -q --doctest-modules $(DOCTEST_PATHS)
 	$(MAKE) test-layers-torch test-layers-jax
 
 # The layers use only keras.ops: prove it on the PyTorch and JAX backends too.

@@ -87,7 +87,7 @@ def main(argv=None):
         return fail("--texts-file has no labels to evaluate: drop --data, or evaluate it "
                     "without --texts-file")
 
-    from keras_attention_lab.prediction import PredictionError, check_example_ids, read_texts_file
+    from prediction import PredictionError, check_example_ids, read_texts_file
 
     # Checked before TensorFlow is imported: mistakes show up at once.
     try:
@@ -98,10 +98,10 @@ def main(argv=None):
     except PredictionError as error:
         return fail(error)
 
-    from keras_attention_lab.config import ConfigError
-    from keras_attention_lab.data import DataError
-    from keras_attention_lab.evaluation import EvaluationError, evaluate_run, format_reports
-    from keras_attention_lab.prediction import export_evaluation_attention, export_texts_attention
+    from config import ConfigError
+    from data import DataError
+    from evaluation import EvaluationError, evaluate_run, format_reports
+    from prediction import export_evaluation_attention, export_texts_attention
 
     verbose = 1 if sys.stdout.isatty() else 0
     reports, viewers = [], []

@@ -57,7 +57,7 @@ def main(argv=None):
         return fail(f"--top must be at least 1, got {args.top}")
     if args.batch_size < 1:
         return fail(f"--batch-size must be at least 1, got {args.batch_size}")
-    from keras_attention_lab.prediction import PredictionError, check_texts, read_texts_file
+    from prediction import PredictionError, check_texts, read_texts_file
 
     try:
         # Texts are checked before TensorFlow is imported: mistakes show up at once.
@@ -68,8 +68,8 @@ def main(argv=None):
     except PredictionError as error:
         return fail(error)
 
-    from keras_attention_lab.evaluation import EvaluationError
-    from keras_attention_lab.prediction import (
+    from evaluation import EvaluationError
+    from prediction import (
         format_predictions,
         load_run,
         predict,

@@ -49,7 +49,7 @@ def parse_args(argv):
 def main(argv=None):
     args = parse_args(argv)
     # Config errors are reported before TensorFlow is even imported.
-    from keras_attention_lab.config import ConfigError, load_config
+    from config import ConfigError, load_config
 
     try:
         config = load_config(args.config, args.overrides)
@@ -57,8 +57,8 @@ def main(argv=None):
         print(f"train.py: error: {error}", file=sys.stderr)
         return 2
 
-    from keras_attention_lab.data import DataError
-    from keras_attention_lab.training import TrainingError, format_summary, run_training
+    from data import DataError
+    from training import TrainingError, format_summary, run_training
 
     try:
         result = run_training(config, overwrite=args.overwrite)

@@ -29,7 +29,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from keras_attention_lab.layers import MultiHeadAttention  # noqa: E402
+from layers import MultiHeadAttention  # noqa: E402
 
 BATCH, D_MODEL, NUM_HEADS = 32, 128, 4
 MODES = ("train", "infer", "infer+scores")

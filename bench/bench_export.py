@@ -50,10 +50,10 @@ def mib(size: int) -> str:
 
 def main(argv=None):
     args = parse_args(argv)
-    from keras_attention_lab.data import DataError
-    from keras_attention_lab.evaluation import EvaluationError, load_split, predict_texts
-    from keras_attention_lab.inspection import export_attention, load_attention
-    from keras_attention_lab.prediction import ATTENTION_BATCH_SIZE, load_run
+    from data import DataError
+    from evaluation import EvaluationError, load_split, predict_texts
+    from inspection import export_attention, load_attention
+    from prediction import ATTENTION_BATCH_SIZE, load_run
 
     start = time.perf_counter()
     try:

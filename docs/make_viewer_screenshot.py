@@ -20,7 +20,7 @@ from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from keras_attention_lab.inspection import export_attention  # noqa: E402
+from inspection import export_attention  # noqa: E402
 from tests.inspection.stand_in_model import build_stand_in_models  # noqa: E402
 
 OUTPUT = pathlib.Path(__file__).resolve().parent / "viewer.png"

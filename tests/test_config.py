@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from keras_attention_lab.config import (
+from config import (
     ConfigError,
     ModelConfig,
     dump_config,
@@ -154,7 +154,7 @@ def test_model_config_is_the_default_section():
 
 
 def test_tfds_catalog_dataset_and_split_names_reach_the_data_spec():
-    from keras_attention_lab.training import data_specs
+    from training import data_specs
 
     config = load_config(None, [
         "dataset.tfds_name=imdb_reviews", "dataset.validation_split=train[:10%]",

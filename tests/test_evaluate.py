@@ -104,8 +104,8 @@ def test_unknown_labels_in_own_file(run_dir, tmp_path, capsys):
 
 
 def test_export_attention_of_the_first_examples(run_dir, capsys):
-    from keras_attention_lab.inspection import load_attention
-    from keras_attention_lab.models import load_end_to_end_model
+    from inspection import load_attention
+    from models import load_end_to_end_model
 
     capsys.readouterr()
     assert evaluate.main([str(run_dir), "--export-attention", "5"]) == 0
@@ -143,7 +143,7 @@ def test_export_attention_of_the_first_examples(run_dir, capsys):
 
 
 def test_export_attention_ids_and_texts_file(run_dir, tmp_path, capsys):
-    from keras_attention_lab.inspection import load_attention
+    from inspection import load_attention
 
     assert evaluate.main([str(run_dir), "--split", "validation",
                           "--export-attention-ids", "3", "1"]) == 0

@@ -17,7 +17,7 @@ TEXTS = ["such a wonderful film", "a dull boring plot and a weak actor"]
 
 
 def test_json_output_matches_the_model_and_ranks_tokens_by_rollout(tiny_run_dir, capsys):
-    from keras_attention_lab.models import load_end_to_end_model
+    from models import load_end_to_end_model
 
     capsys.readouterr()
     assert predict.main([str(tiny_run_dir), *TEXTS, "--explain", "--top", "3", "--json"]) == 0
@@ -57,7 +57,7 @@ def test_table_with_explain_and_a_texts_file(tiny_run_dir, tmp_path, capsys):
 
 
 def test_library_ranks_every_real_token_and_importances_sum_to_one(tiny_run_dir):
-    from keras_attention_lab.prediction import load_run, predict
+    from prediction import load_run, predict
 
     run = load_run(tiny_run_dir)
     [prediction] = predict(run, ["the plot was dull and boring"], explain=True, top=None)

@@ -12,8 +12,8 @@ import keras
 import numpy as np
 import pytest
 
-from keras_attention_lab.config import load_config
-from keras_attention_lab.training import (
+from config import load_config
+from training import (
     TrainingError,
     _finalize,
     _StopOnNaN,
@@ -68,10 +68,10 @@ def test_tiny_trains_end_to_end_and_its_saved_model_reloads(tiny_run, capsys):
 
     # The saved end-to-end model, reloaded in safe mode in this process, reproduces the
     # validation metrics computed during training from the token-id pipeline.
-    from keras_attention_lab.data import load_text_splits
-    from keras_attention_lab.metrics import classification_metrics
-    from keras_attention_lab.models import load_end_to_end_model
-    from keras_attention_lab.training import data_specs, load_run_config
+    from data import load_text_splits
+    from reports import classification_metrics
+    from models import load_end_to_end_model
+    from training import data_specs, load_run_config
 
     texts, labels = load_text_splits(data_specs(load_run_config(tiny_run))[0]).validation
     model = load_end_to_end_model(tiny_run / "model.keras")
@@ -149,7 +149,7 @@ def test_mixed_precision_stays_numerically_sane(tmp_path, data_file):
     assert keras.config.dtype_policy().name == "float32"  # Restored after the run.
     metrics = metrics_of(tmp_path / "tiny")
     assert all(math.isfinite(metrics[split]["loss"]) for split in ("validation", "test"))
-    from keras_attention_lab.models import get_model_parts, load_end_to_end_model
+    from models import get_model_parts, load_end_to_end_model
 
     model = load_end_to_end_model(tmp_path / "tiny" / "model.keras")
     _, classifier = get_model_parts(model)

@@ -3,7 +3,7 @@
 import pytest
 import tensorflow_datasets as tfds
 
-from keras_attention_lab.data import BUILTIN_BUILDERS, DatasetSpec, load_text_splits
+from data import BUILTIN_BUILDERS, DatasetSpec, load_text_splits
 
 
 @pytest.fixture(scope="session")

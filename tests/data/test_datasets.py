@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from keras_attention_lab.data import DataError, DatasetSpec, build_datasets
+from data import DataError, DatasetSpec, build_datasets
 
 ROWS = "".join(
     f"review {index} {'great' if index % 2 else 'awful'},{index % 2}\n" for index in range(60)

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from keras_attention_lab.data import DataError, DatasetSpec, load_file_split, load_text_splits
+from data import DataError, DatasetSpec, load_file_split, load_text_splits
 
 ROWS = [
     {"text": f"review number {index}", "label": "pos" if index % 4 else "neg"}

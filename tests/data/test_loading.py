@@ -1,7 +1,7 @@
 import pytest
 import tensorflow_datasets as tfds
 
-from keras_attention_lab.data import DataError, DatasetSpec, load_text_splits
+from data import DataError, DatasetSpec, load_text_splits
 
 
 def test_catalog_dataset_with_carved_validation(tmp_path):

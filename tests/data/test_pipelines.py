@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_attention_lab.data import TextSpec, TextSplits, make_pipelines, make_vectorizer
+from data import TextSpec, TextSplits, make_pipelines, make_vectorizer
 
 TEXTS = np.array([f"word{index} shared" for index in range(10)], dtype=object)
 

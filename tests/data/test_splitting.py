@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from keras_attention_lab.data.splitting import (
+from data.splitting import (
     carve_missing_splits,
     grouped_split,
     stratified_split,

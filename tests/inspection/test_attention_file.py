@@ -4,13 +4,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from keras_attention_lab.inspection.attention_file import (
+from inspection.attention_file import (
     FORMAT_VERSION,
     MANIFEST_COLUMNS,
     load_attention,
     save_attention,
 )
-from keras_attention_lab.inspection.attention_record import AttentionRecord
+from inspection.attention_record import AttentionRecord
 
 CLASS_NAMES = ["negative", "positive"]
 

@@ -5,8 +5,8 @@ import pytest
 import tensorflow as tf
 from PIL import Image
 
-from keras_attention_lab.inspection.attention_images_callback import AttentionImagesCallback
-from keras_attention_lab.inspection.heatmaps import attention_image_size
+from inspection.attention_images_callback import AttentionImagesCallback
+from inspection.heatmaps import attention_image_size
 from tests.inspection.stand_in_model import build_stand_in_models
 
 

@@ -4,7 +4,7 @@ import types
 
 import numpy as np
 
-from keras_attention_lab.inspection.bertviz_export import BERTVIZ_SNIPPET, write_bertviz_json
+from inspection.bertviz_export import BERTVIZ_SNIPPET, write_bertviz_json
 
 
 def test_json_has_one_batch_of_heads_per_layer(tmp_path):

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_attention_lab.inspection.attention_file import load_attention
-from keras_attention_lab.inspection.export import export_attention, find_text_vectorization
+from inspection.attention_file import load_attention
+from inspection.export import export_attention, find_text_vectorization
 from tests.inspection.stand_in_model import build_stand_in_models
 
 CLASS_NAMES = ["negative", "positive"]

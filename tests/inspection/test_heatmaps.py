@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from keras_attention_lab.inspection.heatmaps import (
+from inspection.heatmaps import (
     attention_image_size,
     plot_attention_heads,
     plot_layer_averages,

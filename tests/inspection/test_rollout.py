@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from keras_attention_lab.inspection.rollout import (
+from inspection.rollout import (
     attention_rollout,
     rollout_importance,
     token_importance,

@@ -6,8 +6,8 @@ import pathlib
 import numpy as np
 import pytest
 
-from keras_attention_lab.inspection.attention_record import AttentionRecord
-from keras_attention_lab.inspection.viewer import embed_json, write_viewer
+from inspection.attention_record import AttentionRecord
+from inspection.viewer import embed_json, write_viewer
 
 CHROMIUM = pathlib.Path("/usr/bin/chromium")
 CLASS_NAMES = ["negative", "positive"]

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from keras_attention_lab.layers import FeedForward
+from layers import FeedForward
 from tests.layers.layer_test_case import run_layer_test, to_numpy
 
 

@@ -5,7 +5,7 @@ import os
 import keras
 import numpy as np
 
-from keras_attention_lab.layers import (
+from layers import (
     FeedForward,
     MultiHeadAttention,
     TokenAndPositionEmbedding,

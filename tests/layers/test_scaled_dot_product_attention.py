@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from keras import ops
 
-from keras_attention_lab.layers import ScaledDotProductAttention
+from layers import ScaledDotProductAttention
 from tests.layers import reference
 from tests.layers.layer_test_case import check_config_round_trip, to_numpy
 

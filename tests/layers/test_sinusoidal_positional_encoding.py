@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from keras_attention_lab.layers import SinusoidalPositionalEncoding
+from layers import SinusoidalPositionalEncoding
 from tests.layers.layer_test_case import run_layer_test, to_numpy
 
 

@@ -4,7 +4,7 @@ import keras
 import numpy as np
 import pytest
 
-from keras_attention_lab.layers import SinusoidalPositionalEncoding, TokenAndPositionEmbedding
+from layers import SinusoidalPositionalEncoding, TokenAndPositionEmbedding
 from tests.layers.layer_test_case import check_config_round_trip, to_numpy
 
 TOKEN_IDS = np.array([[4, 9, 2, 0], [7, 0, 0, 0]])

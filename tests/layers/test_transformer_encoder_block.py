@@ -2,7 +2,7 @@ import keras
 import numpy as np
 import pytest
 
-from keras_attention_lab.layers import TokenAndPositionEmbedding, TransformerEncoderBlock
+from layers import TokenAndPositionEmbedding, TransformerEncoderBlock
 from tests.layers import reference
 from tests.layers.layer_test_case import run_layer_test, to_numpy
 

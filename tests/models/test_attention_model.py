@@ -2,9 +2,9 @@ import keras
 import numpy as np
 import pytest
 
-from keras_attention_lab.config import ModelConfig
-from keras_attention_lab.layers import TransformerEncoderBlock
-from keras_attention_lab.models import AttentionProbe, build_attention_model, build_classifier
+from config import ModelConfig
+from layers import TransformerEncoderBlock
+from models import AttentionProbe, build_attention_model, build_classifier
 
 
 def call(model, inputs):

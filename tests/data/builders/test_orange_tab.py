@@ -1,7 +1,7 @@
 import pytest
 
-from keras_attention_lab.data import DataError
-from keras_attention_lab.data.builders.orange_tab import read_orange_tab
+from data import DataError
+from data.builders.orange_tab import read_orange_tab
 
 HEADER = b"Category\tText\nd\tstring\nclass\t\n"
 

@@ -1,0 +1,152 @@
+"""Reads the user's own labelled text files: CSV, TSV, JSON Lines or Parquet."""
+
+import io
+import os
+import pathlib
+
+import numpy as np
+import pandas as pd
+
+from data.dataset_spec import DatasetSpec
+from data.errors import DataError
+from data.splitting import carve_missing_splits
+from data.text_splits import TextSplits
+
+SUPPORTED_SUFFIXES = (".csv", ".tsv", ".jsonl", ".parquet")
+
+
+def _raise_invalid_utf8(path: pathlib.Path, table: pd.DataFrame, line: int):
+    for row, values in enumerate(table.itertuples(index=False)):
+        for column, value in zip(table.columns, values, strict=True):
+            if isinstance(value, str) and "\ufffd" in value:
+                raise DataError(
+                    f"{_row_name(path, row)} column '{column}' is not valid UTF-8; "
+                    "save the file as UTF-8"
+                )
+    raise DataError(f"{path} line {line} is not valid UTF-8; save the file as UTF-8")
+
+
+def _row_name(path: pathlib.Path, row: int) -> str:
+    # Rows count from 1 like a spreadsheet's data rows; CSV/TSV lines add the header line.
+    if path.suffix in (".csv", ".tsv"):
+        return f"{path} row {row + 1} (line {row + 2})"
+    if path.suffix == ".jsonl":
+        return f"{path} row {row + 1} (line {row + 1})"
+    return f"{path} row {row + 1}"
+
+
+def load_file_split(
+    path: os.PathLike | str, text_column: str = "text", label_column: str = "label"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Reads one labelled file into (texts, label strings), both object arrays of `str`.
+
+    Raises:
+        DataError: unknown file type, missing file or column, text that is not UTF-8, an
+            unparsable file, or an empty text or label; the message names file, row and column.
+
+    Example:
+    >>> import tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "train.csv"
+    >>> _ = path.write_text("text,label\\ngreat film,pos\\n")
+    >>> load_file_split(path)
+    (array(['great film'], dtype=object), array(['pos'], dtype=object))
+    """
+    path = pathlib.Path(path)
+    if path.suffix not in SUPPORTED_SUFFIXES:
+        raise DataError(
+            f"{path}: unsupported file type '{path.suffix}'; "
+            f"use one of {', '.join(SUPPORTED_SUFFIXES)}"
+        )
+    if not path.is_file():
+        raise DataError(f"{path} does not exist; check the path in the dataset spec")
+    raw = path.read_bytes() if path.suffix != ".parquet" else b""
+    try:
+        raw.decode("utf-8-sig")
+        invalid_utf8_at = None
+    except UnicodeDecodeError as error:
+        invalid_utf8_at = error.start
+    try:
+        if path.suffix == ".parquet":
+            table = pd.read_parquet(path)
+        else:
+            # Undecodable bytes become U+FFFD so the table still parses and the error can
+            # name the row and column that hold them.
+            content = io.StringIO(raw.decode("utf-8-sig", errors="replace"))
+            if path.suffix == ".jsonl":
+                table = pd.read_json(content, lines=True, dtype=False)
+            else:
+                # Everything is text: "NA", "null" or "1" are legitimate texts and labels.
+                separator = "\t" if path.suffix == ".tsv" else ","
+                table = pd.read_csv(content, sep=separator, dtype=str, keep_default_na=False)
+    except Exception as error:  # pandas and pyarrow raise many types for malformed input.
+        message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise DataError(
+            f"{path} could not be read as {path.suffix[1:]} ({type(error).__name__}: {message}); "
+            "fix the file format"
+        ) from None
+    if invalid_utf8_at is not None:
+        _raise_invalid_utf8(path, table, line=raw[:invalid_utf8_at].count(b"\n") + 1)
+
+    for role, column in (("text_column", text_column), ("label_column", label_column)):
+        if column not in table.columns:
+            columns = ", ".join(map(str, table.columns))
+            raise DataError(
+                f"{path} has no column '{column}' (columns: {columns}); set {role} to one of them"
+            )
+    texts = table[text_column].to_numpy(dtype=object)
+    labels = table[label_column].to_numpy(dtype=object)
+    for column, values in ((text_column, texts), (label_column, labels)):
+        for row, value in enumerate(values):
+            if (
+                value is None
+                or (isinstance(value, float) and np.isnan(value))
+                or not str(value).strip()
+            ):
+                raise DataError(
+                    f"{_row_name(path, row)} column '{column}' is empty; fill it or remove the row"
+                )
+    return (
+        np.array([str(text) for text in texts], dtype=object),
+        np.array([str(label) for label in labels], dtype=object),
+    )
+
+
+def _class_names(labels: np.ndarray) -> list[str]:
+    names = sorted(set(labels))
+    # Integer labels keep their numeric order, so "10" comes after "9" and ids match them.
+    if all(name.lstrip("-").isdigit() for name in names):
+        names = sorted(names, key=int)
+    return names
+
+
+def load_file_splits(spec: DatasetSpec) -> TextSplits:
+    """Reads the spec's train/validation/test files, carving missing splits out of train.
+
+    Class names are the train labels, sorted (numerically when they are all integers);
+    a validation or test label not seen in train is an error.
+
+    Example:
+    >>> # load_file_splits(DatasetSpec(train_file="train.csv", test_file="test.csv"))
+    """
+    columns = (spec.text_column, spec.label_column)
+    train_texts, train_labels = load_file_split(spec.train_file, *columns)
+    class_names = _class_names(train_labels)
+    label_ids = {name: index for index, name in enumerate(class_names)}
+
+    def to_ids(path, labels):
+        for row, label in enumerate(labels):
+            if label not in label_ids:
+                raise DataError(
+                    f"{_row_name(pathlib.Path(path), row)} column '{spec.label_column}': label "
+                    f"'{label}' is not in the training labels ({', '.join(class_names)}); "
+                    "fix the label or add training examples of it"
+                )
+        return np.array([label_ids[label] for label in labels], dtype=np.int64)
+
+    splits = {"train": (train_texts, to_ids(spec.train_file, train_labels))}
+    for split, path in (("validation", spec.validation_file), ("test", spec.test_file)):
+        if path is not None:
+            texts, labels = load_file_split(path, *columns)
+            splits[split] = (texts, to_ids(path, labels))
+    splits = carve_missing_splits(splits, spec.validation_fraction, spec.test_fraction, spec.seed)
+    return TextSplits(**splits, class_names=class_names)

@@ -1,0 +1,121 @@
+"""Loads a dataset spec into raw text splits: built-in, TFDS catalog or the user's files."""
+
+import numpy as np
+import tensorflow_datasets as tfds
+
+from data.builders import BUILTIN_BUILDERS
+from data.dataset_spec import DatasetSpec
+from data.errors import DataError
+from data.files import load_file_splits
+from data.splitting import carve_missing_splits
+from data.text_splits import TextSplits
+
+
+def get_builder(name: str, data_dir: str | None = None) -> tfds.core.DatasetBuilder:
+    """The TFDS builder of a built-in or catalog dataset; unknown names are a DataError."""
+    try:
+        return tfds.builder(name, data_dir=data_dir)
+    except tfds.core.registered.DatasetNotFoundError:
+        raise DataError(
+            f"unknown dataset '{name}'; use a built-in ({', '.join(BUILTIN_BUILDERS)}), a TFDS "
+            "catalog name (see `tfds.list_builders()`) or set train_file"
+        ) from None
+
+
+def prepare(builder: tfds.core.DatasetBuilder) -> None:
+    """Prepares the dataset in its data dir, turning any failure into a one-line DataError."""
+    try:
+        builder.download_and_prepare()
+    except DataError:
+        raise
+    except Exception as error:  # Download failures surface as many exception types.
+        reason = (str(error).strip().splitlines() or [""])[0][:200]
+        raise DataError(
+            f"dataset '{builder.name}' is not prepared in {builder.data_dir_root} and could not "
+            f"be downloaded ({type(error).__name__}: {reason}); prepare it where the network "
+            "reaches its source and copy the folder into that data dir"
+        ) from None
+
+
+def _read_split(builder, split: str, text_key: str, label_key: str):
+    known_splits = list(builder.info.splits)
+    # "train[:50%]+test" names the splits train and test.
+    named = {part.split("[")[0].strip() for part in split.split("+")}
+    # Mocked or not yet computed infos know no splits; TFDS then reports the bad name itself.
+    if known_splits and not named <= set(known_splits):
+        raise DataError(
+            f"dataset '{builder.name}' has no split '{split}' (splits: {', '.join(known_splits)}); "
+            "fix train_split/validation_split/test_split"
+        )
+    dataset = builder.as_dataset(split=split).map(
+        lambda example: (example[text_key], example[label_key])
+    )
+    texts, labels = [], []
+    for text_batch, label_batch in dataset.batch(4096).as_numpy_iterator():
+        texts.extend(text.decode("utf-8", errors="replace") for text in text_batch)
+        labels.append(label_batch)
+    labels = np.concatenate(labels) if labels else np.zeros(0, dtype=np.int64)
+    return np.array(texts, dtype=object), labels
+
+
+def load_tfds_splits(spec: DatasetSpec) -> TextSplits:
+    """Loads a built-in or TFDS catalog dataset, carving missing splits out of train.
+
+    Example:
+    >>> # load_tfds_splits(DatasetSpec(name="imdb_reviews", text_column="text"))
+    """
+    builder = get_builder(spec.name, spec.data_dir)
+    features = builder.info.features
+    for role, key in (("text_column", spec.text_column), ("label_column", spec.label_column)):
+        if key not in features:
+            raise DataError(
+                f"dataset '{spec.name}' has no feature '{key}' (features: "
+                f"{', '.join(features)}); set {role} to one of them"
+            )
+    prepare(builder)
+
+    label_feature = features[spec.label_column]
+    validation_split = spec.validation_split
+    if validation_split is None and spec.name in BUILTIN_BUILDERS:
+        validation_split = "validation"  # Built-ins ship their documented validation split.
+    requested = {
+        "train": spec.train_split,
+        "validation": validation_split,
+        "test": spec.test_split,
+    }
+    splits = {
+        split: _read_split(builder, name, spec.text_column, spec.label_column)
+        for split, name in requested.items()
+        if name is not None
+    }
+
+    if isinstance(label_feature, tfds.features.ClassLabel):
+        class_names = list(label_feature.names)
+    elif splits["train"][1].dtype.kind in "OSU":  # String labels: ids by sorted train label.
+        class_names = sorted({label.decode() for label in splits["train"][1]})
+        label_ids = {name.encode(): index for index, name in enumerate(class_names)}
+        for split, (texts, labels) in splits.items():
+            unknown = sorted({label.decode() for label in labels if label not in label_ids})
+            if unknown:
+                raise DataError(
+                    f"dataset '{spec.name}' split '{requested[split]}' column "
+                    f"'{spec.label_column}' has labels {unknown} not in train; pick other splits"
+                )
+            splits[split] = (texts, np.array([label_ids[label] for label in labels]))
+    else:
+        class_names = [str(index) for index in range(int(splits["train"][1].max()) + 1)]
+
+    splits = carve_missing_splits(splits, spec.validation_fraction, spec.test_fraction, spec.seed)
+    return TextSplits(**splits, class_names=class_names)
+
+
+def load_text_splits(spec: DatasetSpec) -> TextSplits:
+    """Raw texts and int64 labels of train, validation and test, plus the class names.
+
+    Example:
+    >>> # splits = load_text_splits(DatasetSpec(name="reuters_r8", data_dir="/tmp/tfds"))
+    >>> # splits.sizes() == {"train": 4934, "validation": 551, "test": 2189}
+    """
+    if spec.train_file is not None:
+        return load_file_splits(spec)
+    return load_tfds_splits(spec)

@@ -1,0 +1,43 @@
+"""Looking inside a trained classifier: attention export, rollout, heatmaps, offline viewer.
+
+The entry point is `export_attention`; `load_attention` reads what it writes.
+"""
+
+from inspection.attention_file import (
+    FORMAT_VERSION,
+    AttentionFile,
+    load_attention,
+    save_attention,
+)
+from inspection.attention_file_writer import AttentionFileWriter
+from inspection.attention_images_callback import AttentionImagesCallback
+from inspection.attention_record import AttentionRecord
+from inspection.bertviz_export import BERTVIZ_SNIPPET, write_bertviz_json
+from inspection.export import export_attention, find_text_vectorization
+from inspection.heatmaps import (
+    attention_image_size,
+    plot_attention_heads,
+    plot_layer_averages,
+)
+from inspection.rollout import attention_rollout, rollout_importance
+from inspection.viewer import write_viewer
+
+__all__ = [
+    "FORMAT_VERSION",
+    "AttentionFile",
+    "AttentionFileWriter",
+    "AttentionImagesCallback",
+    "AttentionRecord",
+    "BERTVIZ_SNIPPET",
+    "attention_image_size",
+    "attention_rollout",
+    "export_attention",
+    "find_text_vectorization",
+    "load_attention",
+    "plot_attention_heads",
+    "plot_layer_averages",
+    "rollout_importance",
+    "save_attention",
+    "write_bertviz_json",
+    "write_viewer",
+]

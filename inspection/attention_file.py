@@ -1,0 +1,236 @@
+"""Reads an attention export directory (format version 1); `save_attention` writes one.
+
+Layout of the directory (see `FORMAT_DESCRIPTION`):
+
+    meta.json        format_version, class names, layers, heads, pooling, probability check, run
+    manifest.jsonl   one JSON object per example (pandas: `pd.read_json(path, lines=True)`)
+    attention.npz    `attention_<example_id>`: float32 (layers, heads, T, T), real tokens only
+"""
+
+import dataclasses
+import json
+import pathlib
+import re
+
+import numpy as np
+import pandas as pd
+
+from inspection.attention_record import AttentionRecord
+
+FORMAT_VERSION = 1
+META_FILENAME = "meta.json"
+MANIFEST_FILENAME = "manifest.jsonl"
+ARRAYS_FILENAME = "attention.npz"
+ARRAY_KEY_PREFIX = "attention_"
+# Example ids become npz keys and file names, so they are kept to a portable alphabet.
+EXAMPLE_ID_PATTERN = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+MANIFEST_COLUMNS = (
+    "example_id",
+    "text",
+    "tokens",
+    "num_tokens",
+    "true_label",
+    "true_label_index",
+    "predicted_label",
+    "predicted_label_index",
+    "correct",
+    "probabilities",
+    "probability_difference",
+    "rollout_importance",
+)
+
+
+@dataclasses.dataclass
+class AttentionFile:
+    """An attention export loaded by `load_attention`.
+
+    The manifest and metadata are read at once; attention arrays are read from
+    `attention.npz` one example at a time, so large exports stay cheap to open.
+    Use as a context manager (or call `close()`) to release the npz file.
+
+    Attributes:
+        directory: the export directory.
+        format_version: int, 1 for this reader.
+        class_names: list of C class names; label indices index into it.
+        num_layers: int.
+        num_heads: int.
+        max_probability_difference: largest |fast path - scores path| over all
+            examples and classes, or None when no fast path was given.
+        pooling: "mean", "max" or "cls"; with "cls" token 0 is the class token.
+        run_info: dict describing the model and run (free form, from the exporter).
+        meta: the whole of meta.json.
+        manifest: pandas.DataFrame, one row per example, columns
+            `MANIFEST_COLUMNS`, in export order.
+
+    Example:
+    >>> with load_attention("runs/imdb/attention") as export:  # doctest: +SKIP
+    ...     scores = export.attention_scores(export.example_ids[0])  # (L, N, T, T)
+    """
+
+    directory: pathlib.Path
+    format_version: int
+    class_names: list
+    num_layers: int
+    num_heads: int
+    max_probability_difference: float | None
+    pooling: str
+    run_info: dict
+    meta: dict
+    manifest: pd.DataFrame
+    _arrays: object = dataclasses.field(default=None, repr=False)
+
+    @property
+    def example_ids(self):
+        return list(self.manifest["example_id"])
+
+    def __len__(self):
+        return len(self.manifest)
+
+    def attention_scores(self, example_id):
+        """Returns the float32 array (layers, heads, T, T) of one example."""
+        if self._arrays is None:
+            self._arrays = np.load(self.directory / ARRAYS_FILENAME)
+        key = ARRAY_KEY_PREFIX + str(example_id)
+        if key not in self._arrays.files:
+            raise KeyError(f"No attention for example_id={example_id!r} in {self.directory}.")
+        return self._arrays[key]
+
+    def record(self, example_id):
+        """Returns one example as an `AttentionRecord`."""
+        rows = self.manifest.index[self.manifest["example_id"] == str(example_id)]
+        if len(rows) == 0:
+            raise KeyError(f"No example_id={example_id!r} in the manifest of {self.directory}.")
+        return _record_from_row(self.manifest.loc[rows[0]], self.attention_scores(example_id))
+
+    def records(self):
+        """Yields every example as an `AttentionRecord`, in export order."""
+        for _, row in self.manifest.iterrows():
+            yield _record_from_row(row, self.attention_scores(row["example_id"]))
+
+    def close(self):
+        if self._arrays is not None:
+            self._arrays.close()
+            self._arrays = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+
+def _record_from_row(row, attention_scores):
+    true_index = row["true_label_index"]
+    difference = row["probability_difference"]
+    return AttentionRecord(
+        example_id=row["example_id"],
+        text=row["text"],
+        tokens=list(row["tokens"]),
+        attention_scores=attention_scores,
+        probabilities=np.asarray(row["probabilities"], dtype=np.float32),
+        predicted_label_index=int(row["predicted_label_index"]),
+        true_label_index=None if _is_missing(true_index) else int(true_index),
+        rollout_importance=np.asarray(row["rollout_importance"], dtype=np.float64),
+        probability_difference=None if _is_missing(difference) else float(difference),
+    )
+
+
+def _is_missing(value):
+    return value is None or (isinstance(value, float) and np.isnan(value))
+
+
+def check_example_id(example_id):
+    """Raises ValueError unless `example_id` is a str usable as a file name."""
+    if not isinstance(example_id, str) or not EXAMPLE_ID_PATTERN.match(example_id):
+        raise ValueError(
+            "example_id must be a non-empty str of letters, digits, '_', '-' or '.'. "
+            f"Received: example_id={example_id!r}"
+        )
+
+
+def save_attention(directory, records, class_names, run_info=None, pooling="mean",
+                   max_probability_difference=None, probability_tolerance=None):
+    """Writes `records` (an iterable of `AttentionRecord`) as an export directory.
+
+    Records are streamed to disk one at a time; meta.json is written last, so
+    a directory without it is an export that did not finish.
+
+    Args:
+        directory: output directory, created if missing.
+        records: iterable of `AttentionRecord`.
+        class_names: list of C class names.
+        run_info: optional JSON-serialisable dict about the model and run.
+        pooling: the classifier's pooling, "mean", "max" or "cls"; chooses how
+            missing rollout importances are computed (see `rollout.token_importance`).
+        max_probability_difference: optional float, from the fast path check.
+        probability_tolerance: optional float, the tolerance of that check.
+
+    Returns:
+        The directory as a `pathlib.Path`.
+
+    Example:
+    >>> save_attention("/tmp/export", [record], ["neg", "pos"])  # doctest: +SKIP
+    """
+    # Imported here: the writer module imports this one for the format constants.
+    from inspection.attention_file_writer import AttentionFileWriter
+
+    with AttentionFileWriter(directory, class_names, run_info=run_info,
+                             pooling=pooling) as writer:
+        for record in records:
+            writer.add(record)
+        writer.finish(
+            max_probability_difference=max_probability_difference,
+            probability_tolerance=probability_tolerance,
+        )
+    return pathlib.Path(directory)
+
+
+def load_attention(path):
+    """Opens an export directory written by `save_attention` or `export_attention`.
+
+    Args:
+        path: the export directory, or any file inside it (e.g. its meta.json).
+
+    Returns:
+        An `AttentionFile`.
+
+    Example:
+    >>> export = load_attention("runs/imdb/attention")  # doctest: +SKIP
+    >>> export.manifest[["example_id", "predicted_label"]].head()  # doctest: +SKIP
+    """
+    directory = pathlib.Path(path)
+    if directory.is_file():
+        directory = directory.parent
+    meta_path = directory / META_FILENAME
+    if not meta_path.exists():
+        raise FileNotFoundError(
+            f"No {META_FILENAME} in {directory}: pass an attention export directory "
+            "(an export that stopped early has no meta.json; run it again)."
+        )
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    version = meta.get("format_version")
+    if version != FORMAT_VERSION:
+        raise ValueError(
+            f"{meta_path} has format_version={version!r}; this reader reads version "
+            f"{FORMAT_VERSION}. Re-export with this version of keras_attention_lab."
+        )
+    # dtype=False keeps ids such as "00012" as strings instead of guessing numbers.
+    manifest = pd.read_json(
+        directory / MANIFEST_FILENAME, lines=True, dtype=False, convert_dates=False
+    )
+    if len(manifest) == 0:
+        manifest = pd.DataFrame(columns=list(MANIFEST_COLUMNS))
+    manifest["example_id"] = manifest["example_id"].astype(str)
+    return AttentionFile(
+        directory=directory,
+        format_version=version,
+        class_names=list(meta["class_names"]),
+        num_layers=meta["num_layers"],
+        num_heads=meta["num_heads"],
+        max_probability_difference=meta.get("max_probability_difference"),
+        pooling=meta.get("pooling", "mean"),
+        run_info=meta.get("run_info", {}),
+        meta=meta,
+        manifest=manifest,
+    )

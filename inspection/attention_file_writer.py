@@ -1,0 +1,154 @@
+"""Streams `AttentionRecord`s into an attention export directory (format version 1)."""
+
+import datetime
+import importlib.metadata
+import json
+import math
+import pathlib
+import zipfile
+
+import numpy as np
+
+from inspection import attention_file
+from inspection.rollout import POOLINGS, RESIDUAL_WEIGHT, token_importance
+
+ROLLOUT_DESCRIPTION = (
+    "Abnar & Zuidema (2020) attention rollout over real tokens: heads averaged, "
+    f"{RESIDUAL_WEIGHT} * A + {1 - RESIDUAL_WEIGHT} * I, rows renormalised, layers multiplied; "
+    "importance = the class token's row of the final rollout matrix with pooling 'cls', "
+    "else the mean over real query rows; sums to 1."
+)
+
+
+class AttentionFileWriter:
+    """Writes an export directory one record at a time, holding only the manifest in memory.
+
+    `finish()` writes meta.json, which marks the export as complete; leaving the
+    `with` block without `finish()` (for example on an error) closes the files
+    but leaves no meta.json, so `load_attention` refuses the half-written export.
+
+    Example:
+    >>> with AttentionFileWriter("/tmp/export", ["neg", "pos"]) as writer:  # doctest: +SKIP
+    ...     writer.add(record)
+    ...     writer.finish(max_probability_difference=3e-7)
+    """
+
+    def __init__(self, directory, class_names, run_info=None, pooling="mean"):
+        self.directory = pathlib.Path(directory)
+        self.class_names = [str(name) for name in class_names]
+        self.run_info = dict(run_info or {})
+        if pooling not in POOLINGS:
+            raise ValueError(f"pooling must be one of {POOLINGS}. Received: pooling={pooling!r}")
+        self.pooling = pooling
+        if not self.class_names:
+            raise ValueError("class_names must name at least one class. Received: class_names=[]")
+        self.directory.mkdir(parents=True, exist_ok=True)
+        # A stale meta.json would make a half-written new export look complete.
+        (self.directory / attention_file.META_FILENAME).unlink(missing_ok=True)
+        self.num_layers = None
+        self.num_heads = None
+        self.num_examples = 0
+        self._example_ids = set()
+        self._manifest = open(
+            self.directory / attention_file.MANIFEST_FILENAME, "w", encoding="utf-8"
+        )
+        self._arrays = zipfile.ZipFile(
+            self.directory / attention_file.ARRAYS_FILENAME, "w", allowZip64=True
+        )
+
+    def add(self, record):
+        """Validates one `AttentionRecord`, fills in its rollout if missing, and writes it."""
+        attention_file.check_example_id(record.example_id)
+        if record.example_id in self._example_ids:
+            raise ValueError(f"example_id={record.example_id!r} appears twice; ids must be unique.")
+        scores = np.asarray(record.attention_scores, dtype=np.float32)
+        num_tokens = len(record.tokens)
+        if scores.ndim != 4 or scores.shape[2:] != (num_tokens, num_tokens):
+            raise ValueError(
+                f"attention_scores of example {record.example_id!r} must have shape "
+                f"(num_layers, num_heads, {num_tokens}, {num_tokens}) for its {num_tokens} "
+                f"tokens. Received: shape={scores.shape}"
+            )
+        if self.num_layers is None:
+            self.num_layers, self.num_heads = int(scores.shape[0]), int(scores.shape[1])
+        elif scores.shape[:2] != (self.num_layers, self.num_heads):
+            raise ValueError(
+                f"Every example needs ({self.num_layers}, {self.num_heads}) layers and heads; "
+                f"example {record.example_id!r} has {scores.shape[:2]}."
+            )
+        probabilities = np.asarray(record.probabilities, dtype=np.float32)
+        if probabilities.shape != (len(self.class_names),):
+            raise ValueError(
+                f"probabilities of example {record.example_id!r} must have shape "
+                f"({len(self.class_names)},), one per class name. "
+                f"Received: shape={probabilities.shape}"
+            )
+        importance = record.rollout_importance
+        if importance is None:
+            importance = token_importance(scores, self.pooling)
+
+        with self._arrays.open(
+            attention_file.ARRAY_KEY_PREFIX + record.example_id + ".npy", "w", force_zip64=True
+        ) as array_file:
+            np.lib.format.write_array(array_file, scores, allow_pickle=False)
+        true_index = record.true_label_index
+        row = {
+            "example_id": record.example_id,
+            "text": record.text,
+            "tokens": [str(token) for token in record.tokens],
+            "num_tokens": num_tokens,
+            "true_label": None if true_index is None else self.class_names[true_index],
+            "true_label_index": None if true_index is None else int(true_index),
+            "predicted_label": self.class_names[record.predicted_label_index],
+            "predicted_label_index": int(record.predicted_label_index),
+            "correct": None
+            if true_index is None
+            else bool(true_index == record.predicted_label_index),
+            "probabilities": [float(value) for value in probabilities],
+            "probability_difference": record.probability_difference,
+            "rollout_importance": [float(value) for value in importance],
+        }
+        self._manifest.write(json.dumps(row, ensure_ascii=False) + "\n")
+        self._example_ids.add(record.example_id)
+        self.num_examples += 1
+
+    def finish(self, max_probability_difference=None, probability_tolerance=None):
+        """Closes the arrays and manifest and writes meta.json, completing the export."""
+        self.close()
+        difference = max_probability_difference
+        if difference is not None and not math.isfinite(difference):
+            raise ValueError(
+                "max_probability_difference must be finite. "
+                f"Received: max_probability_difference={difference}"
+            )
+        meta = {
+            "format_version": attention_file.FORMAT_VERSION,
+            "class_names": self.class_names,
+            "num_examples": self.num_examples,
+            "num_layers": self.num_layers,
+            "num_heads": self.num_heads,
+            "max_probability_difference": None if difference is None else float(difference),
+            "probability_tolerance": probability_tolerance,
+            "pooling": self.pooling,
+            "rollout": ROLLOUT_DESCRIPTION,
+            "run_info": self.run_info,
+            "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat(
+                timespec="seconds"
+            ),
+            "keras_attention_lab_version": importlib.metadata.version("keras-attention-lab"),
+        }
+        meta_path = self.directory / attention_file.META_FILENAME
+        meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        return meta
+
+    def close(self):
+        if not self._manifest.closed:
+            self._manifest.close()
+        if self._arrays.fp is not None:
+            self._arrays.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()

@@ -1,0 +1,260 @@
+"""Multi-head attention with Keras mask support."""
+
+import keras
+from keras import ops
+
+from layers.scaled_dot_product_attention import ScaledDotProductAttention
+
+
+@keras.saving.register_keras_serializable(package="keras_attention_lab")
+class MultiHeadAttention(keras.layers.Layer):
+    """Multi-head attention (Vaswani et al., 2017).
+
+    Projects the query, key and value with `W_Q`, `W_K`, `W_V` into `num_heads`
+    heads, runs `ScaledDotProductAttention` in each head and projects the
+    concatenated heads with `W_O`. Works for self-attention (`value` omitted or
+    the same tensor as `query`) and cross-attention (query length T may differ
+    from key length S). The weights have the same shapes and order as those of
+    `keras.layers.MultiHeadAttention`, so `set_weights(keras_mha.get_weights())`
+    gives the same layer. The projections are plain matmuls on (B*L, D); a fused
+    QKV projection measured slower on CPU (see `bench/`), so there is none.
+
+    Masking: masks are boolean, True = attend. The Keras masks of `query`,
+    `value` and `key` (e.g. from `Embedding(mask_zero=True)`) are used
+    automatically; explicit `query_mask` (B, T), `value_mask` (B, S), `key_mask`
+    (B, S) override them, and `attention_mask` (B, T, S) adds to them. All masks
+    and the causal mask are combined with logical AND. Padded keys get exactly
+    zero weight; padded queries get all-zero weights, so their output is the
+    output bias alone.
+
+    Args:
+        num_heads: int. Number of heads N.
+        key_dim: int or None. Size H of each query/key head. Defaults to
+            `d_model // num_heads`, where d_model is the query's last dimension
+            (the original Transformer's choice), not d_model per head.
+        value_dim: int or None. Size of each value head. Defaults to `key_dim`.
+        output_dim: int or None. Size of the output. Defaults to d_model.
+        dropout: float in [0, 1). Dropout on the attention weights.
+        use_bias: bool. Whether the projections have biases.
+        causal: bool. Query i attends keys 0..i only.
+        kernel_initializer, bias_initializer: initializers of the projections.
+        seed: int or None. Seed of the attention dropout.
+        **kwargs: base layer arguments.
+
+    Call arguments:
+        query: tensor (B, T, D).
+        value: tensor (B, S, Dv), or None for self-attention.
+        key: tensor (B, S, Dk), or None to use `value`.
+        query_mask, value_mask, key_mask: optional boolean (B, T) / (B, S).
+        attention_mask: optional boolean (B, T, S).
+        training: bool. Whether dropout is active.
+        return_attention_scores: bool. Also return the attention weights.
+
+    Returns:
+        Output (B, T, output_dim) and, with `return_attention_scores=True`, the
+        float32 post-softmax weights (B, N, T, S).
+
+    Example:
+
+    >>> import numpy as np
+    >>> tokens = keras.Input((None,), dtype="int32")
+    >>> x = keras.layers.Embedding(100, 16, mask_zero=True)(tokens)
+    >>> y, scores = MultiHeadAttention(num_heads=4)(x, return_attention_scores=True)
+    >>> model = keras.Model(tokens, scores)
+    >>> model.predict(np.array([[5, 7, 0]]), verbose=0)[0, 0, 0, 2]  # head 0, query 0, padded key
+    np.float32(0.0)
+    """
+
+    def __init__(
+        self,
+        num_heads,
+        key_dim=None,
+        value_dim=None,
+        output_dim=None,
+        dropout=0.0,
+        use_bias=True,
+        causal=False,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        seed=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        _check_positive("num_heads", num_heads)
+        optional_sizes = {"key_dim": key_dim, "value_dim": value_dim, "output_dim": output_dim}
+        for name, value in optional_sizes.items():
+            if value is not None:
+                _check_positive(name, value)
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"`dropout` must be in [0, 1). Received: dropout={dropout}")
+        self.num_heads = num_heads
+        self.key_dim = key_dim
+        self.value_dim = value_dim
+        self.output_dim = output_dim
+        self.dropout = float(dropout)
+        self.use_bias = use_bias
+        self.causal = bool(causal)
+        self.kernel_initializer = keras.initializers.get(kernel_initializer)
+        self.bias_initializer = keras.initializers.get(bias_initializer)
+        self.seed = seed
+        self.supports_masking = True
+        self.attention = ScaledDotProductAttention(
+            causal=causal, dropout=dropout, seed=seed, dtype=self.dtype_policy, name="attention"
+        )
+
+    def build(self, query_shape, value_shape=None, key_shape=None):
+        value_shape = query_shape if value_shape is None else value_shape
+        key_shape = value_shape if key_shape is None else key_shape
+        d_model = query_shape[-1]
+        if self.key_dim is None and d_model % self.num_heads:
+            raise ValueError(
+                "The query's last dimension must be divisible by `num_heads` when `key_dim` "
+                f"is not given. Received: d_model={d_model}, num_heads={self.num_heads}"
+            )
+        self._head_dim = self.key_dim or d_model // self.num_heads
+        self._value_head_dim = self.value_dim or self._head_dim
+        self._output_dim = self.output_dim or d_model
+        heads = self.num_heads
+        # Same names, shapes and creation order as keras.layers.MultiHeadAttention.
+        self.query_kernel, self.query_bias = self._projection(
+            "query", (query_shape[-1], heads, self._head_dim), (heads, self._head_dim)
+        )
+        self.key_kernel, self.key_bias = self._projection(
+            "key", (key_shape[-1], heads, self._head_dim), (heads, self._head_dim)
+        )
+        self.value_kernel, self.value_bias = self._projection(
+            "value", (value_shape[-1], heads, self._value_head_dim), (heads, self._value_head_dim)
+        )
+        self.output_kernel, self.output_bias = self._projection(
+            "attention_output", (heads, self._value_head_dim, self._output_dim), (self._output_dim,)
+        )
+
+    def _projection(self, name, kernel_shape, bias_shape):
+        kernel = self.add_weight(
+            name=f"{name}_kernel", shape=kernel_shape, initializer=self.kernel_initializer
+        )
+        bias = None
+        if self.use_bias:
+            bias = self.add_weight(
+                name=f"{name}_bias", shape=bias_shape, initializer=self.bias_initializer
+            )
+        return kernel, bias
+
+    def call(
+        self,
+        query,
+        value=None,
+        key=None,
+        query_mask=None,
+        value_mask=None,
+        key_mask=None,
+        attention_mask=None,
+        mask=None,
+        training=None,
+        return_attention_scores=False,
+    ):
+        # Keras fills `<arg>_mask` from the inputs' masks when several tensors
+        # are passed, but only `mask` when the query is the one tensor argument.
+        if query_mask is None:
+            query_mask = mask
+        if value is None:
+            value, value_mask = query, query_mask if value_mask is None else value_mask
+        if key is None:
+            key, key_mask = value, value_mask if key_mask is None else key_mask
+        query, key, value = (ops.cast(x, self.compute_dtype) for x in (query, key, value))
+
+        query_heads = self._project(query, self.query_kernel, self.query_bias)
+        key_heads = self._project(key, self.key_kernel, self.key_bias)
+        value_heads = self._project(value, self.value_kernel, self.value_bias)
+
+        # Key padding and attention masks go into the softmax; padded queries are
+        # zeroed afterwards, which is cheaper than a full (B, 1, T, S) mask.
+        mask = self._combine_masks(value_mask, key_mask, attention_mask)
+        result = self.attention(
+            query_heads,
+            key_heads,
+            value_heads,
+            attention_mask=mask,
+            training=training,
+            return_attention_scores=return_attention_scores,
+        )
+        attended, scores = result if return_attention_scores else (result, None)
+        if query_mask is not None:
+            query_mask = ops.cast(query_mask, "bool")
+            attended = attended * ops.cast(query_mask[:, :, None, None], attended.dtype)
+            if scores is not None:
+                scores = scores * ops.cast(query_mask[:, None, :, None], scores.dtype)
+
+        batch, length = ops.shape(attended)[0], ops.shape(attended)[1]
+        merged = ops.reshape(attended, (batch, length, self.num_heads * self._value_head_dim))
+        output_kernel = ops.reshape(
+            self.output_kernel, (self.num_heads * self._value_head_dim, self._output_dim)
+        )
+        output = ops.matmul(merged, output_kernel)  # (B, T, D_out)
+        if self.use_bias:
+            output = output + self.output_bias
+        if return_attention_scores:
+            return output, scores
+        return output
+
+    def _project(self, inputs, kernel, bias):
+        """(B, L, D) -> (B, L, N, H) with a kernel of shape (D, N, H)."""
+        heads, head_dim = kernel.shape[1], kernel.shape[2]
+        flat_kernel = ops.reshape(kernel, (kernel.shape[0], heads * head_dim))
+        projected = ops.matmul(inputs, flat_kernel)  # (B, L, N*H)
+        if bias is not None:
+            projected = projected + ops.reshape(bias, (heads * head_dim,))
+        batch, length = ops.shape(inputs)[0], ops.shape(inputs)[1]
+        return ops.reshape(projected, (batch, length, heads, head_dim))  # (B, L, N, H)
+
+    @staticmethod
+    def _combine_masks(value_mask, key_mask, attention_mask):
+        """AND of the key-side masks as boolean (B, 1, 1|T, S), or None."""
+        masks = []
+        if value_mask is not None:
+            masks.append(ops.cast(value_mask, "bool")[:, None, :])  # (B, 1, S)
+        if key_mask is not None and key_mask is not value_mask:
+            masks.append(ops.cast(key_mask, "bool")[:, None, :])  # (B, 1, S)
+        if attention_mask is not None:
+            masks.append(ops.cast(attention_mask, "bool"))  # (B, T, S)
+        if not masks:
+            return None
+        mask = masks[0]
+        for other in masks[1:]:
+            mask = ops.logical_and(mask, other)
+        return ops.expand_dims(mask, 1)  # (B, 1, 1|T, S), broadcast over heads
+
+    def compute_mask(self, query, previous_mask=None):
+        # The output is aligned with the queries, so it keeps the query mask.
+        return previous_mask
+
+    def compute_output_spec(self, *args, **kwargs):
+        # Trace `call` instead of using `compute_output_shape`, so that the spec
+        # also covers the optional attention scores and their float32 dtype.
+        return super(keras.layers.Layer, self).compute_output_spec(*args, **kwargs)
+
+    def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
+        return tuple(query_shape[:-1]) + (self.output_dim or query_shape[-1],)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "num_heads": self.num_heads,
+                "key_dim": self.key_dim,
+                "value_dim": self.value_dim,
+                "output_dim": self.output_dim,
+                "dropout": self.dropout,
+                "use_bias": self.use_bias,
+                "causal": self.causal,
+                "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
+                "bias_initializer": keras.initializers.serialize(self.bias_initializer),
+                "seed": self.seed,
+            }
+        )
+        return config
+
+
+def _check_positive(name, value):
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ValueError(f"`{name}` must be a positive integer. Received: {name}={value!r}")

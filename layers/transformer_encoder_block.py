@@ -1,0 +1,202 @@
+"""Transformer encoder block: self-attention and feed-forward with residuals."""
+
+import keras
+from keras import ops
+
+from layers.feed_forward import FeedForward
+from layers.multi_head_attention import MultiHeadAttention
+
+
+@keras.saving.register_keras_serializable(package="keras_attention_lab")
+class TransformerEncoderBlock(keras.layers.Layer):
+    """One Transformer encoder block (Vaswani et al., 2017).
+
+    Multi-head self-attention, then a position-wise feed-forward network, each
+    wrapped in dropout, a residual connection and layer normalisation. Post-norm
+    (`norm_first=False`, the original paper): `x = LN(x + Dropout(f(x)))`.
+    Pre-norm (`norm_first=True`, more stable for deep stacks):
+    `x = x + Dropout(f(LN(x)))`.
+
+    Masking: `padding_mask` (B, T), True = real token, is taken from the Keras
+    mask of `inputs` when not given (e.g. after
+    `TokenAndPositionEmbedding(mask_zero=True)`); when both are present they are
+    combined with AND, and with `attention_mask` (B, T, T). Padded keys get zero
+    attention weight. The output keeps the input's padding mask.
+
+    Args:
+        num_heads: int > 0. Number of attention heads.
+        intermediate_dim: int > 0. Hidden width of the feed-forward network.
+        key_dim: int or None. Size of each head; defaults to d_model // num_heads.
+        dropout: float in [0, 1). Dropout on the two residual branches and
+            inside the feed-forward network.
+        attention_dropout: float in [0, 1). Dropout on the attention weights.
+        activation: activation of the feed-forward network.
+        norm_first: bool. Pre-norm instead of post-norm.
+        layer_norm_epsilon: float. Epsilon of the layer normalisations.
+        kernel_initializer, bias_initializer: initializers of the dense layers.
+        **kwargs: base layer arguments.
+
+    Call arguments:
+        inputs: tensor (B, T, D).
+        padding_mask: optional boolean (B, T).
+        attention_mask: optional boolean (B, T, T).
+        training: bool. Whether dropout is active.
+        return_attention_scores: bool. Also return the attention weights.
+
+    Returns:
+        Tensor (B, T, D) and, with `return_attention_scores=True`, the float32
+        attention weights (B, num_heads, T, T).
+
+    Example:
+
+    >>> import numpy as np
+    >>> block = TransformerEncoderBlock(num_heads=2, intermediate_dim=16)
+    >>> outputs, scores = block(np.ones((1, 3, 8), "float32"), return_attention_scores=True)
+    >>> tuple(outputs.shape), tuple(scores.shape)
+    ((1, 3, 8), (1, 2, 3, 3))
+    """
+
+    def __init__(
+        self,
+        num_heads,
+        intermediate_dim,
+        key_dim=None,
+        dropout=0.0,
+        attention_dropout=0.0,
+        activation="relu",
+        norm_first=False,
+        layer_norm_epsilon=1e-5,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        for name, rate in (("dropout", dropout), ("attention_dropout", attention_dropout)):
+            if not 0.0 <= rate < 1.0:
+                raise ValueError(f"`{name}` must be in [0, 1). Received: {name}={rate}")
+        if not layer_norm_epsilon > 0:
+            raise ValueError(
+                "`layer_norm_epsilon` must be positive. "
+                f"Received: layer_norm_epsilon={layer_norm_epsilon}"
+            )
+        self.num_heads = num_heads
+        self.intermediate_dim = intermediate_dim
+        self.key_dim = key_dim
+        self.dropout = float(dropout)
+        self.attention_dropout = float(attention_dropout)
+        self.activation = keras.activations.get(activation)
+        self.norm_first = bool(norm_first)
+        self.layer_norm_epsilon = layer_norm_epsilon
+        self.kernel_initializer = keras.initializers.get(kernel_initializer)
+        self.bias_initializer = keras.initializers.get(bias_initializer)
+        self.supports_masking = True
+        initializers = {
+            "kernel_initializer": self.kernel_initializer,
+            "bias_initializer": self.bias_initializer,
+        }
+        # Sub-layers validate their own arguments (num_heads, dims, attention dropout).
+        self.self_attention = MultiHeadAttention(
+            num_heads,
+            key_dim=key_dim,
+            dropout=attention_dropout,
+            dtype=self.dtype_policy,
+            name="self_attention",
+            **initializers,
+        )
+        self.feed_forward = FeedForward(
+            intermediate_dim,
+            activation=self.activation,
+            dropout=dropout,
+            dtype=self.dtype_policy,
+            name="feed_forward",
+            **initializers,
+        )
+        self.attention_norm = keras.layers.LayerNormalization(
+            epsilon=layer_norm_epsilon, dtype=self.dtype_policy, name="attention_norm"
+        )
+        self.feed_forward_norm = keras.layers.LayerNormalization(
+            epsilon=layer_norm_epsilon, dtype=self.dtype_policy, name="feed_forward_norm"
+        )
+        self.attention_dropout_layer = keras.layers.Dropout(
+            dropout, dtype=self.dtype_policy, name="attention_output_dropout"
+        )
+        self.feed_forward_dropout_layer = keras.layers.Dropout(
+            dropout, dtype=self.dtype_policy, name="feed_forward_output_dropout"
+        )
+
+    def build(self, input_shape):
+        self.self_attention.build(input_shape)
+        self.feed_forward.build(input_shape)
+        self.attention_norm.build(input_shape)
+        self.feed_forward_norm.build(input_shape)
+
+    def call(
+        self,
+        inputs,
+        padding_mask=None,
+        attention_mask=None,
+        mask=None,
+        training=None,
+        return_attention_scores=False,
+    ):
+        if padding_mask is None:
+            padding_mask = mask
+        elif mask is not None:
+            padding_mask = ops.logical_and(ops.cast(padding_mask, "bool"), ops.cast(mask, "bool"))
+
+        residual = inputs
+        x = self.attention_norm(inputs) if self.norm_first else inputs
+        attended = self.self_attention(
+            x,
+            query_mask=padding_mask,
+            value_mask=padding_mask,
+            attention_mask=attention_mask,
+            training=training,
+            return_attention_scores=return_attention_scores,
+        )
+        attended, scores = attended if return_attention_scores else (attended, None)
+        x = residual + self.attention_dropout_layer(attended, training=training)
+        if not self.norm_first:
+            x = self.attention_norm(x)
+
+        residual = x
+        if self.norm_first:
+            x = self.feed_forward_norm(x)
+        x = residual + self.feed_forward_dropout_layer(
+            self.feed_forward(x, training=training), training=training
+        )
+        if not self.norm_first:
+            x = self.feed_forward_norm(x)
+
+        if return_attention_scores:
+            return x, scores
+        return x
+
+    def compute_mask(self, inputs, previous_mask=None):
+        return previous_mask
+
+    def compute_output_spec(self, *args, **kwargs):
+        # Trace `call` instead of using `compute_output_shape`, so that the spec
+        # also covers the optional attention scores and their float32 dtype.
+        return super(keras.layers.Layer, self).compute_output_spec(*args, **kwargs)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "num_heads": self.num_heads,
+                "intermediate_dim": self.intermediate_dim,
+                "key_dim": self.key_dim,
+                "dropout": self.dropout,
+                "attention_dropout": self.attention_dropout,
+                "activation": keras.activations.serialize(self.activation),
+                "norm_first": self.norm_first,
+                "layer_norm_epsilon": self.layer_norm_epsilon,
+                "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
+                "bias_initializer": keras.initializers.serialize(self.bias_initializer),
+            }
+        )
+        return config

@@ -1,0 +1,24 @@
+"""Models built from our layers: the classifier, its attention sibling, the end-to-end model.
+
+Importing this package also registers every layer (`import layers`) and `AttentionProbe`,
+so a saved `model.keras` loads in safe mode after `import models`.
+"""
+
+import layers  # noqa: F401  (registers the layers the saved models are made of)
+from models.attention_model import build_attention_model
+from models.attention_probe import AttentionProbe
+from models.end_to_end import (
+    build_end_to_end_model,
+    get_model_parts,
+    load_end_to_end_model,
+)
+from models.transformer_classifier import build_classifier
+
+__all__ = [
+    "AttentionProbe",
+    "build_attention_model",
+    "build_classifier",
+    "build_end_to_end_model",
+    "get_model_parts",
+    "load_end_to_end_model",
+]
