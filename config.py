@@ -1,9 +1,10 @@
-"""The typed config schema for training runs: defaults, YAML loading, overrides, validation.
+"""The one config schema: every setting of a run, its default, its comment and its checks.
 
-Every field has a default and a comment here (detectron2-style); config files in
-`configs/` hold only what differs. Loading rejects unknown keys, wrong types and
-impossible values with a one-line `ConfigError` that names the key, before any data or
-model work starts. The loaded config is frozen.
+Every field has a default and a comment here (detectron2-style); config files in `configs/`
+hold only what differs. A section checks itself when it is built, so the data layer takes
+`config.dataset` and `config.text` (or a plain mapping, through `from_mapping`) under the
+same rules. Errors are one-line `ConfigError`s that name the key, raised before any data or
+model work: this module imports neither TensorFlow nor Keras. A loaded config is frozen.
 
 Example:
 
@@ -20,29 +21,43 @@ model.num_heds: unknown key
 from __future__ import annotations
 
 import dataclasses
-import math
-import types
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
+import typed_config
+from typed_config import (
+    FRACTION,
+    NOT_NEGATIVE,
+    POSITIVE,
+    RATE,
+    ConfigError,
+    Section,
+    fail,
+    option,
+)
 
-class ConfigError(ValueError):
-    """A user error in a config file or override; the message is one line naming the key."""
+__all__ = ["BUILTIN_DATASETS", "POOLINGS", "STANDARDIZE", "Config", "ConfigError",
+           "DatasetConfig", "ModelConfig", "OutputConfig", "TextConfig", "TrainingConfig",
+           "dump_config", "load_config", "parse_overrides"]
+
+BUILTIN_DATASETS = ("rotten_tomatoes", "reuters_r8", "reuters_r52", "twenty_newsgroups", "bbc_news")
+STANDARDIZE = ("lower_and_strip_punctuation", "lower", "strip_punctuation", "none")
+POOLINGS = ("mean", "max", "cls")
 
 
 @dataclass(frozen=True)
-class DatasetConfig:
+class DatasetConfig(Section):
+    section: ClassVar[str] = "dataset"
     # A built-in dataset: rotten_tomatoes, reuters_r8, reuters_r52, twenty_newsgroups,
-    # bbc_news. No default: a config names its data here or in train_file.
-    name: str | None = None
-    # Where built-in datasets are cached; null uses the data package's default.
+    # bbc_news. No default: a config names its data here, in tfds_name or in train_file.
+    name: str | None = option(None, choices=BUILTIN_DATASETS)
+    # Where TFDS datasets are cached; null uses TFDS_DATA_DIR or ~/tensorflow_datasets.
     data_dir: str | None = None
-    # CSV/Parquet files instead of a built-in dataset. Without validation_file/test_file,
-    # those splits are carved out of the training file (fractions below).
+    # Your own .csv, .tsv, .jsonl or .parquet files instead of a named dataset. Without
+    # validation_file/test_file, those splits are carved out of the training file.
     train_file: str | None = None
     validation_file: str | None = None
     test_file: str | None = None
@@ -50,54 +65,81 @@ class DatasetConfig:
     # machines that can download it or already have it in data_dir.
     tfds_name: str | None = None
     # Its split names; a null validation/test split is carved out of train (fractions
-    # below). Slices such as "train[:50%]" work.
+    # below); built-in datasets ship a validation split. Slices like "train[:50%]" work.
     train_split: str = "train"
     validation_split: str | None = None
     test_split: str | None = "test"
     # Column names in the files above, or feature keys of the TFDS dataset.
     text_column: str = "text"
     label_column: str = "label"
-    # Fractions held out of the training data when a split is missing. The test split is
-    # never used for model selection.
-    validation_fraction: float = 0.1
-    test_fraction: float = 0.1
+    # Fractions of the training data held out (stratified) when a split is missing. The
+    # test split is never used for model selection.
+    validation_fraction: float = option(0.1, FRACTION)
+    test_fraction: float = option(0.1, FRACTION)
     # Seed of the held-out splits: separate from training.seed so that every training
     # seed is scored on the same test examples.
     split_seed: int = 0
 
+    def check_together(self):
+        sources = {"name": self.name, "tfds_name": self.tfds_name, "train_file": self.train_file}
+        given = {key: value for key, value in sources.items() if value is not None}
+        if not given:
+            raise ConfigError(
+                "dataset.name: no dataset given: set dataset.name to a built-in dataset "
+                f"({', '.join(BUILTIN_DATASETS)}), dataset.tfds_name to a TFDS catalog name or "
+                "dataset.train_file to a CSV/TSV/JSONL/Parquet file"
+            )
+        if len(given) > 1:
+            raise ConfigError(
+                f"dataset.{list(given)[1]}: give one of dataset.name, dataset.tfds_name or "
+                f"dataset.train_file, not several "
+                f"({', '.join(f'{key}={value!r}' for key, value in given.items())})"
+            )
+        if self.validation_fraction + self.test_fraction >= 1.0:
+            fail("dataset.test_fraction", "validation_fraction + test_fraction must be < 1",
+                 self.test_fraction)
+
+    @property
+    def tfds_builder_name(self) -> str | None:
+        """The TFDS builder to load (built-in or catalog), or None for the user's files."""
+        return self.name or self.tfds_name
+
 
 @dataclass(frozen=True)
-class TextConfig:
-    # Vocabulary of the TextVectorization layer, including the padding (0) and OOV (1) ids.
-    vocabulary_size: int = 20000
-    # Tokens per example: longer texts are truncated, shorter ones padded with id 0.
-    sequence_length: int = 256
+class TextConfig(Section):
+    section: ClassVar[str] = "text"
+    # Vocabulary of the TextVectorization layer, counting the padding (0) and OOV (1) ids.
+    vocabulary_size: int = option(
+        20000, (lambda value: value >= 3, "must be at least 3 (padding, OOV and one token)"))
+    # Tokens per example: longer texts keep their first tokens, shorter ones are padded with 0.
+    sequence_length: int = option(256, POSITIVE)
     # TextVectorization standardisation: lower_and_strip_punctuation, lower,
-    # strip_punctuation or none.
-    standardize: str = "lower_and_strip_punctuation"
+    # strip_punctuation or none (the text as it is).
+    standardize: str = option("lower_and_strip_punctuation", choices=STANDARDIZE)
 
 
 @dataclass(frozen=True)
-class ModelConfig:
+class ModelConfig(Section):
+    section: ClassVar[str] = "model"
     # Width of the token embeddings and of every block's output.
-    d_model: int = 128
+    d_model: int = option(128, POSITIVE)
     # Attention heads per block; d_model must be divisible by it.
-    num_heads: int = 4
+    num_heads: int = option(4, POSITIVE)
     # Size of each head; null means d_model // num_heads, so the heads split d_model.
-    key_dim: int | None = None
+    key_dim: int | None = option(None, POSITIVE)
     # Number of TransformerEncoderBlocks.
-    num_layers: int = 2
+    num_layers: int = option(2, POSITIVE)
     # Hidden size of each block's feed-forward network.
-    intermediate_dim: int = 256
-    # Dropout after the embeddings, inside the blocks and before the head.
-    dropout: float = 0.1
+    intermediate_dim: int = option(256, POSITIVE)
+    # Dropout after the embeddings, on the blocks' residual branches and before the head.
+    dropout: float = option(0.1, RATE)
     # Dropout on the attention weights.
-    attention_dropout: float = 0.0
+    attention_dropout: float = option(0.0, RATE)
     # Activation of the feed-forward networks: relu or gelu.
-    activation: str = "relu"
+    activation: str = option("relu", choices=("relu", "gelu"))
     # learned (one vector per position, starting as small as the token vectors) or
     # sinusoidal (no weights). Learned trains faster from scratch on our datasets.
-    positional_encoding: str = "learned"
+    positional_encoding: str = option("learned", choices=("sinusoidal", "learned"))
     # Mask padding (id 0) in attention and pooling. false reproduces tutorial models that
     # attend to and average over padding.
     mask_zero: bool = True
@@ -105,43 +147,51 @@ class ModelConfig:
     # false gives the original post-norm Transformer.
     norm_first: bool = True
     # Epsilon of every LayerNormalization.
-    layer_norm_epsilon: float = 1e-5
+    layer_norm_epsilon: float = option(1e-5, POSITIVE)
     # How the sequence becomes one vector: mean or max over real tokens (padding excluded),
     # or cls (a learned token prepended to the sequence; its final state is used).
-    pooling: str = "mean"
+    pooling: str = option("mean", choices=POOLINGS)
     # Width of an optional ReLU layer between pooling and the softmax; 0 means none.
-    head_hidden_dim: int = 0
+    head_hidden_dim: int = option(0, NOT_NEGATIVE)
+
+    def check_together(self):
+        if self.d_model % self.num_heads:
+            raise ConfigError(
+                f"model.num_heads: d_model must be divisible by num_heads, "
+                f"got d_model={self.d_model}, num_heads={self.num_heads}"
+            )
 
 
 @dataclass(frozen=True)
-class TrainingConfig:
+class TrainingConfig(Section):
+    section: ClassVar[str] = "training"
     # Global batch size (split across replicas under a distribution strategy).
-    batch_size: int = 32
+    batch_size: int = option(32, POSITIVE)
     # Maximum epochs; early stopping usually ends the run sooner.
-    epochs: int = 10
+    epochs: int = option(10, POSITIVE)
     # Cap on batches per epoch (null: the whole training split). Small values make CI
     # configs train in seconds.
-    steps_per_epoch: int | None = None
+    steps_per_epoch: int | None = option(None, POSITIVE)
     # adamw, adam or sgd (with momentum 0.9).
-    optimizer: str = "adamw"
+    optimizer: str = option("adamw", choices=("adamw", "adam", "sgd"))
     # Peak learning rate, reached after warmup.
-    learning_rate: float = 1e-3
+    learning_rate: float = option(1e-3, POSITIVE)
     # Decoupled weight decay (adamw only).
-    weight_decay: float = 0.01
+    weight_decay: float = option(0.01, NOT_NEGATIVE)
     # Fraction of all training steps spent warming the learning rate up from 0.
-    warmup_fraction: float = 0.1
+    warmup_fraction: float = option(0.1, RATE)
     # After warmup: cosine (decay to 0 at the last epoch) or constant.
-    schedule: str = "cosine"
+    schedule: str = option("cosine", choices=("cosine", "constant"))
     # Clip each gradient update to this global norm; null disables clipping.
-    clipnorm: float | None = 1.0
+    clipnorm: float | None = option(1.0, POSITIVE)
     # Label smoothing of the cross-entropy loss (regularises overconfident heads).
-    label_smoothing: float = 0.0
+    label_smoothing: float = option(0.0, RATE)
     # Stop after this many epochs without a better `monitor` value and restore the best
     # weights; 0 disables early stopping.
-    early_stopping_patience: int = 3
+    early_stopping_patience: int = option(3, NOT_NEGATIVE)
     # What picks the best epoch (checkpoint and early stopping): val_loss, or
     # val_accuracy where label smoothing makes the loss a poor guide to accuracy.
-    monitor: str = "val_loss"
+    monitor: str = option("val_loss", choices=("val_loss", "val_accuracy"))
     # Seeds weights, dropout and shuffling; with op determinism, two runs of the same
     # command give the same metrics on CPU.
     seed: int = 0
@@ -151,23 +201,26 @@ class TrainingConfig:
     jit_compile: bool = False
     # none (one device), mirrored (MirroredStrategy over local GPUs, or all logical CPUs
     # when there is no GPU) or multi_worker (MultiWorkerMirroredStrategy from TF_CONFIG).
-    distribution: str = "none"
+    distribution: str = option("none", choices=("none", "mirrored", "multi_worker"))
     # Number of validation examples (the first N) whose attention heatmaps are written to
     # TensorBoard (logs/attention, Images tab) after every epoch; 0 turns them off.
-    attention_images: int = 0
+    attention_images: int = option(0, NOT_NEGATIVE)
 
 
 @dataclass(frozen=True)
-class OutputConfig:
+class OutputConfig(Section):
+    section: ClassVar[str] = "output"
     # Parent folder of run folders.
-    root: str = "runs"
+    root: str = option("runs", (bool, "must not be empty"))
     # Run folder name under root; null uses the config file's name (default.yaml -> default).
-    name: str | None = None
+    name: str | None = option(
+        None, (lambda name: name and "/" not in name and not name.startswith("."),
+               "must be a plain folder name"))
 
 
 @dataclass(frozen=True)
 class Config:
-    dataset: DatasetConfig = field(default_factory=DatasetConfig)
+    dataset: DatasetConfig
     text: TextConfig = field(default_factory=TextConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     training: TrainingConfig = field(default_factory=TrainingConfig)
@@ -180,260 +233,25 @@ class Config:
         return self.output.name or "run"
 
 
-BUILTIN_DATASETS = ("rotten_tomatoes", "reuters_r8", "reuters_r52", "twenty_newsgroups", "bbc_news")
-_CHOICES = {
-    "dataset.name": BUILTIN_DATASETS,
-    "text.standardize": ("lower_and_strip_punctuation", "lower", "strip_punctuation", "none"),
-    "model.activation": ("relu", "gelu"),
-    "model.positional_encoding": ("sinusoidal", "learned"),
-    "model.pooling": ("mean", "max", "cls"),
-    "training.optimizer": ("adamw", "adam", "sgd"),
-    "training.schedule": ("cosine", "constant"),
-    "training.distribution": ("none", "mirrored", "multi_worker"),
-    "training.monitor": ("val_loss", "val_accuracy"),
+SECTIONS: dict[str, type[Section]] = {
+    "dataset": DatasetConfig,
+    "text": TextConfig,
+    "model": ModelConfig,
+    "training": TrainingConfig,
+    "output": OutputConfig,
 }
-_NULL_WORDS = ("null", "none", "~")
-
-
-def _section_types() -> dict[str, type]:
-    return {f.name: typing.get_type_hints(Config)[f.name] for f in dataclasses.fields(Config)}
-
-
-def _field_types(section_cls: type) -> dict[str, Any]:
-    hints = typing.get_type_hints(section_cls)
-    return {f.name: hints[f.name] for f in dataclasses.fields(section_cls)}
-
-
-def _unwrap_optional(annotation: Any) -> tuple[type, bool]:
-    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
-        args = [a for a in typing.get_args(annotation) if a is not type(None)]
-        return args[0], True
-    return annotation, False
-
-
-_TYPE_WORDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
-
-
-def _check_type(key: str, value: Any, annotation: Any) -> Any:
-    """Returns `value` converted to the field's type, or raises ConfigError naming `key`."""
-    base, optional = _unwrap_optional(annotation)
-    if value is None:
-        if optional:
-            return None
-        raise ConfigError(f"{key}: must not be null (expected {_TYPE_WORDS[base]})")
-    # bool is a subclass of int: `epochs: true` must not pass as 1.
-    if base is bool and isinstance(value, bool):
-        return value
-    if base is int and isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if base is float and isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    if base is str and isinstance(value, str):
-        return value
-    expected = _TYPE_WORDS[base] + (" or null" if optional else "")
-    raise ConfigError(f"{key}: expected {expected}, got {value!r} ({type(value).__name__})")
-
-
-def _parse_override_value(key: str, raw: str, annotation: Any) -> Any:
-    """Parses the text after `=` in `--set key=value` as the field's type."""
-    base, optional = _unwrap_optional(annotation)
-    text = raw.strip()
-    if optional and text.lower() in _NULL_WORDS:
-        return None
-    try:
-        if base is bool:
-            words = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
-            return words[text.lower()]
-        if base is int:
-            return int(text)
-        if base is float:
-            return float(text)
-    except (KeyError, ValueError):
-        expected = _TYPE_WORDS[base] + (" or null" if optional else "")
-        raise ConfigError(f"{key}: expected {expected}, got {raw!r}") from None
-    return text
-
-
-def _known(names) -> str:
-    return ", ".join(names)
-
-
-def _resolve_key(key: str) -> tuple[str, str, Any]:
-    """Splits 'section.field' and returns (section, field, annotation); unknown -> ConfigError."""
-    sections = _section_types()
-    parts = key.split(".")
-    if len(parts) != 2 or not all(parts):
-        raise ConfigError(f"{key}: keys look like section.field (sections: {_known(sections)})")
-    section, name = parts
-    if section not in sections:
-        raise ConfigError(f"{section}: unknown section (known: {_known(sections)})")
-    field_types = _field_types(sections[section])
-    if name not in field_types:
-        raise ConfigError(f"{key}: unknown key (known: {_known(field_types)})")
-    return section, name, field_types[name]
 
 
 def parse_overrides(overrides: list[str] | tuple[str, ...]) -> dict[str, dict[str, Any]]:
     """Parses ['model.num_layers=4', ...] into {'model': {'num_layers': 4}} with typed values."""
-    parsed: dict[str, dict[str, Any]] = {}
-    for item in overrides:
-        key, sep, raw = item.partition("=")
-        key = key.strip()
-        if not sep:
-            raise ConfigError(f"{key}: overrides look like section.field=value, got {item!r}")
-        section, name, annotation = _resolve_key(key)
-        parsed.setdefault(section, {})[name] = _parse_override_value(key, raw, annotation)
-    return parsed
-
-
-def _merge(base: dict[str, dict[str, Any]], update: dict[str, dict[str, Any]]) -> None:
-    for section, values in update.items():
-        base.setdefault(section, {}).update(values)
-
-
-def _read_yaml(path: str | Path) -> dict[str, dict[str, Any]]:
-    path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read config file ({error.strerror})") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        where = getattr(error, "problem_mark", None)
-        line = f" line {where.line + 1}" if where else ""
-        raise ConfigError(f"{path}:{line} is not valid YAML") from None
-    if data is None:
-        return {}
-    sections = _section_types()
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping of sections ({_known(sections)})")
-    for section, values in data.items():
-        if section not in sections:
-            raise ConfigError(f"{section}: unknown section (known: {_known(sections)})")
-        if values is None:
-            data[section] = {}
-        elif not isinstance(values, dict):
-            raise ConfigError(f"{section}: expected a mapping of fields, got {values!r}")
-        else:
-            for name in values:
-                _resolve_key(f"{section}.{name}")
-    return data
-
-
-def _validate_values(config: Config) -> None:
-    """Impossible values -> ConfigError naming the first offending key."""
-
-    def fail(key: str, message: str, value: Any) -> None:
-        raise ConfigError(f"{key}: {message}, got {value!r}")
-
-    for key, choices in _CHOICES.items():
-        section, name = key.split(".")
-        value = getattr(getattr(config, section), name)
-        if value is not None and value not in choices:
-            fail(key, f"must be one of {', '.join(choices)}", value)
-
-    d, t, m, tr = config.dataset, config.text, config.model, config.training
-    sources = {"name": d.name, "tfds_name": d.tfds_name, "train_file": d.train_file}
-    given = {key: value for key, value in sources.items() if value is not None}
-    if not given:
-        raise ConfigError(
-            "dataset.name: no dataset given: set dataset.name to a built-in dataset "
-            f"({', '.join(BUILTIN_DATASETS)}), dataset.tfds_name to a TFDS catalog name or "
-            "dataset.train_file to a CSV/TSV/JSONL/Parquet file"
-        )
-    if len(given) > 1:
-        second = list(given)[1]
-        raise ConfigError(
-            f"dataset.{second}: give one of dataset.name, dataset.tfds_name or "
-            f"dataset.train_file, not several ({', '.join(f'{k}={v!r}' for k, v in given.items())})"
-        )
-    for key, value in (
-        ("dataset.validation_fraction", d.validation_fraction),
-        ("dataset.test_fraction", d.test_fraction),
-    ):
-        if not 0.0 < value < 1.0:
-            fail(key, "must be in (0, 1)", value)
-    if d.validation_fraction + d.test_fraction >= 1.0:
-        fail("dataset.test_fraction", "validation_fraction + test_fraction must be < 1",
-             d.test_fraction)
-
-    # The vocabulary holds at least the padding and OOV ids plus one real token.
-    if t.vocabulary_size < 3:
-        fail("text.vocabulary_size", "must be at least 3 (padding, OOV and one token)",
-             t.vocabulary_size)
-    positive = {
-        "text.sequence_length": t.sequence_length,
-        "model.d_model": m.d_model,
-        "model.num_heads": m.num_heads,
-        "model.num_layers": m.num_layers,
-        "model.intermediate_dim": m.intermediate_dim,
-        "training.batch_size": tr.batch_size,
-        "training.epochs": tr.epochs,
-        "training.learning_rate": tr.learning_rate,
-        "model.layer_norm_epsilon": m.layer_norm_epsilon,
-    }
-    if m.key_dim is not None:
-        positive["model.key_dim"] = m.key_dim
-    if tr.steps_per_epoch is not None:
-        positive["training.steps_per_epoch"] = tr.steps_per_epoch
-    if tr.clipnorm is not None:
-        positive["training.clipnorm"] = tr.clipnorm
-    for key, value in positive.items():
-        if not value > 0 or (isinstance(value, float) and not math.isfinite(value)):
-            fail(key, "must be positive", value)
-    if m.d_model % m.num_heads:
-        raise ConfigError(
-            f"model.num_heads: d_model must be divisible by num_heads, "
-            f"got d_model={m.d_model}, num_heads={m.num_heads}"
-        )
-    for key, value in (
-        ("model.dropout", m.dropout),
-        ("model.attention_dropout", m.attention_dropout),
-        ("training.label_smoothing", tr.label_smoothing),
-        ("training.warmup_fraction", tr.warmup_fraction),
-    ):
-        if not 0.0 <= value < 1.0:
-            fail(key, "must be in [0, 1)", value)
-    for key, value in (
-        ("model.head_hidden_dim", m.head_hidden_dim),
-        ("training.weight_decay", tr.weight_decay),
-        ("training.early_stopping_patience", tr.early_stopping_patience),
-        ("training.attention_images", tr.attention_images),
-    ):
-        if value < 0:
-            fail(key, "must not be negative", value)
-    if not config.output.root:
-        fail("output.root", "must not be empty", config.output.root)
-    if config.output.name is not None and (
-        not config.output.name or "/" in config.output.name or config.output.name.startswith(".")
-    ):
-        fail("output.name", "must be a plain folder name", config.output.name)
-
-
-def build_config(values: dict[str, dict[str, Any]]) -> Config:
-    """Builds and validates a frozen Config from {'section': {'field': value}}."""
-    sections = _section_types()
-    built = {}
-    for section, section_cls in sections.items():
-        field_types = _field_types(section_cls)
-        checked = {}
-        for name, value in (values.get(section) or {}).items():
-            key = f"{section}.{name}"
-            if name not in field_types:
-                raise ConfigError(f"{key}: unknown key (known: {_known(field_types)})")
-            checked[name] = _check_type(key, value, field_types[name])
-        built[section] = section_cls(**checked)
-    config = Config(**built)
-    _validate_values(config)
-    return config
+    return typed_config.parse_overrides(SECTIONS, overrides)
 
 
 def load_config(path: str | Path | None, overrides: list[str] | tuple[str, ...] = ()) -> Config:
-    """Loads a YAML config over the defaults, applies `section.field=value` overrides, validates.
+    """Loads a YAML config over the defaults, applies `section.field=value` overrides, checks.
 
     Args:
-        path: a YAML file holding only what differs from the defaults, or None for defaults.
+        path: a YAML file holding only what differs from the defaults, or None.
         overrides: `section.field=value` strings; values are parsed as the field's type.
 
     Returns:
@@ -442,16 +260,15 @@ def load_config(path: str | Path | None, overrides: list[str] | tuple[str, ...] 
     Raises:
         ConfigError: one line naming the offending key.
     """
-    values: dict[str, dict[str, Any]] = {}
-    if path is not None:
-        _merge(values, _read_yaml(path))
-    _merge(values, parse_overrides(list(overrides)))
-    config = build_config(values)
+    values = typed_config.read_yaml(SECTIONS, path) if path is not None else {}
+    for section, fields in parse_overrides(list(overrides)).items():
+        values.setdefault(section, {}).update(fields)
+    config = Config(**{
+        section: cls.from_mapping(values.get(section, {})) for section, cls in SECTIONS.items()
+    })  # fmt: skip
     if config.output.name is None:
         name = Path(path).stem if path is not None else "run"
-        config = dataclasses.replace(
-            config, output=dataclasses.replace(config.output, name=name)
-        )
+        config = dataclasses.replace(config, output=dataclasses.replace(config.output, name=name))
     return config
 
 

@@ -4,18 +4,16 @@ Importing this package registers the built-in TFDS builders, so `tfds.load("reut
 works afterwards.
 
 Example:
->>> # from data import DatasetSpec, TextSpec, build_datasets
->>> # data = build_datasets(DatasetSpec(name="bbc_news"), TextSpec(), batch_size=32, seed=0)
+>>> # from data import build_datasets
+>>> # datasets = build_datasets({"name": "bbc_news"}, {"sequence_length": 128}, 32, seed=0)
 """
 
 from data.builders import BUILTIN_BUILDERS
-from data.dataset_spec import DatasetSpec
 from data.datasets import Datasets, build_datasets
 from data.errors import DataError
 from data.files import load_file_split, load_file_splits
 from data.loading import load_text_splits
 from data.pipelines import make_pipelines
-from data.text_spec import TextSpec
 from data.text_splits import TextSplits
 from data.vectorizer import make_vectorizer
 from data.wheel_fetcher import PinnedWheel, fetch_wheel
@@ -23,10 +21,8 @@ from data.wheel_fetcher import PinnedWheel, fetch_wheel
 __all__ = [
     "BUILTIN_BUILDERS",
     "DataError",
-    "DatasetSpec",
     "Datasets",
     "PinnedWheel",
-    "TextSpec",
     "TextSplits",
     "build_datasets",
     "fetch_wheel",

@@ -1,4 +1,4 @@
-"""The one entry point from dataset and text specs to training-ready pipelines."""
+"""The one entry point from the `dataset` and `text` config sections to training pipelines."""
 
 import dataclasses
 from collections.abc import Mapping
@@ -7,10 +7,9 @@ from typing import Any
 import keras
 import tensorflow as tf
 
-from data.dataset_spec import DatasetSpec
+from config import DatasetConfig, TextConfig
 from data.loading import load_text_splits
 from data.pipelines import make_pipelines
-from data.text_spec import TextSpec
 from data.text_splits import TextSplits
 from data.vectorizer import make_vectorizer
 
@@ -29,24 +28,21 @@ class Datasets:
 
 
 def build_datasets(
-    dataset_spec: DatasetSpec | Mapping[str, Any],
-    text_spec: TextSpec | Mapping[str, Any],
+    dataset: DatasetConfig | Mapping[str, Any],
+    text: TextConfig | Mapping[str, Any],
     batch_size: int,
     seed: int,
 ) -> Datasets:
     """Loads the splits, adapts the vectorizer on train and builds the tf.data pipelines.
 
-    Specs may be dataclasses or plain config mappings (unknown keys are a DataError).
+    The sections may be config sections or plain mappings of them (checked the same way:
+    a bad key or value is a ConfigError).
 
     Example:
     >>> # data = build_datasets({"name": "reuters_r8"}, {"sequence_length": 128}, 32, seed=0)
     >>> # data.pipelines["train"], data.class_names
     """
-    if not isinstance(dataset_spec, DatasetSpec):
-        dataset_spec = DatasetSpec.from_dict(dataset_spec)
-    if not isinstance(text_spec, TextSpec):
-        text_spec = TextSpec.from_dict(text_spec)
-    splits = load_text_splits(dataset_spec)
-    vectorizer = make_vectorizer(text_spec, splits.train[0])
+    splits = load_text_splits(DatasetConfig.of(dataset))
+    vectorizer = make_vectorizer(TextConfig.of(text), splits.train[0])
     pipelines = make_pipelines(splits, vectorizer, batch_size=batch_size, seed=seed)
     return Datasets(pipelines=pipelines, splits=splits, vectorizer=vectorizer)

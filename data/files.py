@@ -7,7 +7,7 @@ import pathlib
 import numpy as np
 import pandas as pd
 
-from data.dataset_spec import DatasetSpec
+from config import DatasetConfig
 from data.errors import DataError
 from data.splitting import carve_missing_splits
 from data.text_splits import TextSplits
@@ -58,7 +58,7 @@ def load_file_split(
             f"use one of {', '.join(SUPPORTED_SUFFIXES)}"
         )
     if not path.is_file():
-        raise DataError(f"{path} does not exist; check the path in the dataset spec")
+        raise DataError(f"{path} does not exist; check the file name in the config")
     raw = path.read_bytes() if path.suffix != ".parquet" else b""
     try:
         raw.decode("utf-8-sig")
@@ -119,17 +119,17 @@ def _class_names(labels: np.ndarray) -> list[str]:
     return names
 
 
-def load_file_splits(spec: DatasetSpec) -> TextSplits:
-    """Reads the spec's train/validation/test files, carving missing splits out of train.
+def load_file_splits(dataset: DatasetConfig) -> TextSplits:
+    """Reads the dataset's train/validation/test files, carving missing splits out of train.
 
     Class names are the train labels, sorted (numerically when they are all integers);
     a validation or test label not seen in train is an error.
 
     Example:
-    >>> # load_file_splits(DatasetSpec(train_file="train.csv", test_file="test.csv"))
+    >>> # load_file_splits(DatasetConfig(train_file="train.csv", test_file="test.csv"))
     """
-    columns = (spec.text_column, spec.label_column)
-    train_texts, train_labels = load_file_split(spec.train_file, *columns)
+    columns = (dataset.text_column, dataset.label_column)
+    train_texts, train_labels = load_file_split(dataset.train_file, *columns)
     class_names = _class_names(train_labels)
     label_ids = {name: index for index, name in enumerate(class_names)}
 
@@ -137,16 +137,18 @@ def load_file_splits(spec: DatasetSpec) -> TextSplits:
         for row, label in enumerate(labels):
             if label not in label_ids:
                 raise DataError(
-                    f"{_row_name(pathlib.Path(path), row)} column '{spec.label_column}': label "
+                    f"{_row_name(pathlib.Path(path), row)} column '{dataset.label_column}': label "
                     f"'{label}' is not in the training labels ({', '.join(class_names)}); "
                     "fix the label or add training examples of it"
                 )
         return np.array([label_ids[label] for label in labels], dtype=np.int64)
 
-    splits = {"train": (train_texts, to_ids(spec.train_file, train_labels))}
-    for split, path in (("validation", spec.validation_file), ("test", spec.test_file)):
+    splits = {"train": (train_texts, to_ids(dataset.train_file, train_labels))}
+    for split, path in (("validation", dataset.validation_file), ("test", dataset.test_file)):
         if path is not None:
             texts, labels = load_file_split(path, *columns)
             splits[split] = (texts, to_ids(path, labels))
-    splits = carve_missing_splits(splits, spec.validation_fraction, spec.test_fraction, spec.seed)
+    splits = carve_missing_splits(
+        splits, dataset.validation_fraction, dataset.test_fraction, dataset.split_seed
+    )
     return TextSplits(**splits, class_names=class_names)

@@ -1,10 +1,10 @@
-"""Loads a dataset spec into raw text splits: built-in, TFDS catalog or the user's files."""
+"""Loads the `dataset` config section into raw text splits: built-in, TFDS catalog or files."""
 
 import numpy as np
 import tensorflow_datasets as tfds
 
+from config import DatasetConfig
 from data.builders import BUILTIN_BUILDERS
-from data.dataset_spec import DatasetSpec
 from data.errors import DataError
 from data.files import load_file_splits
 from data.splitting import carve_missing_splits
@@ -18,7 +18,7 @@ def get_builder(name: str, data_dir: str | None = None) -> tfds.core.DatasetBuil
     except tfds.core.registered.DatasetNotFoundError:
         raise DataError(
             f"unknown dataset '{name}'; use a built-in ({', '.join(BUILTIN_BUILDERS)}), a TFDS "
-            "catalog name (see `tfds.list_builders()`) or set train_file"
+            "catalog name (see `tfds.list_builders()`) as dataset.tfds_name, or set dataset.train_file"
         ) from None
 
 
@@ -58,33 +58,33 @@ def _read_split(builder, split: str, text_key: str, label_key: str):
     return np.array(texts, dtype=object), labels
 
 
-def load_tfds_splits(spec: DatasetSpec) -> TextSplits:
+def load_tfds_splits(dataset: DatasetConfig) -> TextSplits:
     """Loads a built-in or TFDS catalog dataset, carving missing splits out of train.
 
     Example:
-    >>> # load_tfds_splits(DatasetSpec(name="imdb_reviews", text_column="text"))
+    >>> # load_tfds_splits(DatasetConfig(tfds_name="imdb_reviews", text_column="text"))
     """
-    builder = get_builder(spec.name, spec.data_dir)
+    builder = get_builder(dataset.tfds_builder_name, dataset.data_dir)
     features = builder.info.features
-    for role, key in (("text_column", spec.text_column), ("label_column", spec.label_column)):
+    for role, key in (("text_column", dataset.text_column), ("label_column", dataset.label_column)):
         if key not in features:
             raise DataError(
-                f"dataset '{spec.name}' has no feature '{key}' (features: "
+                f"dataset '{builder.name}' has no feature '{key}' (features: "
                 f"{', '.join(features)}); set {role} to one of them"
             )
     prepare(builder)
 
-    label_feature = features[spec.label_column]
-    validation_split = spec.validation_split
-    if validation_split is None and spec.name in BUILTIN_BUILDERS:
+    label_feature = features[dataset.label_column]
+    validation_split = dataset.validation_split
+    if validation_split is None and dataset.name is not None:
         validation_split = "validation"  # Built-ins ship their documented validation split.
     requested = {
-        "train": spec.train_split,
+        "train": dataset.train_split,
         "validation": validation_split,
-        "test": spec.test_split,
+        "test": dataset.test_split,
     }
     splits = {
-        split: _read_split(builder, name, spec.text_column, spec.label_column)
+        split: _read_split(builder, name, dataset.text_column, dataset.label_column)
         for split, name in requested.items()
         if name is not None
     }
@@ -98,24 +98,27 @@ def load_tfds_splits(spec: DatasetSpec) -> TextSplits:
             unknown = sorted({label.decode() for label in labels if label not in label_ids})
             if unknown:
                 raise DataError(
-                    f"dataset '{spec.name}' split '{requested[split]}' column "
-                    f"'{spec.label_column}' has labels {unknown} not in train; pick other splits"
+                    f"dataset '{builder.name}' split '{requested[split]}' column "
+                    f"'{dataset.label_column}' has labels {unknown} not in train; pick other splits"
                 )
             splits[split] = (texts, np.array([label_ids[label] for label in labels]))
     else:
         class_names = [str(index) for index in range(int(splits["train"][1].max()) + 1)]
 
-    splits = carve_missing_splits(splits, spec.validation_fraction, spec.test_fraction, spec.seed)
+    splits = carve_missing_splits(
+        splits, dataset.validation_fraction, dataset.test_fraction, dataset.split_seed
+    )
     return TextSplits(**splits, class_names=class_names)
 
 
-def load_text_splits(spec: DatasetSpec) -> TextSplits:
+def load_text_splits(dataset: DatasetConfig | dict) -> TextSplits:
     """Raw texts and int64 labels of train, validation and test, plus the class names.
 
     Example:
-    >>> # splits = load_text_splits(DatasetSpec(name="reuters_r8", data_dir="/tmp/tfds"))
+    >>> # splits = load_text_splits({"name": "reuters_r8", "data_dir": "/tmp/tfds"})
     >>> # splits.sizes() == {"train": 4934, "validation": 551, "test": 2189}
     """
-    if spec.train_file is not None:
-        return load_file_splits(spec)
-    return load_tfds_splits(spec)
+    dataset = DatasetConfig.of(dataset)
+    if dataset.train_file is not None:
+        return load_file_splits(dataset)
+    return load_tfds_splits(dataset)

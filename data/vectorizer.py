@@ -6,11 +6,11 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from data.text_spec import TextSpec
+from config import TextConfig
 
 
 def make_vectorizer(
-    text_spec: TextSpec, train_texts: Sequence[str]
+    text: TextConfig | dict, train_texts: Sequence[str]
 ) -> keras.layers.TextVectorization:
     """Returns a `TextVectorization` adapted on `train_texts` only.
 
@@ -19,14 +19,16 @@ def make_vectorizer(
     words seen only in validation or test must map to 1, as they will for new text.
 
     Example:
-    >>> vectorizer = make_vectorizer(TextSpec(vocabulary_size=10, sequence_length=4), ["a b b"])
+    >>> vectorizer = make_vectorizer({"vocabulary_size": 10, "sequence_length": 4}, ["a b b"])
     >>> vectorizer(["b a c"]).numpy().tolist()
     [[2, 3, 1, 0]]
     """
+    text = TextConfig.of(text)
     vectorizer = keras.layers.TextVectorization(
-        max_tokens=text_spec.vocabulary_size,
-        output_sequence_length=text_spec.sequence_length,
-        standardize=text_spec.standardize,
+        max_tokens=text.vocabulary_size,
+        output_sequence_length=text.sequence_length,
+        # The config spells "keep the text as it is" as "none" (YAML null means "unset").
+        standardize=None if text.standardize == "none" else text.standardize,
         output_mode="int",
         name="text_vectorization",
     )

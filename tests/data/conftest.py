@@ -3,7 +3,8 @@
 import pytest
 import tensorflow_datasets as tfds
 
-from data import BUILTIN_BUILDERS, DatasetSpec, load_text_splits
+from config import DatasetConfig
+from data import BUILTIN_BUILDERS, load_text_splits
 
 
 @pytest.fixture(scope="session")
@@ -22,7 +23,7 @@ def builtin_splits(builtin_data_dir):
 
     def load(name):
         if name not in cache:
-            cache[name] = load_text_splits(DatasetSpec(name=name, data_dir=builtin_data_dir))
+            cache[name] = load_text_splits(DatasetConfig(name=name, data_dir=builtin_data_dir))
         return cache[name]
 
     return load

@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from data import DataError, DatasetSpec, build_datasets
+from config import ConfigError
+from data import build_datasets
 
 ROWS = "".join(
     f"review {index} {'great' if index % 2 else 'awful'},{index % 2}\n" for index in range(60)
@@ -12,7 +13,7 @@ def test_build_datasets_from_config_mappings(tmp_path):
     path = tmp_path / "train.csv"
     path.write_text("text,label\n" + ROWS)
     data = build_datasets(
-        {"train_file": str(path), "seed": 3},
+        {"train_file": str(path), "split_seed": 3},
         {"vocabulary_size": 100, "sequence_length": 6},
         batch_size=8,
         seed=0,
@@ -30,12 +31,17 @@ def test_build_datasets_from_config_mappings(tmp_path):
     assert np.all(token_ids.numpy()[:, 3:] == 0)
 
 
-def test_dataset_spec_checks():
-    with pytest.raises(DataError, match="unknown dataset spec key 'text_col'"):
-        DatasetSpec.from_dict({"name": "bbc_news", "text_col": "text"})
-    with pytest.raises(DataError, match="exactly one of 'name' or 'train_file'"):
-        DatasetSpec()
-    with pytest.raises(DataError, match="Received: validation_fraction=1.5"):
-        DatasetSpec(name="bbc_news", validation_fraction=1.5)
-    with pytest.raises(DataError, match="must be below 1"):
-        DatasetSpec(name="bbc_news", validation_fraction=0.5, test_fraction=0.5)
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        ({"name": "bbc_news", "text_col": "text"}, "dataset.text_col: unknown key"),
+        ({}, "dataset.name: no dataset given"),
+        ({"name": "bbc_news", "validation_fraction": 1.5},
+         "dataset.validation_fraction: must be in \\(0, 1\\), got 1.5"),
+        ({"name": "bbc_news", "validation_fraction": 0.5, "test_fraction": 0.5},
+         "validation_fraction \\+ test_fraction must be < 1"),
+    ],
+)
+def test_a_plain_mapping_is_checked_as_the_config_section_is(values, message):
+    with pytest.raises(ConfigError, match=message):
+        build_datasets(values, {}, batch_size=8, seed=0)

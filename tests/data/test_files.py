@@ -4,7 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from data import DataError, DatasetSpec, load_file_split, load_text_splits
+from config import DatasetConfig
+from data import DataError, load_file_split, load_text_splits
 
 ROWS = [
     {"text": f"review number {index}", "label": "pos" if index % 4 else "neg"}
@@ -41,31 +42,31 @@ def test_configurable_columns_and_literal_na_text(tmp_path):
 
 
 def test_splits_carved_from_train_are_stratified_and_seeded(tmp_path):
-    spec = DatasetSpec(train_file=str(write(tmp_path / "train.csv")), seed=1)
-    splits = load_text_splits(spec)
+    dataset = DatasetConfig(train_file=str(write(tmp_path / "train.csv")), split_seed=1)
+    splits = load_text_splits(dataset)
     assert splits.sizes() == {"train": 32, "validation": 4, "test": 4}
     assert splits.class_names == ["neg", "pos"]
     assert splits.validation[1].tolist().count(0) == 1  # 10 neg of 40: a quarter everywhere
     all_texts = np.concatenate([splits.train[0], splits.validation[0], splits.test[0]])
     assert len(set(all_texts)) == 40
-    again = load_text_splits(spec)
+    again = load_text_splits(dataset)
     assert again.test[0].tolist() == splits.test[0].tolist()
 
 
 def test_separate_files_are_used_as_given(tmp_path):
-    spec = DatasetSpec(
+    dataset = DatasetConfig(
         train_file=str(write(tmp_path / "train.parquet")),
         validation_file=str(write(tmp_path / "validation.jsonl", ROWS[:3])),
         test_file=str(write(tmp_path / "test.tsv", ROWS[:5])),
     )
-    splits = load_text_splits(spec)
+    splits = load_text_splits(dataset)
     assert splits.sizes() == {"train": 40, "validation": 3, "test": 5}
     assert splits.test[1].tolist() == [0, 1, 1, 1, 0]
 
 
 def test_integer_labels_keep_numeric_order(tmp_path):
     rows = [{"text": f"t{index}", "label": index % 11} for index in range(33)]
-    splits = load_text_splits(DatasetSpec(train_file=str(write(tmp_path / "train.jsonl", rows))))
+    splits = load_text_splits(DatasetConfig(train_file=str(write(tmp_path / "train.jsonl", rows))))
     assert splits.class_names == [str(index) for index in range(11)]
 
 
@@ -92,12 +93,12 @@ def test_empty_label_in_jsonl(tmp_path):
 
 
 def test_unknown_label_in_test_file(tmp_path):
-    spec = DatasetSpec(
+    dataset = DatasetConfig(
         train_file=str(write(tmp_path / "train.csv")),
         test_file=str(write(tmp_path / "test.csv", ROWS[:2] + [{"text": "meh", "label": "mixed"}])),
     )
     with pytest.raises(DataError, match=r"test.csv row 3 \(line 4\) column 'label': label 'mixed'"):
-        load_text_splits(spec)
+        load_text_splits(dataset)
 
 
 def test_file_that_is_not_utf8(tmp_path):

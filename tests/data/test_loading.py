@@ -1,12 +1,13 @@
 import pytest
 import tensorflow_datasets as tfds
 
-from data import DataError, DatasetSpec, load_text_splits
+from config import DatasetConfig
+from data import DataError, load_text_splits
 
 
 def test_catalog_dataset_with_carved_validation(tmp_path):
     with tfds.testing.mock_data(num_examples=20):
-        splits = load_text_splits(DatasetSpec(name="imdb_reviews", data_dir=str(tmp_path)))
+        splits = load_text_splits(DatasetConfig(tfds_name="imdb_reviews", data_dir=str(tmp_path)))
     assert splits.class_names == ["neg", "pos"]
     # Mocked train and test both have 20 examples; validation is 10% of train.
     assert splits.sizes() == {"train": 18, "validation": 2, "test": 20}
@@ -15,8 +16,8 @@ def test_catalog_dataset_with_carved_validation(tmp_path):
 
 
 def test_catalog_dataset_with_other_keys_and_split_names(tmp_path):
-    spec = DatasetSpec(
-        name="ag_news_subset",
+    dataset = DatasetConfig(
+        tfds_name="ag_news_subset",
         data_dir=str(tmp_path),
         text_column="title",
         train_split="train[:50%]",
@@ -24,7 +25,7 @@ def test_catalog_dataset_with_other_keys_and_split_names(tmp_path):
         test_split=None,
     )
     with tfds.testing.mock_data(num_examples=30):
-        splits = load_text_splits(spec)
+        splits = load_text_splits(dataset)
     assert splits.class_names == ["World", "Sports", "Business", "Sci/Tech"]
     # mock_data ignores slicing: every split has 30 examples; test is 10% of train.
     assert splits.sizes() == {"train": 27, "validation": 30, "test": 3}
@@ -32,13 +33,13 @@ def test_catalog_dataset_with_other_keys_and_split_names(tmp_path):
 
 def test_unknown_dataset_name():
     with pytest.raises(DataError, match="unknown dataset 'reuters_r9'; use a built-in"):
-        load_text_splits(DatasetSpec(name="reuters_r9"))
+        load_text_splits(DatasetConfig(tfds_name="reuters_r9"))
 
 
 def test_unknown_feature_key(tmp_path):
     with pytest.raises(DataError, match="no feature 'review' .* set text_column"):
         load_text_splits(
-            DatasetSpec(name="imdb_reviews", data_dir=str(tmp_path), text_column="review")
+            DatasetConfig(tfds_name="imdb_reviews", data_dir=str(tmp_path), text_column="review")
         )
 
 
@@ -50,7 +51,7 @@ def test_catalog_dataset_that_cannot_be_downloaded(tmp_path, monkeypatch):
 
     monkeypatch.setattr(builder_class, "download_and_prepare", offline)
     with pytest.raises(DataError) as raised:
-        load_text_splits(DatasetSpec(name="imdb_reviews", data_dir=str(tmp_path)))
+        load_text_splits(DatasetConfig(tfds_name="imdb_reviews", data_dir=str(tmp_path)))
     message = str(raised.value)
     assert "imdb_reviews' is not prepared in" in message and "ConnectionError" in message
     assert "\n" not in message
@@ -61,15 +62,15 @@ def test_builtin_dataset_uses_its_own_validation_split(builtin_splits):
 
 
 def test_unknown_split_of_a_builtin_dataset(builtin_data_dir):
-    spec = DatasetSpec(name="bbc_news", data_dir=builtin_data_dir, test_split="dev")
+    dataset = DatasetConfig(name="bbc_news", data_dir=builtin_data_dir, test_split="dev")
     with pytest.raises(DataError, match="has no split 'dev' \\(splits: train, validation, test\\)"):
-        load_text_splits(spec)
+        load_text_splits(dataset)
 
 
 def test_split_slices_of_a_builtin_dataset(builtin_data_dir):
-    spec = DatasetSpec(
+    dataset = DatasetConfig(
         name="bbc_news", data_dir=builtin_data_dir, train_split="train[:50%]", test_split=None
     )
-    splits = load_text_splits(spec)
+    splits = load_text_splits(dataset)
     # Half of train (850), a stratified 10% of it carved off as test; validation as built.
     assert splits.sizes() == {"train": 765, "validation": 213, "test": 85}

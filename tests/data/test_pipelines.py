@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data import TextSpec, TextSplits, make_pipelines, make_vectorizer
+from config import TextConfig
+from data import TextSplits, make_pipelines, make_vectorizer
 
 TEXTS = np.array([f"word{index} shared" for index in range(10)], dtype=object)
 
@@ -20,7 +21,7 @@ def splits():
 
 @pytest.fixture(scope="module")
 def vectorizer(splits):
-    return make_vectorizer(TextSpec(vocabulary_size=20, sequence_length=4), splits.train[0])
+    return make_vectorizer(TextConfig(vocabulary_size=20, sequence_length=4), splits.train[0])
 
 
 def test_elements_are_token_ids_and_labels(splits, vectorizer):

@@ -1,0 +1,73 @@
+"""From an attention model's raw outputs to per-example maps over real tokens only.
+
+The one place that knows how padding (id 0) and the class token of `pooling: cls` sit in
+the attention maps; the export, predict's explanations and the TensorBoard callback all
+go through it.
+
+Letter legend: B batch, T padded length, A attended positions (T, or T + 1 with a class
+token), L layers, N heads, R real positions of one example.
+"""
+
+import keras
+import numpy as np
+
+PADDING_ID = 0
+# Token shown for the learned class token that `pooling: cls` models put at position 0.
+CLASS_TOKEN = "[CLS]"
+
+
+def stack_block_scores(outputs):
+    """Every block's scores from an attention model's outputs as one array (B, L, N, A, A).
+
+    Example:
+    >>> outputs = {"attention_scores": [np.ones((2, 4, 3, 3)), np.ones((2, 4, 3, 3))]}
+    >>> stack_block_scores(outputs).shape
+    (2, 2, 4, 3, 3)
+    """
+    return np.stack(
+        [keras.ops.convert_to_numpy(scores).astype(np.float32)
+         for scores in outputs["attention_scores"]],
+        axis=1,
+    )  # (B, L, N, A, A)
+
+
+def has_class_token(pooling):
+    """Whether a classifier with this pooling puts a class token at position 0."""
+    return pooling == "cls"
+
+
+def real_positions(token_ids, class_token):
+    """Boolean (A,) over the attended positions of one example: True for real tokens.
+
+    Example:
+    >>> real_positions(np.array([7, 9, 0]), class_token=True).tolist()
+    [True, True, True, False]
+    """
+    is_real = np.asarray(token_ids) != PADDING_ID  # (T,)
+    if class_token:
+        is_real = np.concatenate([[True], is_real])  # (T + 1,)
+    return is_real
+
+
+def real_tokens(token_ids, vocabulary, class_token):
+    """The token strings of one example's real positions, "[CLS]" first when present.
+
+    Example:
+    >>> real_tokens(np.array([2, 3, 0]), ["", "[UNK]", "good", "film"], class_token=True)
+    ['[CLS]', 'good', 'film']
+    """
+    token_ids = np.asarray(token_ids)
+    tokens = [str(vocabulary[token_id]) for token_id in token_ids[token_ids != PADDING_ID]]
+    return [CLASS_TOKEN] + tokens if class_token else tokens
+
+
+def trim_scores(scores, token_ids, class_token):
+    """One example's maps (L, N, A, A) cut to its real positions: (L, N, R, R).
+
+    Example:
+    >>> scores = np.arange(9.0).reshape(1, 1, 3, 3)
+    >>> trim_scores(scores, np.array([4, 5, 0]), class_token=False)[0, 0].tolist()
+    [[0.0, 1.0], [3.0, 4.0]]
+    """
+    is_real = real_positions(token_ids, class_token)
+    return scores[:, :, is_real][:, :, :, is_real]

@@ -1,0 +1,169 @@
+"""The machinery under `config.py`'s schema: typed, self-checking sections from YAML and `--set`.
+
+A section is a frozen dataclass deriving from `Section`; a field declared with `option`
+carries its check or its choices, and every check runs when the section is built, whoever
+builds it (a config file, an override, the data layer from a plain mapping). Values are
+typed strictly: `epochs: true` is not 1, `d_model: '64'` is not 64. No TensorFlow here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import types
+import typing
+from pathlib import Path
+from typing import Any, ClassVar
+
+import yaml
+
+# What `--set key=null` may also be spelled as, for fields that can be null.
+NULL_WORDS = ("null", "none", "~")
+_TYPE_WORDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+
+# Value checks a field can carry: (test, what the message says). None always passes.
+POSITIVE = (lambda value: value > 0 and math.isfinite(value), "must be positive")
+NOT_NEGATIVE = (lambda value: value >= 0, "must not be negative")
+RATE = (lambda value: 0.0 <= value < 1.0, "must be in [0, 1)")
+FRACTION = (lambda value: 0.0 < value < 1.0, "must be in (0, 1)")
+
+
+class ConfigError(ValueError):
+    """A user error in a config file, override or section; one line that names the key."""
+
+
+def fail(key: str, message: str, value: Any):
+    raise ConfigError(f"{key}: {message}, got {value!r}")
+
+
+def option(default, check=None, choices=None):
+    """A field with its default and, in its metadata, the check or choices it must pass."""
+    return dataclasses.field(default=default, metadata={"check": check, "choices": choices})
+
+
+class Section:
+    """A config section: each field checks itself when built, then `check_together` runs."""
+
+    section: ClassVar[str]
+
+    def __post_init__(self):
+        for item in dataclasses.fields(self):
+            key, value = f"{self.section}.{item.name}", getattr(self, item.name)
+            choices, value_check = item.metadata.get("choices"), item.metadata.get("check")
+            if value is not None and choices and value not in choices:
+                fail(key, f"must be one of {', '.join(choices)}", value)
+            if value is not None and value_check and not value_check[0](value):
+                fail(key, value_check[1], value)
+        self.check_together()
+
+    def check_together(self) -> None:
+        """Checks that involve several fields."""
+
+    @classmethod
+    def field_type(cls, name: str) -> Any:
+        """The annotation of field `name`; an unknown name is a ConfigError naming the key."""
+        known = [item.name for item in dataclasses.fields(cls)]
+        if name not in known:
+            raise ConfigError(f"{cls.section}.{name}: unknown key (known: {', '.join(known)})")
+        return typing.get_type_hints(cls)[name]
+
+    @classmethod
+    def of(cls, values):
+        """`values` itself if it is this section, else the section from that mapping."""
+        return values if isinstance(values, cls) else cls.from_mapping(values)
+
+    @classmethod
+    def from_mapping(cls, values: dict[str, Any]):
+        """The section from {'field': value}; unknown keys and wrong types are ConfigErrors."""
+        return cls(**{
+            name: _check_type(f"{cls.section}.{name}", value, cls.field_type(name))
+            for name, value in values.items()
+        })  # fmt: skip
+
+
+def _unwrap_optional(annotation: Any) -> tuple[type, bool]:
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        return next(a for a in typing.get_args(annotation) if a is not type(None)), True
+    return annotation, False
+
+
+def _expected(annotation: Any) -> str:
+    base, optional = _unwrap_optional(annotation)
+    return _TYPE_WORDS[base] + (" or null" if optional else "")
+
+
+def _check_type(key: str, value: Any, annotation: Any) -> Any:
+    """`value` as the field's type (an int is a fine float), or a ConfigError naming `key`."""
+    base, optional = _unwrap_optional(annotation)
+    if value is None:
+        if optional:
+            return None
+        raise ConfigError(f"{key}: must not be null (expected {_TYPE_WORDS[base]})")
+    if base is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    # bool is a subclass of int: `epochs: true` must not pass as 1.
+    if not isinstance(value, base) or isinstance(value, bool) != (base is bool):
+        raise ConfigError(f"{key}: expected {_expected(annotation)}, got {value!r} "
+                          f"({type(value).__name__})")
+    return value
+
+
+def _parse_value(key: str, raw: str, annotation: Any) -> Any:
+    """The text after `=` in `--set key=value`, parsed as the field's type."""
+    base, optional = _unwrap_optional(annotation)
+    text = raw.strip()
+    if optional and text.lower() in NULL_WORDS:
+        return None
+    words = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+    try:
+        return words[text.lower()] if base is bool else base(text)
+    except (KeyError, ValueError):
+        raise ConfigError(f"{key}: expected {_expected(annotation)}, got {raw!r}") from None
+
+
+def _section(sections: dict[str, type[Section]], name: str) -> type[Section]:
+    if name not in sections:
+        raise ConfigError(f"{name}: unknown section (known: {', '.join(sections)})")
+    return sections[name]
+
+
+def parse_overrides(sections: dict[str, type[Section]],
+                    overrides: list[str] | tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """Parses ['model.num_layers=4', ...] into {'model': {'num_layers': 4}}, typed."""
+    parsed: dict[str, dict[str, Any]] = {}
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep:
+            raise ConfigError(f"{key}: overrides look like section.field=value, got {item!r}")
+        parts = key.split(".")
+        if len(parts) != 2 or not all(parts):
+            raise ConfigError(f"{key}: keys look like section.field (sections: "
+                              f"{', '.join(sections)})")
+        annotation = _section(sections, parts[0]).field_type(parts[1])
+        parsed.setdefault(parts[0], {})[parts[1]] = _parse_value(key, raw, annotation)
+    return parsed
+
+
+def read_yaml(sections: dict[str, type[Section]], path: str | Path) -> dict[str, dict[str, Any]]:
+    """{'section': {'field': value}} from a YAML file; unknown sections or keys are errors."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read config file ({error.strerror})") from None
+    except yaml.YAMLError as error:
+        where = getattr(error, "problem_mark", None)
+        raise ConfigError(f"{path}:{f' line {where.line + 1}' if where else ''} is not valid "
+                          "YAML") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of sections ({', '.join(sections)})")
+    for name, values in data.items():
+        section = _section(sections, name)
+        if values is not None and not isinstance(values, dict):
+            raise ConfigError(f"{name}: expected a mapping of fields, got {values!r}")
+        for field_name in values or {}:
+            section.field_type(field_name)
+    return {name: values or {} for name, values in data.items()}
