@@ -3,23 +3,21 @@
 import keras
 import numpy as np
 
+from inspection.attention_tokens import real_tokens, stack_block_scores, trim_scores
 from inspection.heatmaps import render_attention_png
-
-PADDING_ID = 0
-CLASS_TOKEN = "[CLS]"
 
 
 class AttentionImagesCallback(keras.callbacks.Callback):
     """Logs a layers x heads attention grid per example as a TensorBoard image.
 
-    The images go under the tag `attention/<example_index>` (step = epoch), in
-    the same event format as `tf.summary.image`, written with `tf.summary.write`
-    so that logging needs TensorFlow only (the `tensorboard` package is needed
-    only to look at the logs).
+    The images go under the tag `attention/<example_index>` (step = epoch), written
+    with `tf.summary.image` (TensorFlow 2.21 gets it from the `tensorboard` package, a
+    dependency of this project). A model that prepends a class token (its maps are one
+    position longer than `token_ids`) gets a "[CLS]" row and column first.
 
     Args:
         log_dir: TensorBoard log directory (e.g. `<run>/logs/attention`).
-        token_ids: int array (B, L), a few fixed validation examples; id 0 is padding.
+        token_ids: int array (B, T), a few fixed validation examples; id 0 is padding.
         attention_model: keras.Model, token ids -> {"probabilities",
             "attention_scores"} (see `export_attention`), sharing weights with
             the model being trained.
@@ -27,9 +25,9 @@ class AttentionImagesCallback(keras.callbacks.Callback):
             `builder(trained_model) -> attention_model`, called once when
             training starts.
         vocabulary: optional list of token strings (`TextVectorization.get_vocabulary()`)
-            for the axis labels; token ids otherwise.
-        max_tokens: only the first `max_tokens` real tokens are drawn, to keep
-            images small.
+            for the axis labels; ids it lacks, or all ids without it, are shown as numbers.
+        max_tokens: only the first `max_tokens` real tokens ("[CLS]" included) are
+            drawn, to keep images small.
         every_n_epochs: log every n-th epoch (and always the first one).
 
     Example:
@@ -61,6 +59,7 @@ class AttentionImagesCallback(keras.callbacks.Callback):
         self.vocabulary = vocabulary
         self.max_tokens = max_tokens
         self.every_n_epochs = every_n_epochs
+        self._token_labels = _token_labels(vocabulary, token_ids)
         self._writer = None
 
     def on_train_begin(self, logs=None):
@@ -71,29 +70,27 @@ class AttentionImagesCallback(keras.callbacks.Callback):
         self._writer = tf.summary.create_file_writer(self.log_dir)
 
     def on_epoch_end(self, epoch, logs=None):
+        import tensorflow as tf
+
         if epoch % self.every_n_epochs != 0:
             return
         outputs = self.attention_model(self.token_ids, training=False)
-        scores = np.stack([keras.ops.convert_to_numpy(layer_scores)
-                           for layer_scores in outputs["attention_scores"]], axis=1)
-        # (B, layers, heads, A, A); A = L + 1 when the model prepends a class token.
+        # (B, L, N, T, T), or (B, L, N, T + 1, T + 1) with a class token at position 0.
+        scores = stack_block_scores(outputs)
         num_layers, num_heads = scores.shape[1:3]
-        has_class_token = scores.shape[-1] == self.token_ids.shape[1] + 1
+        class_token = scores.shape[-1] == self.token_ids.shape[1] + 1
         panel_titles = [[f"layer {layer + 1} head {head + 1}" for head in range(num_heads)]
                         for layer in range(num_layers)]
         with self._writer.as_default():
             for index, example_ids in enumerate(self.token_ids):
-                is_real = example_ids != PADDING_ID  # (L,)
-                tokens = [self._token(token_id) for token_id in example_ids[is_real]]
-                if has_class_token:
-                    is_real = np.concatenate([[True], is_real])  # (L + 1,)
-                    tokens = [CLASS_TOKEN] + tokens
-                real_positions = np.flatnonzero(is_real)[: self.max_tokens]
+                tokens = real_tokens(example_ids, self._token_labels, class_token)
                 tokens = tokens[: self.max_tokens]
-                example_scores = scores[index][:, :, real_positions][:, :, :, real_positions]
+                example_scores = trim_scores(scores[index], example_ids, class_token)
+                example_scores = example_scores[:, :, : self.max_tokens, : self.max_tokens]
                 png = render_attention_png(example_scores, tokens, tokens, panel_titles,
                                            title=f"example {index}, epoch {epoch + 1}")
-                _write_png_summary(f"attention/{index}", png, step=epoch)
+                image = tf.io.decode_png(png)[tf.newaxis]  # (1, height, width, channels)
+                tf.summary.image(f"attention/{index}", image, step=epoch)
         self._writer.flush()
 
     def on_train_end(self, logs=None):
@@ -101,26 +98,9 @@ class AttentionImagesCallback(keras.callbacks.Callback):
             self._writer.close()
             self._writer = None
 
-    def _token(self, token_id):
-        if self.vocabulary is not None and 0 <= token_id < len(self.vocabulary):
-            return str(self.vocabulary[token_id])
-        return str(token_id)
 
-
-def _write_png_summary(tag, png, step):
-    """Writes one PNG as TensorBoard's image plugin stores it: [width, height, png bytes]."""
-    import tensorflow as tf
-    from tensorflow.core.framework import summary_pb2
-
-    metadata = summary_pb2.SummaryMetadata()
-    metadata.plugin_data.plugin_name = "images"
-    height, width = _png_size(png)
-    tensor = tf.constant([str(width).encode(), str(height).encode(), png])
-    tf.summary.write(tag, tensor, step=step, metadata=metadata)
-
-
-def _png_size(png):
-    # The IHDR chunk follows the 8-byte signature: length (4), type (4), width (4), height (4).
-    width = int.from_bytes(png[16:20], "big")
-    height = int.from_bytes(png[20:24], "big")
-    return height, width
+def _token_labels(vocabulary, token_ids):
+    """A label per id up to the largest in `token_ids`: the vocabulary's, else the id."""
+    labels = [] if vocabulary is None else list(vocabulary)
+    largest_id = int(token_ids.max(initial=0))
+    return labels + [str(token_id) for token_id in range(len(labels), largest_id + 1)]

@@ -2,12 +2,15 @@
 
 import json
 import pathlib
+import re
+import shutil
 
 import numpy as np
 import pytest
 
+from inspection import viewer as viewer_module
 from inspection.attention_record import AttentionRecord
-from inspection.viewer import embed_json, write_viewer
+from inspection.viewer import PAGE_DIR, embed_json, write_viewer
 
 CHROMIUM = pathlib.Path("/usr/bin/chromium")
 CLASS_NAMES = ["negative", "positive"]
@@ -58,6 +61,41 @@ def test_page_is_self_contained(tmp_path):
     assert "https://" not in page
     assert "<script>alert(1)" not in page
     assert "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in page
+
+
+def test_page_inlines_the_page_files_verbatim(tmp_path):
+    page = write_viewer(tmp_path, make_records(), CLASS_NAMES).read_text()
+    assert (PAGE_DIR / "viewer.css").read_text() in page
+    assert (PAGE_DIR / "viewer.js").read_text() in page
+    template = (PAGE_DIR / "viewer.html").read_text()
+    markup = re.split(r"__VIEWER_[A-Z]+__", template)
+    assert len(markup) == 6  # the title twice, CSS, data, JS
+    position = 0
+    for piece in markup:  # the markup around the placeholders, unchanged and in order
+        position = page.index(piece, position) + len(piece)
+    assert "__VIEWER_" not in page
+
+
+def test_placeholder_names_in_the_title_or_tokens_are_shown_as_text(tmp_path):
+    record = make_records()[2]
+    record.tokens[0] = "__VIEWER_JS__"
+    page = write_viewer(tmp_path, [record], CLASS_NAMES, title="__VIEWER_DATA__ <b>").read_text()
+    assert "<title>__VIEWER_DATA__ &lt;b&gt;</title>" in page
+    assert '"tokens": ["__VIEWER_JS__", "story"]' in page
+    assert page.count("<script") == 2 and page.count('"use strict"') == 1
+
+
+@pytest.mark.parametrize("name, text", [
+    ("viewer.js", 'const END = "</SCRIPT>";\n'),
+    ("viewer.js", 'const COMMENT = "<!--";\n'),
+    ("viewer.css", "/* </style> */\n"),
+])
+def test_refuses_page_files_that_would_end_their_block(tmp_path, monkeypatch, name, text):
+    page_dir = shutil.copytree(PAGE_DIR, tmp_path / "viewer_page")
+    (page_dir / name).write_text(text)
+    monkeypatch.setattr(viewer_module, "PAGE_DIR", page_dir)
+    with pytest.raises(ValueError, match=f"{name} cannot be inlined"):
+        write_viewer(tmp_path, make_records(), CLASS_NAMES)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,321 @@
+"use strict";
+// Everything from the data goes into the page through textContent or setAttribute on
+// inert attributes, never through innerHTML, so tokens cannot become markup.
+const DATA = JSON.parse(document.getElementById("attention-data").textContent);
+const SVG_NS = "http://www.w3.org/2000/svg";
+const state = { example: 0, layer: 0, head: "mean", query: null, hoverQuery: null };
+const decoded = new Map();
+// Viridis, sampled at nine points and interpolated.
+const VIRIDIS = [[68, 1, 84], [71, 44, 122], [59, 81, 139], [44, 113, 142], [33, 144, 141],
+                 [39, 173, 129], [92, 200, 99], [170, 220, 50], [253, 231, 37]];
+
+function byId(id) { return document.getElementById(id); }
+
+function element(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (className) node.className = className;
+  return node;
+}
+
+function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
+
+function viridis(value) {
+  const position = Math.min(Math.max(value, 0), 1) * (VIRIDIS.length - 1);
+  const low = Math.floor(position), high = Math.min(low + 1, VIRIDIS.length - 1);
+  const fraction = position - low;
+  return VIRIDIS[low].map((channel, index) =>
+    Math.round(channel + (VIRIDIS[high][index] - channel) * fraction));
+}
+
+// Weights of one example as a Float32Array (layers, heads, T, T), dequantized once.
+function weights(exampleIndex) {
+  if (decoded.has(exampleIndex)) return decoded.get(exampleIndex);
+  const example = DATA.examples[exampleIndex];
+  const bytes = atob(example.attention);
+  const size = example.tokens.length * example.tokens.length;
+  const values = new Float32Array(bytes.length);
+  for (let index = 0; index < bytes.length; index++) {
+    const matrix = Math.floor(index / size);
+    const layer = Math.floor(matrix / example.num_heads), head = matrix % example.num_heads;
+    values[index] = bytes.charCodeAt(index) * example.scales[layer][head];
+  }
+  decoded.set(exampleIndex, values);
+  return values;
+}
+
+// The T x T matrix on screen: one head, or the mean of the heads of the layer.
+function currentMatrix() {
+  const example = DATA.examples[state.example];
+  const count = example.tokens.length, size = count * count;
+  const values = weights(state.example);
+  const heads = state.head === "mean" ? [...Array(example.num_heads).keys()] : [state.head];
+  const matrix = new Float32Array(size);
+  for (const head of heads) {
+    const offset = (state.layer * example.num_heads + head) * size;
+    for (let index = 0; index < size; index++) {
+      matrix[index] += values[offset + index] / heads.length;
+    }
+  }
+  return matrix;
+}
+
+function fillSelect(select, options, selected) {
+  clear(select);
+  options.forEach(([value, label]) => {
+    const option = element("option", label);
+    option.value = String(value);
+    select.appendChild(option);
+  });
+  select.value = String(selected);
+}
+
+function shorten(text, length) {
+  return text.length > length ? text.slice(0, length - 1) + "\u2026" : text;
+}
+
+function renderLabels() {
+  const example = DATA.examples[state.example];
+  const trueLabel = byId("true-label"), predicted = byId("predicted-label");
+  trueLabel.textContent = example.true_label === null ? "unknown" : example.true_label;
+  predicted.textContent = example.predicted_label;
+  predicted.className = example.true_label === null ? "" :
+    (example.true_label === example.predicted_label ? "correct" : "wrong");
+  const box = byId("probabilities");
+  clear(box);
+  DATA.class_names.forEach((name, index) => {
+    const probability = example.probabilities[index];
+    const row = element("div", null, "prob-row");
+    row.appendChild(element("span", shorten(name, 18)));
+    const bar = element("div", null, "prob-bar");
+    const fill = element("div");
+    fill.style.width = (100 * probability).toFixed(1) + "%";
+    bar.appendChild(fill);
+    row.appendChild(bar);
+    row.appendChild(element("span", probability.toFixed(4)));
+    box.appendChild(row);
+  });
+  byId("text").textContent = example.text;
+}
+
+function renderRollout() {
+  const example = DATA.examples[state.example];
+  const box = byId("rollout");
+  clear(box);
+  if (example.tokens.length === 0) { box.textContent = "(no tokens)"; return; }
+  // Min-max scaled: rollout mixes in the identity, so importances are often close to
+  // uniform and a 0-to-largest scale would paint every token the same.
+  const largest = Math.max(...example.rollout), smallest = Math.min(...example.rollout);
+  const range = largest - smallest || 1;
+  example.tokens.forEach((token, index) => {
+    const span = element("span", token);
+    const strength = (example.rollout[index] - smallest) / range;
+    span.style.background = `rgba(232, 110, 20, ${(0.08 + 0.82 * strength).toFixed(3)})`;
+    span.setAttribute("title", `${token}: ${example.rollout[index].toFixed(4)}`);
+    if (index === activeQuery()) span.classList.add("active");
+    box.appendChild(span);
+  });
+}
+
+function activeQuery() { return state.hoverQuery !== null ? state.hoverQuery : state.query; }
+
+function cellSize(count, width) {
+  return Math.max(2, Math.min(24, Math.floor(width / Math.max(count, 1))));
+}
+
+function renderHeatmap() {
+  const example = DATA.examples[state.example];
+  const count = example.tokens.length, matrix = currentMatrix();
+  // Fit the panel: the labels take 96 px when the cells are large enough to label.
+  const width = Math.max(byId("heatmap-box").clientWidth - 8, 200);
+  const showLabels = cellSize(count, width - 96) >= 8;
+  const margin = showLabels ? 96 : 4;
+  const cell = cellSize(count, width - margin);
+  const canvas = byId("heatmap");
+  canvas.width = margin + count * cell + 4;
+  canvas.height = margin + count * cell + 4;
+  const context = canvas.getContext("2d");
+  context.fillStyle = "#ffffff";
+  context.fillRect(0, 0, canvas.width, canvas.height);
+  let largest = 0;
+  for (const value of matrix) largest = Math.max(largest, value);
+  largest = largest || 1;
+  for (let query = 0; query < count; query++) {
+    for (let key = 0; key < count; key++) {
+      const [red, green, blue] = viridis(matrix[query * count + key] / largest);
+      context.fillStyle = `rgb(${red}, ${green}, ${blue})`;
+      context.fillRect(margin + key * cell, margin + query * cell, cell, cell);
+    }
+  }
+  if (showLabels) {
+    // fillText draws glyphs, so any token text is shown literally.
+    context.fillStyle = "#1d2330";
+    context.font = `${Math.min(cell - 1, 12)}px system-ui, sans-serif`;
+    context.textAlign = "right";
+    context.textBaseline = "middle";
+    example.tokens.forEach((token, index) => {
+      context.fillText(shorten(token, 12), margin - 4, margin + (index + 0.5) * cell);
+      context.save();
+      context.translate(margin + (index + 0.5) * cell, margin - 4);
+      context.rotate(Math.PI / 2);
+      context.textAlign = "right";
+      context.fillText(shorten(token, 12), 0, 0);
+      context.restore();
+    });
+  }
+  const query = activeQuery();
+  if (query !== null && query < count) {
+    context.strokeStyle = "#ff3b30";
+    context.lineWidth = 2;
+    context.strokeRect(margin - 1, margin + query * cell - 1, count * cell + 2, cell + 2);
+  }
+  canvas.dataset.margin = String(margin);
+  canvas.dataset.cell = String(cell);
+}
+
+function heatmapCell(event) {
+  const canvas = byId("heatmap"), rectangle = canvas.getBoundingClientRect();
+  const margin = Number(canvas.dataset.margin), cell = Number(canvas.dataset.cell);
+  const count = DATA.examples[state.example].tokens.length;
+  const key = Math.floor((event.clientX - rectangle.left - margin) / cell);
+  const query = Math.floor((event.clientY - rectangle.top - margin) / cell);
+  if (key < 0 || query < 0 || key >= count || query >= count) return null;
+  return { query, key };
+}
+
+function renderLines() {
+  const example = DATA.examples[state.example];
+  const count = example.tokens.length, matrix = currentMatrix();
+  const svg = byId("lines");
+  clear(svg);
+  const rowHeight = 18, width = 440, leftX = 130, rightX = width - 130;
+  svg.setAttribute("width", String(width));
+  svg.setAttribute("height", String(count * rowHeight + 10));
+  const query = activeQuery();
+  const group = document.createElementNS(SVG_NS, "g");
+  svg.appendChild(group);
+  for (let row = 0; row < count; row++) {
+    if (query !== null && row !== query) continue;
+    let rowLargest = 0;
+    for (let key = 0; key < count; key++) {
+      rowLargest = Math.max(rowLargest, matrix[row * count + key]);
+    }
+    for (let key = 0; key < count; key++) {
+      const weight = matrix[row * count + key];
+      // Without a chosen query, only the strong links are drawn to keep the view readable.
+      if (weight <= 0 || (query === null && weight < 0.25 * rowLargest)) continue;
+      const line = document.createElementNS(SVG_NS, "line");
+      line.setAttribute("x1", String(leftX + 4));
+      line.setAttribute("y1", String(row * rowHeight + 14));
+      line.setAttribute("x2", String(rightX - 4));
+      line.setAttribute("y2", String(key * rowHeight + 14));
+      line.setAttribute("stroke", query === null ? "#3b6fd8" : "#e8590c");
+      line.setAttribute("stroke-width", query === null ? "1.5" : "2.5");
+      const opacity = (weight / (rowLargest || 1)) * (query === null ? 0.5 : 0.95);
+      line.setAttribute("stroke-opacity", opacity.toFixed(3));
+      group.appendChild(line);
+    }
+  }
+  example.tokens.forEach((token, index) => {
+    for (const side of ["query", "key"]) {
+      const text = document.createElementNS(SVG_NS, "text");
+      text.textContent = shorten(token, 16);
+      text.setAttribute("x", String(side === "query" ? leftX : rightX));
+      text.setAttribute("y", String(index * rowHeight + 18));
+      text.setAttribute("text-anchor", side === "query" ? "end" : "start");
+      if (side === "query") {
+        if (index === query) text.classList.add("active");
+        text.addEventListener("mouseenter", () => setHoverQuery(index));
+        text.addEventListener("mouseleave", () => setHoverQuery(null));
+        text.addEventListener("click", () => selectQuery(index));
+      }
+      svg.appendChild(text);
+    }
+  });
+}
+
+// Re-rendering replaces the hovered element, which fires mouseenter again: skip no-ops.
+function setHoverQuery(index) {
+  if (state.hoverQuery === index) return;
+  state.hoverQuery = index;
+  renderQueryViews();
+}
+
+function selectQuery(index) {
+  state.query = state.query === index ? null : index;
+  renderQueryViews();
+}
+
+function renderQueryViews() { renderHeatmap(); renderLines(); renderRollout(); }
+
+function renderRolloutNote() {
+  byId("rollout-note").textContent = DATA.meta.pooling === "cls"
+    ? "Importance is the class token's row of the rollout (the model reads that token)."
+    : "Importance is the mean of the rollout's query rows (the model pools all tokens).";
+}
+
+function renderRun() {
+  const meta = Object.assign({}, DATA.meta);
+  meta.examples_in_viewer = DATA.examples.length;
+  byId("run").textContent = JSON.stringify(meta, null, 2);
+}
+
+function renderAll() {
+  document.body.dataset.view = `${state.example}:${state.layer}:${state.head}`;
+  renderLabels();
+  renderQueryViews();
+}
+
+function setup() {
+  if (DATA.examples.length === 0) {
+    byId("status").textContent = "This export has no examples.";
+    renderRun();
+    return;
+  }
+  fillSelect(byId("example-select"), DATA.examples.map((example, index) => [index,
+    `${example.id} | true ${example.true_label === null ? "?" : example.true_label} | ` +
+    `predicted ${example.predicted_label} | ${shorten(example.text, 50)}`]), 0);
+  const fillLayersAndHeads = () => {
+    const example = DATA.examples[state.example];
+    state.layer = Math.min(state.layer, example.num_layers - 1);
+    fillSelect(byId("layer-select"), [...Array(example.num_layers).keys()].map(
+      (layer) => [layer, `layer ${layer + 1}`]), state.layer);
+    fillSelect(byId("head-select"), [["mean", "mean of heads"]].concat(
+      [...Array(example.num_heads).keys()].map((head) => [head, `head ${head + 1}`])), state.head);
+  };
+  fillLayersAndHeads();
+  byId("example-select").addEventListener("change", (event) => {
+    state.example = Number(event.target.value);
+    state.query = null;
+    state.hoverQuery = null;
+    fillLayersAndHeads();
+    renderAll();
+  });
+  byId("layer-select").addEventListener("change", (event) => {
+    state.layer = Number(event.target.value);
+    renderAll();
+  });
+  byId("head-select").addEventListener("change", (event) => {
+    state.head = event.target.value === "mean" ? "mean" : Number(event.target.value);
+    renderAll();
+  });
+  const canvas = byId("heatmap");
+  canvas.addEventListener("mousemove", (event) => {
+    const hit = heatmapCell(event);
+    const example = DATA.examples[state.example];
+    if (!hit) { byId("status").textContent = ""; return; }
+    const weight = currentMatrix()[hit.query * example.tokens.length + hit.key];
+    byId("status").textContent =
+      `query ${hit.query} "${example.tokens[hit.query]}" -> key ${hit.key} ` +
+      `"${example.tokens[hit.key]}": ${weight.toFixed(4)}`;
+  });
+  canvas.addEventListener("click", (event) => {
+    const hit = heatmapCell(event);
+    if (hit) selectQuery(hit.query);
+  });
+  renderRun();
+  renderRolloutNote();
+  renderAll();
+}
+
+setup();
