@@ -24,10 +24,29 @@ an empty texts file.
 """
 
 import argparse
+import dataclasses
 import os
 import sys
+from pathlib import Path
+
+import numpy as np
+
+import runs
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+
+@dataclasses.dataclass
+class EvaluationReport:
+    """One evaluated (run, data): the metrics, where the reports went, what was scored."""
+
+    run_dir: Path
+    data_name: str
+    output_dir: Path
+    metrics: dict
+    texts: np.ndarray = dataclasses.field(repr=False)
+    labels: np.ndarray = dataclasses.field(repr=False)
+    probabilities: np.ndarray = dataclasses.field(repr=False)
 
 
 def parse_args(argv):
@@ -38,19 +57,13 @@ def parse_args(argv):
     )
     parser.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="train.py run folder(s)")
     parser.add_argument(
-        "--split",
-        choices=("test", "validation"),
-        default="test",
+        "--split", choices=("test", "validation"), default="test",
         help="split of the run's dataset to evaluate on (default: test)",
-    )
+    )  # fmt: skip
     parser.add_argument(
-        "--data",
-        nargs="+",
-        action="extend",
-        default=[],
-        metavar="FILE",
+        "--data", nargs="+", action="extend", default=[], metavar="FILE",
         help="labelled CSV/TSV/JSONL/Parquet file(s) to evaluate on instead of a split",
-    )
+    )  # fmt: skip
     parser.add_argument("--batch-size", type=int, default=256, help="prediction batch size")
     parser.add_argument(
         "--worst", type=int, default=20, help="how many confident mistakes to list (default 20)"
@@ -59,16 +72,63 @@ def parse_args(argv):
     attention.add_argument(
         "--export-attention", type=int, metavar="N",
         help="also export the attention of the first N evaluated examples to RUN_DIR/attention/",
-    )
+    )  # fmt: skip
     attention.add_argument(
         "--export-attention-ids", type=int, nargs="+", metavar="ID",
         help="also export the attention of these examples (positions in the evaluated data)",
-    )
+    )  # fmt: skip
     attention.add_argument(
         "--texts-file", metavar="FILE",
         help="export the attention of these texts (one per line, no labels); no evaluation",
-    )
+    )  # fmt: skip
     return parser.parse_args(argv)
+
+
+def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20):
+    """Evaluates one `runs.Run` on `split`, or on each of `data_files` when given.
+
+    Returns:
+        One `EvaluationReport` per evaluated data set; its reports are in
+        `RUN_DIR/eval/<name>/`, each folder replaced as a whole.
+
+    Raises:
+        DataError: the data cannot be loaded or has labels the model does not know.
+    """
+    from data import load_labelled_file
+    from models import predict_texts
+    from reports import write_reports
+
+    dataset = run.config.dataset
+    if data_files:
+        sources = [(Path(path).stem, lambda path=path: load_labelled_file(
+            path, run.class_names, dataset.text_column, dataset.label_column))
+            for path in data_files]
+    else:
+        sources = [(split, lambda: run.load_split(split))]
+    reports = []
+    for name, load in sources:
+        texts, labels = load()
+        probabilities = predict_texts(run.model, texts, batch_size)
+        output_dir = run.run_dir / runs.EVAL_DIR / name
+        with runs.staged_folder(output_dir) as staging:
+            metrics = write_reports(staging, texts, labels, probabilities, run.class_names,
+                                    worst)
+        reports.append(EvaluationReport(run.run_dir, name, output_dir, metrics, texts, labels,
+                                        probabilities))
+    return reports
+
+
+def format_reports(reports) -> str:
+    """One row per (run, data): the headline table, side by side when there are several."""
+    from reports import format_table
+
+    keys = ("accuracy", "macro_f1", "weighted_f1", "loss", "num_examples")
+    table = format_table([
+        {"run": str(report.run_dir), "data": report.data_name,
+         **{key: report.metrics[key] for key in keys}}
+        for report in reports
+    ])  # fmt: skip
+    return "\n".join([table, ""] + [f"reports: {report.output_dir}/" for report in reports])
 
 
 def main(argv=None):
@@ -86,42 +146,30 @@ def main(argv=None):
     if args.texts_file is not None and args.data:
         return fail("--texts-file has no labels to evaluate: drop --data, or evaluate it "
                     "without --texts-file")
-
-    from prediction import PredictionError, check_example_ids, read_texts_file
-
-    # Checked before TensorFlow is imported: mistakes show up at once.
-    try:
-        if args.texts_file is not None:
-            texts = read_texts_file(args.texts_file)
-        if args.export_attention_ids is not None:
-            check_example_ids(args.export_attention_ids)
-    except PredictionError as error:
-        return fail(error)
-
-    from config import ConfigError
-    from data import DataError
-    from evaluation import EvaluationError, evaluate_run, format_reports
-    from prediction import export_evaluation_attention, export_texts_attention
+    # Imported once the arguments are checked: TensorFlow takes seconds to load.
+    import inspection
+    from data import DataError, read_texts_file
 
     verbose = 1 if sys.stdout.isatty() else 0
     reports, viewers = [], []
     try:
+        texts = read_texts_file(args.texts_file) if args.texts_file is not None else None
+        if args.export_attention_ids is not None:
+            inspection.check_example_ids(args.export_attention_ids)
         for run_dir in args.run_dirs:
-            if args.texts_file is not None:
-                viewers.append(
-                    export_texts_attention(run_dir, texts, args.texts_file, verbose=verbose)
-                )
+            run = runs.load_run(run_dir)
+            if texts is not None:
+                viewers.append(inspection.export_texts_attention(run, texts, args.texts_file,
+                                                                 verbose=verbose))
                 continue
-            run_reports = evaluate_run(
-                run_dir, args.split, args.data, batch_size=args.batch_size, worst=args.worst
-            )
+            run_reports = evaluate_run(run, args.split, args.data, args.batch_size, args.worst)
             reports += run_reports
             if export:
-                viewers.append(export_evaluation_attention(
-                    run_reports[0], args.export_attention, args.export_attention_ids,
+                viewers.append(inspection.export_evaluation_attention(
+                    run, run_reports[0], args.export_attention, args.export_attention_ids,
                     verbose=verbose,
                 ))
-    except (EvaluationError, DataError, ConfigError, PredictionError) as error:
+    except (runs.RunError, DataError, inspection.ExportError) as error:
         return fail(error)
     if reports:
         print(format_reports(reports))

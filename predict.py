@@ -16,11 +16,30 @@ an unreadable or empty texts file.
 """
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
 
+import numpy as np
+
+import runs
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+
+@dataclasses.dataclass
+class Prediction:
+    """One text's prediction; `tokens` is None unless explained.
+
+    `tokens` lists `(token, position, importance)` of the real tokens, most important
+    first (see `inspection.rank_tokens`).
+    """
+
+    text: str
+    predicted_label: str
+    probabilities: dict
+    tokens: list | None = None
 
 
 def parse_args(argv):
@@ -40,10 +59,79 @@ def parse_args(argv):
     parser.add_argument(
         "--top", type=int, default=10, metavar="K",
         help="with --explain, how many tokens to list (default 10)",
-    )
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("--batch-size", type=int, default=256, help="prediction batch size")
     return parser.parse_args(argv)
+
+
+def predict(run, texts, explain=False, top=10, batch_size=256) -> list[Prediction]:
+    """Predicts every text on the fast path; `explain` adds tokens ranked by rollout.
+
+    Args:
+        run: a `runs.Run`.
+        texts: raw strings.
+        explain: also rank each text's tokens by attention rollout importance (one pass of
+            the attention model; texts longer than the run's sequence length are cut).
+        top: keep the `top` most important tokens; None keeps all.
+        batch_size: texts per prediction batch.
+    """
+    # Imported here: TensorFlow takes seconds to load, and main checks its arguments first.
+    from data import check_texts
+    from inspection import rank_tokens
+    from models import predict_texts
+
+    texts = check_texts(texts)
+    probabilities = predict_texts(run.model, texts, batch_size)  # (N, C)
+    rankings = rank_tokens(run, texts, top) if explain else [None] * len(texts)
+    return [
+        Prediction(
+            text=text,
+            predicted_label=run.class_names[int(np.argmax(row))],
+            probabilities={name: float(p) for name, p in zip(run.class_names, row, strict=True)},
+            tokens=ranking,
+        )
+        for text, row, ranking in zip(texts, probabilities, rankings, strict=True)
+    ]
+
+
+def format_predictions(predictions, max_classes=10) -> str:
+    """A small table per text: predicted label, class probabilities, ranked tokens."""
+    lines = []
+    for number, prediction in enumerate(predictions, start=1):
+        text = prediction.text if len(prediction.text) <= 100 else prediction.text[:97] + "..."
+        ranked = sorted(prediction.probabilities.items(), key=lambda item: -item[1])
+        lines.append(f"[{number}] {text}")
+        lines.append(f"    predicted: {prediction.predicted_label} ({ranked[0][1]:.4f})")
+        width = max(len(name) for name, _ in ranked[:max_classes])
+        lines.append(f"    {'class'.ljust(width)}  probability")
+        lines += [f"    {name.ljust(width)}  {p:11.4f}" for name, p in ranked[:max_classes]]
+        if len(ranked) > max_classes:
+            lines.append(f"    ({len(ranked) - max_classes} more classes; --json lists all)")
+        if prediction.tokens is not None:
+            lines.append("    tokens by rollout importance:")
+            token_width = max([len(token) for token, _, _ in prediction.tokens] + [5])
+            lines.append(f"    {'token'.ljust(token_width)}  position  importance")
+            lines += [f"    {token.ljust(token_width)}  {position:8d}  {importance:10.4f}"
+                      for token, position, importance in prediction.tokens]
+        lines.append("")
+    return "\n".join(lines).rstrip("\n")
+
+
+def predictions_to_json(run, predictions) -> dict:
+    """A JSON-serialisable document of the predictions (what `--json` prints)."""
+    items = []
+    for prediction in predictions:
+        item = {"text": prediction.text, "predicted_label": prediction.predicted_label,
+                "probabilities": prediction.probabilities}
+        if prediction.tokens is not None:
+            item["tokens"] = [
+                {"token": token, "position": position, "importance": importance}
+                for token, position, importance in prediction.tokens
+            ]
+        items.append(item)
+    return {"run_dir": str(run.run_dir), "class_names": run.class_names,
+            "pooling": run.pooling, "predictions": items}
 
 
 def main(argv=None):
@@ -57,30 +145,17 @@ def main(argv=None):
         return fail(f"--top must be at least 1, got {args.top}")
     if args.batch_size < 1:
         return fail(f"--batch-size must be at least 1, got {args.batch_size}")
-    from prediction import PredictionError, check_texts, read_texts_file
+    from data import DataError, check_texts, read_texts_file
 
     try:
-        # Texts are checked before TensorFlow is imported: mistakes show up at once.
         texts = list(args.texts)
         if args.file is not None:
             texts += read_texts_file(args.file)
         texts = check_texts(texts)
-    except PredictionError as error:
-        return fail(error)
-
-    from evaluation import EvaluationError
-    from prediction import (
-        format_predictions,
-        load_run,
-        predict,
-        predictions_to_json,
-    )
-
-    try:
-        run = load_run(args.run_dir)
+        run = runs.load_run(args.run_dir)
         predictions = predict(run, texts, explain=args.explain, top=args.top,
                               batch_size=args.batch_size)
-    except EvaluationError as error:
+    except (runs.RunError, DataError) as error:
         return fail(error)
     if args.json:
         print(json.dumps(predictions_to_json(run, predictions), indent=2))

@@ -6,20 +6,283 @@ Usage:
     python train.py --config configs/tiny.yaml --overwrite
 
 Steps: config -> data -> model -> fit -> save. The run folder (`runs/<config name>/` unless
-`output.name` says otherwise) receives the resolved config, `model.keras` (raw strings in,
-class probabilities out), `history.csv`, `labels.json`, TensorBoard logs and
-`metrics.json` (validation and test). Training happens in `runs/<name>.partial/`; if it is
-interrupted (Ctrl-C, kill), running the same command again resumes from the last finished
-epoch. A finished run is only replaced with `--overwrite`.
+`output.name` says otherwise; its files: `runs.py`) receives the resolved config,
+`model.keras` (raw strings in, class probabilities out), `history.csv`, `labels.json`,
+TensorBoard logs and `metrics.json` (validation and test). Training happens in
+`runs/<name>.partial/`; if it is interrupted (Ctrl-C, kill), running the same command again
+resumes from the last finished epoch. A finished run is only replaced with `--overwrite`.
 
 Exit codes: 0 done, 1 training failed (e.g. NaN loss), 2 bad config or data, 130 interrupted.
 """
 
 import argparse
+import contextlib
+import dataclasses
+import math
 import os
 import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+import runs
+from config import Config, ConfigError, load_config
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# Keras, TensorFlow and the packages built on them (data, models, inspection) take seconds
+# to import: each step imports them itself, so that `main` reports a bad config at once.
+
+
+class TrainingError(RuntimeError):
+    """Training failed in a way the user can act on; the message is one line."""
+
+
+@dataclasses.dataclass
+class RunResult:
+    run_dir: Path
+    metrics: dict
+    resumed: bool
+
+
+def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None) -> RunResult:
+    """Trains, evaluates and saves the run described by `config`.
+
+    Args:
+        config: a checked `Config`.
+        overwrite: replace a finished run of the same name, or discard an interrupted one.
+        callbacks: extra Keras callbacks, run after the built-in ones.
+        verbose: Keras `fit` verbosity; None: progress bars on a terminal, one line per
+            epoch in logs.
+
+    Raises:
+        ConfigError: a run folder is in the way (see `runs.prepare_run_dir`).
+        DataError: the dataset cannot be loaded.
+        TrainingError: the loss became NaN, or the saved model does not reproduce.
+    """
+    start = time.perf_counter()
+    final_dir, run_dir, resumed = runs.prepare_run_dir(config, overwrite)
+    strategy = make_strategy(config.training)
+    if strategy.num_replicas_in_sync > 1:
+        print(f"Training on {strategy.num_replicas_in_sync} replicas "
+              f"({config.training.distribution}).")
+    data, pipelines, steps_per_epoch = load_data(config)
+    with dtype_policy(config.training.mixed_precision):
+        classifier, trainer = build_model(config, data, strategy, steps_per_epoch)
+        if resumed:
+            print(f"Resuming the interrupted run in {run_dir} from its last finished epoch.")
+        fit(trainer, pipelines, steps_per_epoch, config.training, run_dir,
+            make_callbacks(config.training, data, run_dir) + list(callbacks), verbose)
+        metrics = evaluate(classifier, pipelines, data.class_names, config.training, run_dir)
+        save(classifier, data, run_dir)
+    runs.write_json(run_dir / runs.LABELS_FILE, data.class_names)
+    metrics["wall_time_s"] = round(time.perf_counter() - start, 1)
+    runs.write_json(run_dir / runs.METRICS_FILE, metrics)
+    runs.replace_folder(run_dir, final_dir)
+    return RunResult(run_dir=final_dir, metrics=metrics, resumed=resumed)
+
+
+def make_strategy(training):
+    """Seeds everything, makes ops deterministic, returns `training.distribution`'s strategy."""
+    import keras
+    import tensorflow as tf
+
+    keras.utils.set_random_seed(training.seed)
+    tf.config.experimental.enable_op_determinism()
+    if training.distribution == "mirrored":
+        if tf.config.list_logical_devices("GPU"):
+            return tf.distribute.MirroredStrategy()
+        # MirroredStrategy() alone would use a single CPU; spread over all logical CPUs.
+        devices = [device.name for device in tf.config.list_logical_devices("CPU")]
+        return tf.distribute.MirroredStrategy(devices=devices)
+    if training.distribution == "multi_worker":
+        # Reads the cluster and this worker's role from the TF_CONFIG environment variable.
+        return tf.distribute.MultiWorkerMirroredStrategy()
+    return tf.distribute.get_strategy()
+
+
+def load_data(config: Config):
+    """(Datasets, {split: (token_ids, one-hot label) batches}, train steps per epoch)."""
+    import tensorflow as tf
+
+    from data import build_datasets
+
+    batch_size = config.training.batch_size
+    data = build_datasets(config.dataset, config.text, batch_size, seed=config.training.seed)
+    num_classes = len(data.class_names)
+
+    def one_hot(token_ids, label):
+        # Categorical targets: the only Keras cross-entropy that takes label_smoothing.
+        return token_ids, tf.one_hot(label, num_classes)
+
+    sizes = data.splits.sizes()
+    # Keras needs the number of batches, or it warns that the input "ran out of data"
+    # after every pass; state it rather than rely on tf.data inferring it.
+    pipelines = {
+        split: dataset.apply(tf.data.experimental.assert_cardinality(
+            math.ceil(sizes[split] / batch_size))).map(one_hot)
+        for split, dataset in data.pipelines.items()
+    }
+    steps_per_epoch = config.training.steps_per_epoch
+    if steps_per_epoch is not None:
+        # A capped epoch must not exhaust the split: repeat, and keep the order seeded.
+        pipelines["train"] = pipelines["train"].repeat()
+    else:
+        steps_per_epoch = math.ceil(sizes["train"] / batch_size)
+    return data, pipelines, steps_per_epoch
+
+
+def build_model(config: Config, data, strategy, steps_per_epoch):
+    """(classifier, trainer): the classifier to save, and the compiled model that trains it.
+
+    The two share every layer; only the trainer holds the optimizer, so `model.keras` does
+    not carry the optimizer's state (twice the weights for Adam), useless for inference.
+    """
+    import keras
+
+    from models import build_classifier, make_optimizer
+
+    with strategy.scope():
+        classifier = build_classifier(
+            config.model,
+            vocabulary_size=data.vectorizer.vocabulary_size(),
+            sequence_length=config.text.sequence_length,
+            num_classes=len(data.class_names),
+        )
+        trainer = keras.Model(classifier.inputs, classifier.outputs, name="trainer")
+        training = config.training
+        trainer.compile(
+            optimizer=make_optimizer(training, steps_per_epoch),
+            loss=keras.losses.CategoricalCrossentropy(label_smoothing=training.label_smoothing),
+            metrics=[keras.metrics.CategoricalAccuracy(name="accuracy"),
+                     keras.metrics.F1Score(average="macro", name="macro_f1")],
+            jit_compile=training.jit_compile,
+        )
+    return classifier, trainer
+
+
+def _monitor_mode(training) -> str:
+    return "min" if training.monitor == "val_loss" else "max"
+
+
+def make_callbacks(training, data, run_dir: Path) -> list:
+    """Backup for resume, NaN stop, best checkpoint, history, TensorBoard, early stopping."""
+    import keras
+    import tensorflow as tf
+
+    from inspection import AttentionImagesCallback
+    from models import build_attention_model
+
+    monitor, mode = training.monitor, _monitor_mode(training)
+    earlier = [float(row[monitor]) for row in runs.read_history(run_dir)]
+    best_path = run_dir / runs.BEST_WEIGHTS
+    best_path.parent.mkdir(exist_ok=True)
+    callbacks = [
+        # First, so an epoch counts as done only once its backup is on disk.
+        keras.callbacks.BackupAndRestore(str(run_dir / runs.BACKUP_DIR)),
+        # Raising (not stop_training) skips BackupAndRestore.on_train_end, so the last good
+        # epoch's backup survives; `fit` words the error.
+        keras.callbacks.TerminateOnNaN(raise_error=True),
+        keras.callbacks.ModelCheckpoint(
+            best_path, monitor=monitor, mode=mode, save_best_only=True, save_weights_only=True,
+            # A resumed run must only replace the best checkpoint with a better one.
+            initial_value_threshold=(min if mode == "min" else max)(earlier) if earlier else None,
+        ),
+        keras.callbacks.CSVLogger(str(run_dir / runs.HISTORY_FILE), append=True),
+        keras.callbacks.TensorBoard(str(run_dir / runs.LOGS_DIR), write_graph=False),
+    ]
+    if training.attention_images:
+        texts = np.asarray(data.splits.validation[0][:training.attention_images], dtype=object)
+        callbacks.append(AttentionImagesCallback(
+            str(run_dir / runs.LOGS_DIR / "attention"),
+            np.asarray(data.vectorizer(tf.constant(texts.astype(str)))),  # (B, T)
+            attention_model_builder=build_attention_model,
+            vocabulary=data.vectorizer.get_vocabulary(),
+        ))
+    if training.early_stopping_patience:
+        callbacks.append(keras.callbacks.EarlyStopping(
+            monitor=monitor, mode=mode, patience=training.early_stopping_patience,
+            restore_best_weights=True,
+        ))
+    return callbacks
+
+
+def fit(trainer, pipelines, steps_per_epoch, training, run_dir, callbacks, verbose):
+    """Fits, then loads the best epoch's weights by `training.monitor` (across resumes too)."""
+    try:
+        trainer.fit(
+            pipelines["train"],
+            validation_data=pipelines["validation"],
+            epochs=training.epochs,
+            steps_per_epoch=steps_per_epoch,
+            callbacks=callbacks,
+            verbose=(1 if sys.stdout.isatty() else 2) if verbose is None else verbose,
+            shuffle=False,  # The train pipeline shuffles, seeded.
+        )
+    except RuntimeError as error:
+        # keras.callbacks.TerminateOnNaN(raise_error=True) says what and where; add the fix.
+        if not str(error).startswith("NaN or Inf loss"):
+            raise
+        raise TrainingError(
+            f"{str(error).split('. Terminating')[0]}: lower training.learning_rate, keep "
+            "training.clipnorm set, or turn off training.mixed_precision"
+        ) from None
+    best_path = run_dir / runs.BEST_WEIGHTS
+    if best_path.exists():
+        trainer.load_weights(best_path)
+
+
+def evaluate(classifier, pipelines, class_names, training, run_dir) -> dict:
+    """Validation and test metrics of the restored classifier, epochs and best epoch."""
+    from reports import classification_metrics
+
+    metrics = {}
+    for split in ("validation", "test"):
+        dataset = pipelines[split]
+        probabilities = classifier.predict(dataset.map(lambda ids, label: ids), verbose=0)
+        labels = np.concatenate([label.argmax(-1) for _, label in dataset.as_numpy_iterator()])
+        metrics[split] = classification_metrics(labels, probabilities, len(class_names))
+    monitored = [float(row[training.monitor]) for row in runs.read_history(run_dir)]
+    best = np.argmin if _monitor_mode(training) == "min" else np.argmax
+    metrics["epochs"] = len(monitored)
+    metrics["best_epoch"] = int(best(monitored)) + 1 if monitored else 0
+    metrics["num_parameters"] = int(classifier.count_params())
+    metrics["class_names"] = list(class_names)
+    return metrics
+
+
+def save(classifier, data, run_dir: Path) -> None:
+    """Saves the end-to-end model, after checking that it reloads and predicts the same."""
+    import tensorflow as tf
+
+    from models import build_end_to_end_model, load_end_to_end_model
+
+    model = build_end_to_end_model(data.vectorizer, classifier)
+    temporary = run_dir / ("tmp-" + runs.MODEL_FILE)
+    model.save(temporary)
+    texts = tf.constant(np.asarray(data.splits.validation[0][:64], dtype=object).astype(str))
+    expected = np.asarray(model(texts, training=False))
+    actual = np.asarray(load_end_to_end_model(temporary)(texts, training=False))
+    if not np.allclose(expected, actual, atol=1e-6):
+        raise TrainingError(
+            f"{temporary}: the reloaded model predicts differently from the trained one "
+            f"(max difference {np.abs(expected - actual).max():.2e})"
+        )
+    os.replace(temporary, run_dir / runs.MODEL_FILE)
+
+
+@contextlib.contextmanager
+def dtype_policy(mixed_precision: bool):
+    """Sets mixed_float16 for the duration of a run and restores the previous policy."""
+    import keras
+
+    previous = keras.config.dtype_policy()
+    if mixed_precision:
+        keras.config.set_dtype_policy("mixed_float16")
+    try:
+        yield
+    finally:
+        keras.config.set_dtype_policy(previous)
 
 
 def parse_args(argv):
@@ -30,35 +293,25 @@ def parse_args(argv):
     )
     parser.add_argument("--config", required=True, help="YAML config file (see configs/)")
     parser.add_argument(
-        "--set",
-        dest="overrides",
-        nargs="+",
-        action="extend",
-        default=[],
+        "--set", dest="overrides", nargs="+", action="extend", default=[],
         metavar="SECTION.FIELD=VALUE",
         help="override config fields, e.g. --set model.num_layers=4 training.epochs=3",
-    )
+    )  # fmt: skip
     parser.add_argument(
-        "--overwrite",
-        action="store_true",
+        "--overwrite", action="store_true",
         help="replace a finished run of the same name (or discard an interrupted one)",
-    )
+    )  # fmt: skip
     return parser.parse_args(argv)
 
 
 def main(argv=None):
     args = parse_args(argv)
-    # Config errors are reported before TensorFlow is even imported.
-    from config import ConfigError, load_config
-
     try:
         config = load_config(args.config, args.overrides)
     except ConfigError as error:
         print(f"train.py: error: {error}", file=sys.stderr)
         return 2
-
     from data import DataError
-    from training import TrainingError, format_summary, run_training
 
     try:
         result = run_training(config, overwrite=args.overwrite)
@@ -69,13 +322,12 @@ def main(argv=None):
         print(f"train.py: training failed: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(
-            "\ntrain.py: interrupted; run the same command again to resume from the last "
-            "finished epoch.",
-            file=sys.stderr,
-        )
+        print("\ntrain.py: interrupted; run the same command again to resume from the last "
+              "finished epoch.", file=sys.stderr)
         return 130
-    print(format_summary(result))
+    from reports import format_run_summary
+
+    print(format_run_summary(result.metrics, result.run_dir))
     return 0
 
 

@@ -11,10 +11,11 @@ Example:
 from data.builders import BUILTIN_BUILDERS
 from data.datasets import Datasets, build_datasets
 from data.errors import DataError
-from data.files import load_file_split, load_file_splits
+from data.files import load_file_split, load_file_splits, load_labelled_file
 from data.loading import load_text_splits
 from data.pipelines import make_pipelines
 from data.text_splits import TextSplits
+from data.texts_file import check_texts, read_texts_file
 from data.vectorizer import make_vectorizer
 from data.wheel_fetcher import PinnedWheel, fetch_wheel
 
@@ -25,10 +26,13 @@ __all__ = [
     "PinnedWheel",
     "TextSplits",
     "build_datasets",
+    "check_texts",
     "fetch_wheel",
     "load_file_split",
     "load_file_splits",
+    "load_labelled_file",
     "load_text_splits",
     "make_pipelines",
     "make_vectorizer",
+    "read_texts_file",
 ]

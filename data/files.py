@@ -152,3 +152,21 @@ def load_file_splits(dataset: DatasetConfig) -> TextSplits:
         splits, dataset.validation_fraction, dataset.test_fraction, dataset.split_seed
     )
     return TextSplits(**splits, class_names=class_names)
+
+
+def load_labelled_file(path, class_names, text_column="text", label_column="label"):
+    """(texts, label ids) of a file whose labels are some of `class_names` (a model's).
+
+    Raises:
+        DataError: the file cannot be read, or has labels the model does not know.
+    """
+    texts, label_names = load_file_split(path, text_column, label_column)
+    ids = {name: index for index, name in enumerate(class_names)}
+    unknown = sorted(set(label_names) - set(ids))
+    if unknown:
+        raise DataError(
+            f"{path}: column '{label_column}' has labels {unknown[:5]} that the model does not "
+            f"know (its classes: {', '.join(class_names[:10])}"
+            f"{', ...' if len(class_names) > 10 else ''})"
+        )
+    return texts, np.array([ids[label] for label in label_names], dtype=np.int64)

@@ -1,6 +1,8 @@
 """Looking inside a trained classifier: attention export, rollout, heatmaps, offline viewer.
 
-The entry point is `export_attention`; `load_attention` reads what it writes.
+The entry point is `export_attention` (`export_run_attention` for a run folder);
+`load_attention` reads what it writes. Attention plumbing (trimming to real tokens, the
+class token, stacking the blocks' scores) lives in `attention_tokens`.
 """
 
 from inspection.attention_file import (
@@ -20,6 +22,14 @@ from inspection.heatmaps import (
     plot_layer_averages,
 )
 from inspection.rollout import attention_rollout, rollout_importance
+from inspection.run_export import (
+    ExportError,
+    check_example_ids,
+    export_evaluation_attention,
+    export_run_attention,
+    export_texts_attention,
+)
+from inspection.token_ranking import rank_tokens
 from inspection.viewer import write_viewer
 
 __all__ = [
@@ -28,14 +38,20 @@ __all__ = [
     "AttentionFileWriter",
     "AttentionImagesCallback",
     "AttentionRecord",
+    "ExportError",
     "BERTVIZ_SNIPPET",
     "attention_image_size",
     "attention_rollout",
+    "check_example_ids",
+    "export_evaluation_attention",
+    "export_run_attention",
+    "export_texts_attention",
     "export_attention",
     "find_text_vectorization",
     "load_attention",
     "plot_attention_heads",
     "plot_layer_averages",
+    "rank_tokens",
     "rollout_importance",
     "save_attention",
     "write_bertviz_json",

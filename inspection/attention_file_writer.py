@@ -10,7 +10,7 @@ import zipfile
 import numpy as np
 
 from inspection import attention_file
-from inspection.rollout import POOLINGS, RESIDUAL_WEIGHT, token_importance
+from inspection.rollout import RESIDUAL_WEIGHT, check_pooling, token_importance
 
 ROLLOUT_DESCRIPTION = (
     "Abnar & Zuidema (2020) attention rollout over real tokens: heads averaged, "
@@ -37,8 +37,7 @@ class AttentionFileWriter:
         self.directory = pathlib.Path(directory)
         self.class_names = [str(name) for name in class_names]
         self.run_info = dict(run_info or {})
-        if pooling not in POOLINGS:
-            raise ValueError(f"pooling must be one of {POOLINGS}. Received: pooling={pooling!r}")
+        check_pooling(pooling)
         self.pooling = pooling
         if not self.class_names:
             raise ValueError("class_names must name at least one class. Received: class_names=[]")

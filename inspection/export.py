@@ -1,6 +1,7 @@
 """Exports the attention of a trained classifier: arrays, manifest, heatmaps, BertViz, viewer.
 
-Letter legend: B batch, L padded length, T real tokens, C classes.
+Letter legend: B batch, T padded length (+ 1 with a class token), R real positions of one
+example, L layers, N heads, C classes.
 """
 
 import pathlib
@@ -11,9 +12,15 @@ import numpy as np
 from inspection.attention_file import load_attention
 from inspection.attention_file_writer import AttentionFileWriter
 from inspection.attention_record import AttentionRecord
+from inspection.attention_tokens import (
+    has_class_token,
+    real_tokens,
+    stack_block_scores,
+    trim_scores,
+)
 from inspection.bertviz_export import write_bertviz_json
 from inspection.heatmaps import plot_attention_heads, plot_layer_averages
-from inspection.rollout import POOLINGS, token_importance
+from inspection.rollout import check_pooling, token_importance
 from inspection.viewer import write_viewer
 
 # float32 softmax outputs of the same weights agree to about 1e-6; a larger gap means the
@@ -21,9 +28,6 @@ from inspection.viewer import write_viewer
 PROBABILITY_TOLERANCE = 1e-4
 # Rows over real keys sum to 1 up to float32 rounding, for up to a few thousand keys.
 ROW_SUM_TOLERANCE = 1e-3
-PADDING_ID = 0
-# Token shown for the learned class token that `pooling: cls` models put at position 0.
-CLASS_TOKEN = "[CLS]"
 
 
 def export_attention(
@@ -131,12 +135,12 @@ def export_attention(
             f"example_ids needs one id per text ({num_examples}). "
             f"Received: {len(example_ids)} ids"
         )
-    if pooling not in POOLINGS:
-        raise ValueError(f"pooling must be one of {POOLINGS}. Received: pooling={pooling!r}")
+    check_pooling(pooling)
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1. Received: batch_size={batch_size}")
     out_dir = pathlib.Path(out_dir)
     vocabulary = vectorizer.get_vocabulary()
+    class_token = has_class_token(pooling)
 
     progress = keras.utils.Progbar(num_examples, verbose=verbose, unit_name="example")
     largest_difference = 0.0
@@ -145,11 +149,10 @@ def export_attention(
         for start in range(0, num_examples, batch_size):
             stop = min(start + batch_size, num_examples)
             batch_texts = texts[start:stop]
-            token_ids = keras.ops.convert_to_numpy(vectorizer(tf.constant(batch_texts)))  # (B, L)
-            class_token_count = 1 if pooling == "cls" else 0
+            token_ids = keras.ops.convert_to_numpy(vectorizer(tf.constant(batch_texts)))  # (B, T)
             probabilities, attention_scores = _run_attention_model(
-                attention_model, token_ids, len(class_names), class_token_count
-            )  # (B, C), (B, layers, heads, A, A) with A = L or L + 1
+                attention_model, token_ids, len(class_names), class_token
+            )  # (B, C), (B, L, N, T, T) (T + 1 with a class token)
             if fast_path_probabilities is not None:
                 fast_path = fast_path_probabilities[start:stop]
             else:
@@ -169,13 +172,8 @@ def export_attention(
 
             for offset in range(stop - start):
                 index = start + offset
-                is_real = token_ids[offset] != PADDING_ID  # (L,)
-                tokens = [vocabulary[token_id] for token_id in token_ids[offset][is_real]]
-                if class_token_count:
-                    is_real = np.concatenate([[True], is_real])  # (L + 1,)
-                    tokens = [CLASS_TOKEN] + tokens
-                # (layers, heads, T, T)
-                scores = attention_scores[offset][:, :, is_real][:, :, :, is_real]
+                tokens = real_tokens(token_ids[offset], vocabulary, class_token)
+                scores = trim_scores(attention_scores[offset], token_ids[offset], class_token)
                 _check_rows(scores, example_ids[index])
                 record = AttentionRecord(
                     example_id=example_ids[index],
@@ -221,7 +219,7 @@ def find_text_vectorization(model):
     )
 
 
-def _run_attention_model(attention_model, token_ids, num_classes, class_token_count):
+def _run_attention_model(attention_model, token_ids, num_classes, class_token):
     outputs = attention_model(token_ids, training=False)
     if not isinstance(outputs, dict) or not {"probabilities", "attention_scores"} <= set(outputs):
         raise ValueError(
@@ -231,24 +229,23 @@ def _run_attention_model(attention_model, token_ids, num_classes, class_token_co
         )
     probabilities = keras.ops.convert_to_numpy(outputs["probabilities"]).astype(np.float32)
     batch, length = token_ids.shape
-    length += class_token_count
+    length += int(class_token)
     if probabilities.shape != (batch, num_classes):
         raise ValueError(
             f"attention_model's 'probabilities' must have shape ({batch}, {num_classes}). "
             f"Received: shape={probabilities.shape}"
         )
-    layers = [keras.ops.convert_to_numpy(scores).astype(np.float32)
-              for scores in outputs["attention_scores"]]
-    for layer_index, scores in enumerate(layers):
-        if scores.ndim != 4 or scores.shape[0] != batch or scores.shape[2:] != (length, length):
+    for layer_index, scores in enumerate(outputs["attention_scores"]):
+        shape = tuple(keras.ops.shape(scores))
+        if len(shape) != 4 or shape[0] != batch or shape[2:] != (length, length):
             hint = ""
-            if scores.ndim == 4 and scores.shape[2] == length + 1 and not class_token_count:
+            if len(shape) == 4 and shape[2] == length + 1 and not class_token:
                 hint = " The scores have one extra position: pass pooling='cls'."
             raise ValueError(
                 f"attention_scores[{layer_index}] must have shape ({batch}, num_heads, {length}, "
-                f"{length}). Received: shape={scores.shape}.{hint}"
+                f"{length}). Received: shape={shape}.{hint}"
             )
-    return probabilities, np.stack(layers, axis=1)  # (B, layers, heads, L, L)
+    return probabilities, stack_block_scores(outputs)  # (B, L, N, T, T)
 
 
 def _check_rows(scores, example_id):

@@ -5,6 +5,8 @@ Letter legend for shape comments: L layers, N heads, T real tokens (padding remo
 
 import numpy as np
 
+from config import POOLINGS
+
 # The residual connection carries the input past each attention block unchanged; rollout models
 # it as an identity matrix mixed in with equal weight, as in the paper.
 RESIDUAL_WEIGHT = 0.5
@@ -59,7 +61,10 @@ def attention_rollout(attention_scores, padding_mask=None):
     return rollout
 
 
-POOLINGS = ("mean", "max", "cls")
+def check_pooling(pooling):
+    """A ValueError unless `pooling` is one of the classifier's poolings (config.POOLINGS)."""
+    if pooling not in POOLINGS:
+        raise ValueError(f"pooling must be one of {POOLINGS}. Received: pooling={pooling!r}")
 
 
 def token_importance(attention_scores, pooling="mean"):
@@ -73,8 +78,7 @@ def token_importance(attention_scores, pooling="mean"):
     >>> token_importance(np.full((1, 1, 2, 2), 0.5), pooling="cls").tolist()
     [0.75, 0.25]
     """
-    if pooling not in POOLINGS:
-        raise ValueError(f"pooling must be one of {POOLINGS}. Received: pooling={pooling!r}")
+    check_pooling(pooling)
     query_index = 0 if pooling == "cls" else None
     return rollout_importance(attention_rollout(attention_scores), query_index=query_index)
 

@@ -11,7 +11,9 @@ from models.end_to_end import (
     build_end_to_end_model,
     get_model_parts,
     load_end_to_end_model,
+    predict_texts,
 )
+from models.optimizer import make_optimizer
 from models.transformer_classifier import build_classifier
 
 __all__ = [
@@ -21,4 +23,6 @@ __all__ = [
     "build_end_to_end_model",
     "get_model_parts",
     "load_end_to_end_model",
+    "make_optimizer",
+    "predict_texts",
 ]

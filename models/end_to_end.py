@@ -1,6 +1,7 @@
 """The saved model: raw strings in, class probabilities out."""
 
 import keras
+import numpy as np
 
 VECTORIZER = "text_vectorization"
 CLASSIFIER = "classifier"
@@ -77,3 +78,16 @@ def get_model_parts(model):
             f"Expected layers {VECTORIZER!r} and {CLASSIFIER!r} in the end-to-end model. "
             f"Received layers: {names}"
         ) from None
+
+
+def predict_texts(model, texts, batch_size=256):
+    """Class probabilities `(N, C)` float32 of raw strings, through the end-to-end model.
+
+    Example:
+    >>> # probabilities = predict_texts(load_end_to_end_model(path), ["a good film"])
+    """
+    import tensorflow as tf  # The string batches need tf.data; the model itself does not.
+
+    texts = np.asarray(texts, dtype=object).astype(str)
+    dataset = tf.data.Dataset.from_tensor_slices(texts).batch(batch_size)
+    return np.asarray(model.predict(dataset, verbose=0), dtype=np.float32)

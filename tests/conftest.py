@@ -1,9 +1,9 @@
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
+import train
 from tests.review_fixture import write_reviews_fixture
 
 # Quiet TensorFlow's start-up logging in test output.
@@ -21,9 +21,6 @@ def tiny_run_dir(tmp_path_factory):
     folders to it, but must not change or remove what train.py wrote. It also logs the
     attention images of 2 validation examples (`training.attention_images`).
     """
-    sys.path.insert(0, str(ROOT))  # train.py lives at the repository root.
-    import train
-
     data_file = write_reviews_fixture(tmp_path_factory.mktemp("data") / "reviews.csv")
     root = tmp_path_factory.mktemp("runs")
     assert train.main(["--config", TINY, "--set", "dataset.name=null",

@@ -153,16 +153,14 @@ def test_model_config_is_the_default_section():
     assert load_config(None, BASE).model == ModelConfig()
 
 
-def test_tfds_catalog_dataset_and_split_names_reach_the_data_spec():
-    from training import data_specs
-
+def test_tfds_catalog_dataset_and_split_names_reach_the_dataset_section():
     config = load_config(None, [
         "dataset.tfds_name=imdb_reviews", "dataset.validation_split=train[:10%]",
         "dataset.train_split=train[10%:]", "dataset.text_column=review",
     ])
-    dataset_spec, _ = data_specs(config)
-    assert dataset_spec.name == "imdb_reviews"
-    assert (dataset_spec.train_split, dataset_spec.validation_split, dataset_spec.test_split) == (
+    dataset = config.dataset
+    assert dataset.tfds_builder_name == "imdb_reviews"
+    assert (dataset.train_split, dataset.validation_split, dataset.test_split) == (
         "train[10%:]", "train[:10%]", "test"
     )
-    assert dataset_spec.text_column == "review"
+    assert dataset.text_column == "review"

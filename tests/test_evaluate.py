@@ -3,17 +3,12 @@ error cases."""
 
 import json
 import shutil
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # train.py and evaluate.py live at the repository root.
-
-import evaluate  # noqa: E402
+import evaluate
 
 
 @pytest.fixture

@@ -2,16 +2,11 @@
 
 import json
 import shutil
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # predict.py lives at the repository root.
-
-import predict  # noqa: E402
+import predict
 
 TEXTS = ["such a wonderful film", "a dull boring plot and a weak actor"]
 
@@ -57,10 +52,10 @@ def test_table_with_explain_and_a_texts_file(tiny_run_dir, tmp_path, capsys):
 
 
 def test_library_ranks_every_real_token_and_importances_sum_to_one(tiny_run_dir):
-    from prediction import load_run, predict
+    from runs import load_run
 
     run = load_run(tiny_run_dir)
-    [prediction] = predict(run, ["the plot was dull and boring"], explain=True, top=None)
+    [prediction] = predict.predict(run, ["the plot was dull and boring"], explain=True, top=None)
     assert sorted(position for _, position, _ in prediction.tokens) == [0, 1, 2, 3, 4, 5]
     assert sum(importance for _, _, importance in prediction.tokens) == pytest.approx(1.0)
     assert sum(prediction.probabilities.values()) == pytest.approx(1.0, abs=1e-6)

@@ -12,21 +12,14 @@ import keras
 import numpy as np
 import pytest
 
-from config import load_config
-from training import (
-    TrainingError,
-    _finalize,
-    _StopOnNaN,
-    prepare_run_dir,
-    run_training,
-)
+import train
+from config import TrainingConfig, load_config
+from runs import prepare_run_dir, replace_folder
 from tests.review_fixture import write_reviews_fixture
+from train import TrainingError, run_training
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # train.py lives at the repository root.
 TINY = str(ROOT / "configs" / "tiny.yaml")
-
-import train  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -69,11 +62,10 @@ def test_tiny_trains_end_to_end_and_its_saved_model_reloads(tiny_run, capsys):
     # The saved end-to-end model, reloaded in safe mode in this process, reproduces the
     # validation metrics computed during training from the token-id pipeline.
     from data import load_text_splits
-    from reports import classification_metrics
     from models import load_end_to_end_model
-    from training import data_specs, load_run_config
+    from reports import classification_metrics
 
-    texts, labels = load_text_splits(data_specs(load_run_config(tiny_run))[0]).validation
+    texts, labels = load_text_splits(load_config(tiny_run / "config.yaml").dataset).validation
     model = load_end_to_end_model(tiny_run / "model.keras")
     probabilities = np.asarray(model(texts.astype(str), training=False))
     again = classification_metrics(labels, probabilities, 2)
@@ -105,7 +97,7 @@ def test_overwrite_replaces_a_finished_run_only_when_complete(tmp_path):
     assert (final_dir, partial_dir, resumed) == (final, tmp_path / "tiny.partial", False)
     assert (final / "old.txt").exists()  # Untouched until the new run is complete.
     (partial_dir / "model.keras").write_text("new run")
-    _finalize(partial_dir, final_dir)
+    replace_folder(partial_dir, final_dir)
     assert sorted(path.name for path in final.iterdir()) == ["config.yaml", "model.keras"]
     assert sorted(path.name for path in tmp_path.iterdir()) == ["tiny"]
 
@@ -183,11 +175,18 @@ def test_mirrored_strategy_on_two_logical_cpus(tmp_path, data_file):
     assert metrics_of(tmp_path / "tiny")["epochs"] == 2
 
 
-def test_nan_loss_stops_with_a_clear_message():
-    callback = _StopOnNaN()
-    callback.on_epoch_begin(2)
-    with pytest.raises(TrainingError, match="loss became nan at epoch 3, batch 5.*learning_rate"):
-        callback.on_train_batch_end(4, {"loss": float("nan")})  # Keras routes it to on_batch_end.
+def test_nan_loss_stops_with_a_clear_message(tmp_path):
+    import tensorflow as tf
+
+    inputs = keras.Input((2,))
+    trainer = keras.Model(inputs, keras.layers.Dense(1)(inputs))
+    trainer.compile(optimizer="sgd", loss="mse")
+    features = np.array([[1.0, 2.0], [np.nan, 1.0]], dtype="float32")
+    batches = tf.data.Dataset.from_tensor_slices((features, np.zeros((2, 1)))).batch(1)
+    with pytest.raises(TrainingError, match="NaN or Inf loss.* at batch 1.*learning_rate"):
+        train.fit(trainer, {"train": batches, "validation": batches}, 2,
+                  TrainingConfig(epochs=1), tmp_path,
+                  [keras.callbacks.TerminateOnNaN(raise_error=True)], verbose=0)
 
 
 def test_config_errors_exit_2_before_any_work(tmp_path, capsys):

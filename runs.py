@@ -1,0 +1,235 @@
+"""The run folder: its file names, loading a finished run, and writes that are never half done.
+
+A run folder, `<output.root>/<output.name>/`, holds:
+
+    config.yaml        the resolved config (load_config reads it back)
+    model.keras        raw strings in, class probabilities out (safe-mode loadable)
+    labels.json        the class names, in the model's output order
+    history.csv        one row per finished epoch (Keras' CSVLogger)
+    metrics.json       validation and test metrics, epochs, best epoch, wall time
+    checkpoints/       the best epoch's weights
+    logs/              TensorBoard logs (and attention images)
+    eval/<data>/       evaluate.py's reports
+    attention/         the attention export and its offline viewer (index.html)
+
+Training writes into `<name>.partial/` and renames it when every file is there; reports and
+exports are written into `<folder>.partial/` and replace the previous folder as a whole
+(`staged_folder`). Every other module takes these names from here.
+
+Example:
+>>> run_files(Path("runs/default"))["model"]
+PosixPath('runs/default/model.keras')
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import dataclasses
+import functools
+import json
+import os
+import shutil
+from pathlib import Path
+
+from config import Config, ConfigError, dump_config, load_config
+
+# `models` and `data` load TensorFlow, which takes seconds: they are imported inside the
+# functions that need them, so that commands report a bad argument before that wait.
+
+CONFIG_FILE = "config.yaml"
+MODEL_FILE = "model.keras"
+LABELS_FILE = "labels.json"
+HISTORY_FILE = "history.csv"
+METRICS_FILE = "metrics.json"
+BEST_WEIGHTS = "checkpoints/best.weights.h5"
+BACKUP_DIR = "backup"
+LOGS_DIR = "logs"
+EVAL_DIR = "eval"
+ATTENTION_DIR = "attention"
+VIEWER_FILE = "index.html"
+PARTIAL_SUFFIX = ".partial"
+
+
+class RunError(ValueError):
+    """A missing, unfinished or unreadable run folder or model; the message is one line."""
+
+
+def run_files(run_dir: Path) -> dict[str, Path]:
+    """The paths a finished run shows its user, by role."""
+    return {
+        "run folder": run_dir, "model": run_dir / MODEL_FILE,
+        "metrics": run_dir / METRICS_FILE, "history": run_dir / HISTORY_FILE,
+        "logs": run_dir / LOGS_DIR, "viewer": run_dir / ATTENTION_DIR / VIEWER_FILE,
+    }  # fmt: skip
+
+
+def write_text(path: Path, text: str) -> None:
+    """Writes `path` through a temporary file, so a crash never leaves half of it."""
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
+def write_json(path: Path, data) -> None:
+    write_text(path, json.dumps(data, indent=2) + "\n")
+
+
+def read_history(run_dir: Path) -> list[dict]:
+    """The rows of `history.csv` (strings, as CSVLogger wrote them); [] before epoch 1."""
+    path = run_dir / HISTORY_FILE
+    if not path.exists():
+        return []
+    with path.open(newline="") as file:
+        return list(csv.DictReader(file))
+
+
+def partial_dir(final_dir: Path) -> Path:
+    return final_dir.with_name(final_dir.name + PARTIAL_SUFFIX)
+
+
+def replace_folder(source: Path, final_dir: Path) -> None:
+    """Moves `source` to `final_dir`; an existing `final_dir` is replaced, never merged."""
+    if final_dir.exists():
+        old = final_dir.with_name(final_dir.name + ".old")
+        if old.exists():
+            shutil.rmtree(old)
+        os.replace(final_dir, old)
+        os.replace(source, final_dir)
+        shutil.rmtree(old)
+    else:
+        os.replace(source, final_dir)
+
+
+@contextlib.contextmanager
+def staged_folder(final_dir: Path):
+    """Yields an empty `<final_dir>.partial/`; on success it replaces `final_dir` whole.
+
+    On an error the staging folder is removed and `final_dir` is left as it was.
+    """
+    staging = partial_dir(final_dir)
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
+    try:
+        yield staging
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    replace_folder(staging, final_dir)
+
+
+def prepare_run_dir(config: Config, overwrite: bool) -> tuple[Path, Path, bool]:
+    """(final folder, partial folder to train in, resumed?) after checking what is there.
+
+    Raises:
+        ConfigError: the final folder holds a finished run and `overwrite` is False, or
+            the partial folder holds an interrupted run of a different config.
+    """
+    final_dir = Path(config.output.root) / config.run_name()
+    staging = partial_dir(final_dir)
+    resolved = dump_config(config)
+    if final_dir.exists() and not overwrite:
+        raise ConfigError(
+            f"output.name: {final_dir} already holds a finished run; pass --overwrite to "
+            "replace it or choose another name with --set output.name=NAME"
+        )
+    resumed = False
+    if staging.exists():
+        saved = staging / CONFIG_FILE
+        if overwrite:
+            shutil.rmtree(staging)
+        elif saved.exists() and saved.read_text() == resolved:
+            resumed = True
+        else:
+            raise ConfigError(
+                f"output.name: {staging} holds an interrupted run with a different config; "
+                "run its original command to resume it, or pass --overwrite to start over"
+            )
+    staging.mkdir(parents=True, exist_ok=True)
+    write_text(staging / CONFIG_FILE, resolved)
+    return final_dir, staging, resumed
+
+
+@dataclasses.dataclass
+class Run:
+    """A finished run: its folder, resolved config, end-to-end model and class names."""
+
+    run_dir: Path
+    config: Config
+    model: object
+    class_names: list[str]
+
+    @property
+    def pooling(self) -> str:
+        return self.config.model.pooling
+
+    @functools.cached_property
+    def parts(self):
+        """(vectorizer, classifier) of the end-to-end model."""
+        from models import get_model_parts
+
+        try:
+            return get_model_parts(self.model)
+        except ValueError as error:
+            raise RunError(f"{self.run_dir / MODEL_FILE}: {error}") from None
+
+    @functools.cached_property
+    def attention_model(self):
+        """The classifier's attention sibling (same weights), built on first use."""
+        from models import build_attention_model
+
+        return build_attention_model(self.parts[1])
+
+    def load_split(self, split: str):
+        """(texts, labels) of the run's validation or test split, rebuilt from its config.
+
+        Raises:
+            DataError: the data cannot be loaded, or its classes differ from the run's.
+        """
+        from data import DataError, load_text_splits
+
+        splits = load_text_splits(self.config.dataset)
+        if list(splits.class_names) != self.class_names:
+            raise DataError(
+                f"{self.run_dir}: the dataset's classes no longer match the run's labels.json; "
+                "evaluate with --data FILE instead"
+            )
+        return getattr(splits, split)
+
+
+def load_run(run_dir: str | Path) -> Run:
+    """A finished run, its model loaded in Keras' safe mode.
+
+    Raises:
+        RunError: the folder, `model.keras`, `labels.json` or `config.yaml` is missing or
+            unreadable, or the run is unfinished (the message says how to finish it).
+    """
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        staging = partial_dir(run_dir)
+        hint = (f"; {staging} is an unfinished run: rerun its train.py command to finish it"
+                if staging.is_dir() else "")
+        raise RunError(f"{run_dir}: no such run folder{hint}")
+    model_path = run_dir / MODEL_FILE
+    if not model_path.is_file():
+        raise RunError(f"{model_path}: missing; is {run_dir} a finished train.py run?")
+    labels_path = run_dir / LABELS_FILE
+    try:
+        class_names = [str(name) for name in json.loads(labels_path.read_text())]
+    except (OSError, ValueError) as error:
+        raise RunError(f"{labels_path}: cannot read the label names ({error})") from None
+    try:
+        config = load_config(run_dir / CONFIG_FILE)
+    except ConfigError as error:
+        raise RunError(f"{run_dir / CONFIG_FILE}: cannot read the run's config ({error})") from None
+    from models import load_end_to_end_model
+
+    try:
+        model = load_end_to_end_model(model_path)
+    except Exception as error:  # Corrupt zips, bad JSON and unknown classes raise many types.
+        reason = (str(error).strip().splitlines() or [""])[0][:200]
+        raise RunError(
+            f"{model_path}: cannot load the model ({type(error).__name__}: {reason})"
+        ) from None
+    return Run(run_dir, config, model, class_names)
