@@ -84,7 +84,8 @@ def parse_args(argv):
 def run(dataset, baseline, reuse, no_train):
     """Metrics of one run (trained now, or read back); None when absent and not trained."""
     from config import load_config
-    from training import METRICS_FILE, run_training
+    from runs import METRICS_FILE
+    from train import run_training
 
     name = f"{dataset}_kerasio" if baseline else dataset
     run_dir = RESULTS / "runs" / name

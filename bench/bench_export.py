@@ -51,15 +51,16 @@ def mib(size: int) -> str:
 def main(argv=None):
     args = parse_args(argv)
     from data import DataError
-    from evaluation import EvaluationError, load_split, predict_texts
     from inspection import export_attention, load_attention
-    from prediction import ATTENTION_BATCH_SIZE, load_run
+    from inspection.run_export import ATTENTION_BATCH_SIZE
+    from models import predict_texts
+    from runs import RunError, load_run
 
     start = time.perf_counter()
     try:
         run = load_run(args.run_dir)
-        texts, labels = load_split(args.run_dir, args.split, run.class_names)
-    except (EvaluationError, DataError) as error:
+        texts, labels = run.load_split(args.split)
+    except (RunError, DataError) as error:
         print(f"bench_export.py: error: {error}", file=sys.stderr)
         return 2
     load_seconds = time.perf_counter() - start
@@ -75,7 +76,7 @@ def main(argv=None):
     try:
         start = time.perf_counter()
         export = export_attention(
-            attention_model, run.vectorizer, texts, out_dir, run.class_names,
+            attention_model, run.parts[0], texts, out_dir, run.class_names,
             true_labels=labels, fast_path_probabilities=probabilities, pooling=run.pooling,
             batch_size=ATTENTION_BATCH_SIZE, run_info={"run_dir": str(run.run_dir)},
             max_rendered_examples=args.rendered, verbose=0,

@@ -5,7 +5,8 @@ import re
 import subprocess
 import sys
 
-README = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+README = os.path.join(ROOT, "README.md")
 
 
 def python_blocks():
@@ -21,6 +22,6 @@ def test_readme_python_examples_run(tmp_path):
     for block in python_blocks():
         completed = subprocess.run(
             [sys.executable, "-c", block], cwd=tmp_path, capture_output=True, text=True,
-            timeout=300,
+            timeout=300, env={**os.environ, "PYTHONPATH": ROOT},  # As `make` runs it.
         )
         assert completed.returncode == 0, completed.stderr[-2000:]
