@@ -3,6 +3,10 @@
 Importing this package registers every layer with Keras' serialization, under the names
 that saved models carry (`keras_attention_lab>MultiHeadAttention`, ...), so
 `keras.saving.load_model(path)` needs no `custom_objects`.
+
+Shape comments and docstrings here and in `models/` use one legend: B batch, T query
+(sequence) length, S key length, N heads, H head size, D model size, and L only for a
+number of layers. `argument_checks` and `initializers` are private helpers of these layers.
 """
 
 from layers.class_token import ClassToken

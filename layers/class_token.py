@@ -1,4 +1,7 @@
-"""ClassToken: prepends a learned [CLS]-style vector to a sequence of embeddings."""
+"""ClassToken: prepends a learned [CLS]-style vector to a sequence of embeddings.
+
+Shapes: B batch, T query (sequence) length, D model size.
+"""
 
 import keras
 from keras import ops

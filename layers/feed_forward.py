@@ -1,6 +1,13 @@
-"""Position-wise feed-forward network."""
+"""Position-wise feed-forward network.
+
+Shapes: B batch, T query (sequence) length, D model size (the input's last
+dimension).
+"""
 
 import keras
+
+from layers.argument_checks import check_positive_int, check_rate
+from layers.initializers import sublayer_initializer
 
 
 @keras.saving.register_keras_serializable(package="keras_attention_lab")
@@ -15,7 +22,9 @@ class FeedForward(keras.layers.Layer):
         output_dim: int or None. Output width; defaults to the input width.
         activation: activation of the hidden layer.
         dropout: float in [0, 1). Dropout after the hidden layer.
-        kernel_initializer, bias_initializer: initializers of both layers.
+        kernel_initializer, bias_initializer: initializers of both layers. Each
+            layer gets its own copy, with its own seed when seeded
+            (`layers.initializers.sublayer_initializer`).
         **kwargs: base layer arguments.
 
     Call arguments:
@@ -43,13 +52,9 @@ class FeedForward(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        for name, value in (("intermediate_dim", intermediate_dim), ("output_dim", output_dim)):
-            if value is not None and (
-                not isinstance(value, int) or isinstance(value, bool) or value <= 0
-            ):
-                raise ValueError(f"`{name}` must be a positive integer. Received: {name}={value!r}")
-        if not 0.0 <= dropout < 1.0:
-            raise ValueError(f"`dropout` must be in [0, 1). Received: dropout={dropout}")
+        check_positive_int("intermediate_dim", intermediate_dim)
+        check_positive_int("output_dim", output_dim, allow_none=True)
+        check_rate("dropout", dropout)
         self.intermediate_dim = intermediate_dim
         self.output_dim = output_dim
         self.activation = keras.activations.get(activation)
@@ -57,31 +62,31 @@ class FeedForward(keras.layers.Layer):
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.bias_initializer = keras.initializers.get(bias_initializer)
         self.supports_masking = True
-        dense_arguments = {
-            "kernel_initializer": self.kernel_initializer,
-            "bias_initializer": self.bias_initializer,
-            "dtype": self.dtype_policy,
-        }
-        self.intermediate_dense = keras.layers.Dense(
-            intermediate_dim,
-            activation=self.activation,
-            name="intermediate_dense",
-            **dense_arguments,
+        self.intermediate_dense = self._dense(
+            intermediate_dim, "intermediate_dense", activation=self.activation
         )
         self.dropout_layer = keras.layers.Dropout(dropout, dtype=self.dtype_policy, name="dropout")
-        self._output_dense_arguments = dense_arguments
+
+    def _dense(self, units, name, activation=None):
+        return keras.layers.Dense(
+            units,
+            activation=activation,
+            kernel_initializer=sublayer_initializer(self.kernel_initializer, name),
+            bias_initializer=sublayer_initializer(self.bias_initializer, name),
+            dtype=self.dtype_policy,
+            name=name,
+        )
 
     def build(self, input_shape):
         self.intermediate_dense.build(input_shape)
-        self.output_dense = keras.layers.Dense(
-            self.output_dim or input_shape[-1], name="output_dense", **self._output_dense_arguments
-        )
+        # Created here: its default width is the input's, unknown until now.
+        self.output_dense = self._dense(self.output_dim or input_shape[-1], "output_dense")
         self.output_dense.build(tuple(input_shape[:-1]) + (self.intermediate_dim,))
 
     def call(self, inputs, training=None):
         hidden = self.intermediate_dense(inputs)  # (B, T, intermediate_dim)
         hidden = self.dropout_layer(hidden, training=training)
-        return self.output_dense(hidden)  # (B, T, D)
+        return self.output_dense(hidden)  # (B, T, output_dim)
 
     def compute_mask(self, inputs, previous_mask=None):
         return previous_mask

@@ -1,8 +1,15 @@
-"""Multi-head attention with Keras mask support."""
+"""Multi-head attention with Keras mask support.
+
+Shapes: B batch, T query (sequence) length, S key length, N heads, H head size,
+D model size (the query's last dimension). A `v` or `k` marks the value's or
+key's own size: Hv value head size, Dv and Dk the value's and key's last dimension.
+"""
 
 import keras
 from keras import ops
 
+from layers.argument_checks import check_positive_int, check_rate
+from layers.initializers import sublayer_initializer
 from layers.scaled_dot_product_attention import ScaledDotProductAttention
 
 
@@ -16,8 +23,9 @@ class MultiHeadAttention(keras.layers.Layer):
     the same tensor as `query`) and cross-attention (query length T may differ
     from key length S). The weights have the same shapes and order as those of
     `keras.layers.MultiHeadAttention`, so `set_weights(keras_mha.get_weights())`
-    gives the same layer. The projections are plain matmuls on (B*L, D); a fused
-    QKV projection measured slower on CPU (see `bench/`), so there is none.
+    gives the same layer. The projections are plain matmuls on (B*T, D) and
+    (B*S, Dk|Dv); a fused QKV projection measured slower on CPU (see `bench/`),
+    so there is none.
 
     Masking: masks are boolean, True = attend. The Keras masks of `query`,
     `value` and `key` (e.g. from `Embedding(mask_zero=True)`) are used
@@ -30,14 +38,16 @@ class MultiHeadAttention(keras.layers.Layer):
     Args:
         num_heads: int. Number of heads N.
         key_dim: int or None. Size H of each query/key head. Defaults to
-            `d_model // num_heads`, where d_model is the query's last dimension
-            (the original Transformer's choice), not d_model per head.
-        value_dim: int or None. Size of each value head. Defaults to `key_dim`.
-        output_dim: int or None. Size of the output. Defaults to d_model.
+            `D // num_heads` (the original Transformer's choice), not D per head.
+        value_dim: int or None. Size Hv of each value head. Defaults to H.
+        output_dim: int or None. Size of the output. Defaults to D.
         dropout: float in [0, 1). Dropout on the attention weights.
         use_bias: bool. Whether the projections have biases.
         causal: bool. Query i attends keys 0..i only.
         kernel_initializer, bias_initializer: initializers of the projections.
+            Each projection gets its own copy, with its own seed when seeded
+            (`layers.initializers.sublayer_initializer`), so W_Q, W_K, W_V and
+            W_O never start equal.
         seed: int or None. Seed of the attention dropout.
         **kwargs: base layer arguments.
 
@@ -80,13 +90,11 @@ class MultiHeadAttention(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        _check_positive("num_heads", num_heads)
+        check_positive_int("num_heads", num_heads)
         optional_sizes = {"key_dim": key_dim, "value_dim": value_dim, "output_dim": output_dim}
         for name, value in optional_sizes.items():
-            if value is not None:
-                _check_positive(name, value)
-        if not 0.0 <= dropout < 1.0:
-            raise ValueError(f"`dropout` must be in [0, 1). Received: dropout={dropout}")
+            check_positive_int(name, value, allow_none=True)
+        check_rate("dropout", dropout)
         self.num_heads = num_heads
         self.key_dim = key_dim
         self.value_dim = value_dim
@@ -131,12 +139,16 @@ class MultiHeadAttention(keras.layers.Layer):
 
     def _projection(self, name, kernel_shape, bias_shape):
         kernel = self.add_weight(
-            name=f"{name}_kernel", shape=kernel_shape, initializer=self.kernel_initializer
+            name=f"{name}_kernel",
+            shape=kernel_shape,
+            initializer=sublayer_initializer(self.kernel_initializer, f"{name}_kernel"),
         )
         bias = None
         if self.use_bias:
             bias = self.add_weight(
-                name=f"{name}_bias", shape=bias_shape, initializer=self.bias_initializer
+                name=f"{name}_bias",
+                shape=bias_shape,
+                initializer=sublayer_initializer(self.bias_initializer, f"{name}_bias"),
             )
         return kernel, bias
 
@@ -163,9 +175,9 @@ class MultiHeadAttention(keras.layers.Layer):
             key, key_mask = value, value_mask if key_mask is None else key_mask
         query, key, value = (ops.cast(x, self.compute_dtype) for x in (query, key, value))
 
-        query_heads = self._project(query, self.query_kernel, self.query_bias)
-        key_heads = self._project(key, self.key_kernel, self.key_bias)
-        value_heads = self._project(value, self.value_kernel, self.value_bias)
+        query_heads = self._project(query, self.query_kernel, self.query_bias)  # (B, T, N, H)
+        key_heads = self._project(key, self.key_kernel, self.key_bias)  # (B, S, N, H)
+        value_heads = self._project(value, self.value_kernel, self.value_bias)  # (B, S, N, Hv)
 
         # Key padding and attention masks go into the softmax; padded queries are
         # zeroed afterwards, which is cheaper than a full (B, 1, T, S) mask.
@@ -186,11 +198,11 @@ class MultiHeadAttention(keras.layers.Layer):
                 scores = scores * ops.cast(query_mask[:, None, :, None], scores.dtype)
 
         batch, length = ops.shape(attended)[0], ops.shape(attended)[1]
-        merged = ops.reshape(attended, (batch, length, self.num_heads * self._value_head_dim))
-        output_kernel = ops.reshape(
-            self.output_kernel, (self.num_heads * self._value_head_dim, self._output_dim)
-        )
-        output = ops.matmul(merged, output_kernel)  # (B, T, D_out)
+        merged_dim = self.num_heads * self._value_head_dim
+        merged = ops.reshape(attended, (batch, length, merged_dim))  # (B, T, N*Hv)
+        # (N, Hv, output_dim) -> (N*Hv, output_dim)
+        output_kernel = ops.reshape(self.output_kernel, (merged_dim, self._output_dim))
+        output = ops.matmul(merged, output_kernel)  # (B, T, output_dim)
         if self.use_bias:
             output = output + self.output_bias
         if return_attention_scores:
@@ -198,14 +210,18 @@ class MultiHeadAttention(keras.layers.Layer):
         return output
 
     def _project(self, inputs, kernel, bias):
-        """(B, L, D) -> (B, L, N, H) with a kernel of shape (D, N, H)."""
+        """(B, T, D) -> (B, T, N, H) with a kernel of shape (D, N, H).
+
+        Written for the query; the key (B, S, Dk) and the value (B, S, Dv) go
+        through it the same way, to (B, S, N, H) and (B, S, N, Hv).
+        """
         heads, head_dim = kernel.shape[1], kernel.shape[2]
-        flat_kernel = ops.reshape(kernel, (kernel.shape[0], heads * head_dim))
-        projected = ops.matmul(inputs, flat_kernel)  # (B, L, N*H)
+        flat_kernel = ops.reshape(kernel, (kernel.shape[0], heads * head_dim))  # (D, N*H)
+        projected = ops.matmul(inputs, flat_kernel)  # (B, T, N*H)
         if bias is not None:
             projected = projected + ops.reshape(bias, (heads * head_dim,))
         batch, length = ops.shape(inputs)[0], ops.shape(inputs)[1]
-        return ops.reshape(projected, (batch, length, heads, head_dim))  # (B, L, N, H)
+        return ops.reshape(projected, (batch, length, heads, head_dim))  # (B, T, N, H)
 
     @staticmethod
     def _combine_masks(value_mask, key_mask, attention_mask):
@@ -253,8 +269,3 @@ class MultiHeadAttention(keras.layers.Layer):
             }
         )
         return config
-
-
-def _check_positive(name, value):
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-        raise ValueError(f"`{name}` must be a positive integer. Received: {name}={value!r}")

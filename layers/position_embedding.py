@@ -1,7 +1,12 @@
-"""Learned positional embedding."""
+"""Learned positional embedding.
+
+Shapes: B batch, T query (sequence) length, D model size.
+"""
 
 import keras
 from keras import ops
+
+from layers.argument_checks import check_positive_int
 
 
 @keras.saving.register_keras_serializable(package="keras_attention_lab")
@@ -16,7 +21,7 @@ class PositionEmbedding(keras.layers.Layer):
 
     Args:
         sequence_length: int > 0. The longest sequence (number of positions).
-        initializer: initializer of the (sequence_length, D) table.
+        initializer: initializer of the `(sequence_length, D)` table.
         **kwargs: base layer arguments.
 
     Call arguments:
@@ -37,15 +42,7 @@ class PositionEmbedding(keras.layers.Layer):
 
     def __init__(self, sequence_length, initializer="glorot_uniform", **kwargs):
         super().__init__(**kwargs)
-        if (
-            not isinstance(sequence_length, int)
-            or isinstance(sequence_length, bool)
-            or sequence_length <= 0
-        ):
-            raise ValueError(
-                "`sequence_length` must be a positive integer. "
-                f"Received: sequence_length={sequence_length!r}"
-            )
+        check_positive_int("sequence_length", sequence_length)
         self.sequence_length = sequence_length
         self.initializer = keras.initializers.get(initializer)
         self.supports_masking = True

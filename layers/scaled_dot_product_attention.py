@@ -1,9 +1,15 @@
-"""Scaled dot-product attention, softmax(Q K^T / sqrt(d_k)) V."""
+"""Scaled dot-product attention, softmax(Q K^T / sqrt(H)) V.
+
+Shapes: B batch, T query (sequence) length, S key length, N heads, H head size
+(of queries and keys, the paper's d_k), Hv value head size (the paper's d_v).
+"""
 
 import math
 
 import keras
 from keras import ops
+
+from layers.argument_checks import check_positive, check_rate
 
 # Bias of masked logits. The logits are always float32 here (see `call`), so a large
 # finite negative is safe; -inf would turn a fully masked row into NaN.
@@ -20,18 +26,18 @@ _FLOAT16_MAX = 65504.0
 
 @keras.saving.register_keras_serializable(package="keras_attention_lab")
 class ScaledDotProductAttention(keras.layers.Layer):
-    """Scaled dot-product attention: `softmax(Q K^T / sqrt(d_k)) V`.
+    """Scaled dot-product attention: `softmax(Q K^T / sqrt(H)) V`.
 
     Attends `T` queries to `S` keys/values. Inputs are either single-head,
-    `query (B, T, d_k)`, `key (B, S, d_k)`, `value (B, S, d_v)`, or multi-head
-    in the `keras.ops.dot_product_attention` layout, `(B, T, N, d_k)`,
-    `(B, S, N, d_k)`, `(B, S, N, d_v)`. `d_k` and `d_v` are independent.
+    `query (B, T, H)`, `key (B, S, H)`, `value (B, S, Hv)`, or multi-head
+    in the `keras.ops.dot_product_attention` layout, `(B, T, N, H)`,
+    `(B, S, N, H)`, `(B, S, N, Hv)`. `H` and `Hv` are independent.
 
     The softmax over the key axis is always computed in float32, also under a
     `mixed_float16` policy, and the masked-fill value is applied in float32, so
     nothing overflows. When no scores are requested and dropout is inactive
     (rate 0, or inference), the fused `keras.ops.dot_product_attention` kernel is
-    used (when `d_k == d_v`, which fused kernels require); otherwise the scores
+    used (when `H == Hv`, which fused kernels require); otherwise the scores
     are computed explicitly. By default the fused kernel is used on the JAX and
     PyTorch backends; on TensorFlow, Keras implements it as plain ops that
     measured slower than the explicit path, which is used instead.
@@ -48,7 +54,7 @@ class ScaledDotProductAttention(keras.layers.Layer):
         dropout: float in [0, 1). Dropout on the attention weights during
             training. Defaults to 0.
         scale: float or None. Multiplier of the logits; None means
-            `1 / sqrt(d_k)`.
+            `1 / sqrt(H)`.
         seed: int or None. Seed of the attention dropout.
         use_fused_kernel: bool or None. Whether the fast path (no scores, no
             active dropout) calls `keras.ops.dot_product_attention`. None picks
@@ -56,15 +62,15 @@ class ScaledDotProductAttention(keras.layers.Layer):
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:
-        query: tensor `(B, T, d_k)` or `(B, T, N, d_k)`.
-        key: tensor `(B, S, d_k)` or `(B, S, N, d_k)`.
-        value: tensor `(B, S, d_v)` or `(B, S, N, d_v)`.
+        query: tensor `(B, T, H)` or `(B, T, N, H)`.
+        key: tensor `(B, S, H)` or `(B, S, N, H)`.
+        value: tensor `(B, S, Hv)` or `(B, S, N, Hv)`.
         attention_mask: optional boolean tensor broadcastable to the scores.
         training: bool. Whether dropout is active.
         return_attention_scores: bool. Also return the attention weights.
 
     Returns:
-        The attention output, `(B, T, d_v)` or `(B, T, N, d_v)` and, when
+        The attention output, `(B, T, Hv)` or `(B, T, N, Hv)` and, when
         `return_attention_scores=True`, the float32 post-softmax weights,
         `(B, T, S)` or `(B, N, T, S)`.
 
@@ -83,10 +89,8 @@ class ScaledDotProductAttention(keras.layers.Layer):
         self, causal=False, dropout=0.0, scale=None, seed=None, use_fused_kernel=None, **kwargs
     ):
         super().__init__(**kwargs)
-        if not 0.0 <= dropout < 1.0:
-            raise ValueError(f"`dropout` must be in [0, 1). Received: dropout={dropout}")
-        if scale is not None and not scale > 0:
-            raise ValueError(f"`scale` must be positive or None. Received: scale={scale}")
+        check_rate("dropout", dropout)
+        check_positive("scale", scale, allow_none=True)
         self.causal = bool(causal)
         self.dropout = float(dropout)
         self.scale = scale
@@ -110,7 +114,7 @@ class ScaledDotProductAttention(keras.layers.Layer):
     ):
         single_head = len(query.shape) == 3
         if single_head:
-            # (B, T, H) -> (B, T, 1, H): one code path for both layouts.
+            # (B, T, H) -> (B, T, 1, H), the same for key and value: one code path.
             query, key, value = (ops.expand_dims(x, 2) for x in (query, key, value))
             if attention_mask is not None and len(attention_mask.shape) == 3:
                 attention_mask = ops.expand_dims(attention_mask, 1)  # (B, 1, T, S)
@@ -125,7 +129,7 @@ class ScaledDotProductAttention(keras.layers.Layer):
                 query, key, value, mask, training, return_attention_scores
             )
         if single_head:
-            output = ops.squeeze(output, 2)  # (B, T, H)
+            output = ops.squeeze(output, 2)  # (B, T, Hv)
             if scores is not None:
                 scores = ops.squeeze(scores, 1)  # (B, T, S)
         if return_attention_scores:
@@ -163,7 +167,7 @@ class ScaledDotProductAttention(keras.layers.Layer):
 
     @staticmethod
     def _zero_rows(output, has_key):
-        """Zero the (B, T, N, H) outputs of queries whose keys are all masked.
+        """Zero the (B, T, N, Hv) outputs of queries whose keys are all masked.
 
         The softmax gives such rows uniform weights; a (B, T, N, 1) multiply is far
         cheaper than masking the (B, N, T, S) weights again. `has_key` is
@@ -201,8 +205,8 @@ class ScaledDotProductAttention(keras.layers.Layer):
         if mask is not None:
             logits = logits + self._logit_bias(mask)
         scores = ops.softmax(logits, axis=-1)
-        weights = self._dropout_layer(scores, training=training)
-        output = ops.einsum("bnts,bsnh->btnh", ops.cast(weights, value.dtype), value)
+        weights = ops.cast(self._dropout_layer(scores, training=training), value.dtype)
+        output = ops.einsum("bnts,bsnh->btnh", weights, value)  # (B, T, N, Hv)
         if mask is not None:
             has_key = ops.any(mask, axis=-1, keepdims=True)  # (B|1, N|1, T|1, 1)
             output = self._zero_rows(output, has_key)

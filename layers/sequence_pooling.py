@@ -1,7 +1,12 @@
-"""SequencePooling: one vector per sequence from the real (unmasked) tokens only."""
+"""SequencePooling: one vector per sequence from the real (unmasked) tokens only.
+
+Shapes: B batch, T query (sequence) length, D model size.
+"""
 
 import keras
 from keras import ops
+
+from layers.argument_checks import check_one_of
 
 
 @keras.saving.register_keras_serializable(package="keras_attention_lab")
@@ -38,11 +43,7 @@ class SequencePooling(keras.layers.Layer):
 
     def __init__(self, pooling="mean", **kwargs):
         super().__init__(**kwargs)
-        if pooling not in self.POOLINGS:
-            raise ValueError(
-                f"`pooling` must be one of {', '.join(self.POOLINGS)}. "
-                f"Received: pooling={pooling!r}"
-            )
+        check_one_of("pooling", pooling, self.POOLINGS)
         self.pooling = pooling
         self.supports_masking = True
 

@@ -1,9 +1,14 @@
-"""Fixed sinusoidal positional encoding (Vaswani et al., 2017)."""
+"""Fixed sinusoidal positional encoding (Vaswani et al., 2017).
+
+Shapes: B batch, T query (sequence) length, D model size (`d_model`).
+"""
 
 import math
 
 import keras
 from keras import ops
+
+from layers.argument_checks import check_positive
 
 
 @keras.saving.register_keras_serializable(package="keras_attention_lab")
@@ -44,10 +49,7 @@ class SinusoidalPositionalEncoding(keras.layers.Layer):
 
     def __init__(self, max_wavelength=10000.0, **kwargs):
         super().__init__(**kwargs)
-        if not max_wavelength > 0:
-            raise ValueError(
-                f"`max_wavelength` must be positive. Received: max_wavelength={max_wavelength}"
-            )
+        check_positive("max_wavelength", max_wavelength)
         self.max_wavelength = float(max_wavelength)
         self.supports_masking = True
         self.built = True

@@ -1,8 +1,13 @@
-"""Token embedding plus a sinusoidal or learned positional encoding."""
+"""Token embedding plus a sinusoidal or learned positional encoding.
+
+Shapes: B batch, T query (sequence) length, D model size (`embedding_dim`).
+"""
 
 import keras
 from keras import ops
 
+from layers.argument_checks import check_one_of, check_positive_int
+from layers.initializers import sublayer_initializer
 from layers.position_embedding import PositionEmbedding
 from layers.sinusoidal_positional_encoding import (
     SinusoidalPositionalEncoding,
@@ -26,7 +31,8 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
             `positional_encoding="learned"`.
         positional_encoding: "sinusoidal" (no length limit) or "learned".
         mask_zero: bool. Treat id 0 as padding.
-        embeddings_initializer: initializer of the token table.
+        embeddings_initializer: initializer of the token table; the table gets
+            its own copy (`layers.initializers.sublayer_initializer`).
         **kwargs: base layer arguments.
 
     Call arguments:
@@ -54,14 +60,9 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        for name, value in (("vocabulary_size", vocabulary_size), ("embedding_dim", embedding_dim)):
-            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise ValueError(f"`{name}` must be a positive integer. Received: {name}={value!r}")
-        if positional_encoding not in POSITIONAL_ENCODINGS:
-            raise ValueError(
-                f"`positional_encoding` must be one of {POSITIONAL_ENCODINGS}. "
-                f"Received: positional_encoding={positional_encoding!r}"
-            )
+        check_positive_int("vocabulary_size", vocabulary_size)
+        check_positive_int("embedding_dim", embedding_dim)
+        check_one_of("positional_encoding", positional_encoding, POSITIONAL_ENCODINGS)
         if positional_encoding == "learned" and sequence_length is None:
             raise ValueError(
                 "`sequence_length` is required with positional_encoding='learned'. "
@@ -77,7 +78,9 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         self.token_embedding = keras.layers.Embedding(
             vocabulary_size,
             embedding_dim,
-            embeddings_initializer=self.embeddings_initializer,
+            embeddings_initializer=sublayer_initializer(
+                self.embeddings_initializer, "token_embedding"
+            ),
             dtype=self.dtype_policy,
             name="token_embedding",
         )

@@ -1,9 +1,15 @@
-"""Transformer encoder block: self-attention and feed-forward with residuals."""
+"""Transformer encoder block: self-attention and feed-forward with residuals.
+
+Shapes: B batch, T query (sequence) length, N heads, H head size, D model size.
+In self-attention the keys are the queries: the key length S is T.
+"""
 
 import keras
 from keras import ops
 
+from layers.argument_checks import check_positive, check_rate
 from layers.feed_forward import FeedForward
+from layers.initializers import sublayer_initializer
 from layers.multi_head_attention import MultiHeadAttention
 
 
@@ -26,7 +32,7 @@ class TransformerEncoderBlock(keras.layers.Layer):
     Args:
         num_heads: int > 0. Number of attention heads.
         intermediate_dim: int > 0. Hidden width of the feed-forward network.
-        key_dim: int or None. Size of each head; defaults to d_model // num_heads.
+        key_dim: int or None. Size H of each head; defaults to D // num_heads.
         dropout: float in [0, 1). Dropout on the two residual branches and
             inside the feed-forward network.
         attention_dropout: float in [0, 1). Dropout on the attention weights.
@@ -34,6 +40,8 @@ class TransformerEncoderBlock(keras.layers.Layer):
         norm_first: bool. Pre-norm instead of post-norm.
         layer_norm_epsilon: float. Epsilon of the layer normalisations.
         kernel_initializer, bias_initializer: initializers of the dense layers.
+            The attention and the feed-forward network each get their own
+            copy, with their own seed when seeded, and copy it on per weight.
         **kwargs: base layer arguments.
 
     Call arguments:
@@ -45,7 +53,7 @@ class TransformerEncoderBlock(keras.layers.Layer):
 
     Returns:
         Tensor (B, T, D) and, with `return_attention_scores=True`, the float32
-        attention weights (B, num_heads, T, T).
+        attention weights (B, N, T, T).
 
     Example:
 
@@ -71,14 +79,9 @@ class TransformerEncoderBlock(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        for name, rate in (("dropout", dropout), ("attention_dropout", attention_dropout)):
-            if not 0.0 <= rate < 1.0:
-                raise ValueError(f"`{name}` must be in [0, 1). Received: {name}={rate}")
-        if not layer_norm_epsilon > 0:
-            raise ValueError(
-                "`layer_norm_epsilon` must be positive. "
-                f"Received: layer_norm_epsilon={layer_norm_epsilon}"
-            )
+        check_rate("dropout", dropout)
+        check_rate("attention_dropout", attention_dropout)
+        check_positive("layer_norm_epsilon", layer_norm_epsilon)
         self.num_heads = num_heads
         self.intermediate_dim = intermediate_dim
         self.key_dim = key_dim
@@ -90,18 +93,15 @@ class TransformerEncoderBlock(keras.layers.Layer):
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.bias_initializer = keras.initializers.get(bias_initializer)
         self.supports_masking = True
-        initializers = {
-            "kernel_initializer": self.kernel_initializer,
-            "bias_initializer": self.bias_initializer,
-        }
-        # Sub-layers validate their own arguments (num_heads, dims, attention dropout).
+        # Sub-layers validate the arguments they share with the block (num_heads,
+        # key_dim, intermediate_dim), under the same names.
         self.self_attention = MultiHeadAttention(
             num_heads,
             key_dim=key_dim,
             dropout=attention_dropout,
             dtype=self.dtype_policy,
             name="self_attention",
-            **initializers,
+            **self._initializers_for("self_attention"),
         )
         self.feed_forward = FeedForward(
             intermediate_dim,
@@ -109,7 +109,7 @@ class TransformerEncoderBlock(keras.layers.Layer):
             dropout=dropout,
             dtype=self.dtype_policy,
             name="feed_forward",
-            **initializers,
+            **self._initializers_for("feed_forward"),
         )
         self.attention_norm = keras.layers.LayerNormalization(
             epsilon=layer_norm_epsilon, dtype=self.dtype_policy, name="attention_norm"
@@ -117,12 +117,21 @@ class TransformerEncoderBlock(keras.layers.Layer):
         self.feed_forward_norm = keras.layers.LayerNormalization(
             epsilon=layer_norm_epsilon, dtype=self.dtype_policy, name="feed_forward_norm"
         )
-        self.attention_dropout_layer = keras.layers.Dropout(
+        # Residual-branch dropouts, set by `dropout`; `attention_dropout` acts inside
+        # `self_attention`, on the attention weights. (.keras files find weights by
+        # attribute path: only weightless attributes like these may ever be renamed.)
+        self.attention_output_dropout_layer = keras.layers.Dropout(
             dropout, dtype=self.dtype_policy, name="attention_output_dropout"
         )
-        self.feed_forward_dropout_layer = keras.layers.Dropout(
+        self.feed_forward_output_dropout_layer = keras.layers.Dropout(
             dropout, dtype=self.dtype_policy, name="feed_forward_output_dropout"
         )
+
+    def _initializers_for(self, sublayer_name):
+        return {
+            "kernel_initializer": sublayer_initializer(self.kernel_initializer, sublayer_name),
+            "bias_initializer": sublayer_initializer(self.bias_initializer, sublayer_name),
+        }
 
     def build(self, input_shape):
         self.self_attention.build(input_shape)
@@ -155,14 +164,14 @@ class TransformerEncoderBlock(keras.layers.Layer):
             return_attention_scores=return_attention_scores,
         )
         attended, scores = attended if return_attention_scores else (attended, None)
-        x = residual + self.attention_dropout_layer(attended, training=training)
+        x = residual + self.attention_output_dropout_layer(attended, training=training)
         if not self.norm_first:
             x = self.attention_norm(x)
 
         residual = x
         if self.norm_first:
             x = self.feed_forward_norm(x)
-        x = residual + self.feed_forward_dropout_layer(
+        x = residual + self.feed_forward_output_dropout_layer(
             self.feed_forward(x, training=training), training=training
         )
         if not self.norm_first:

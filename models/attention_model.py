@@ -1,4 +1,7 @@
-"""The attention sibling of a classifier: same weights, also returns every block's scores."""
+"""The attention sibling of a classifier: same weights, also returns every block's scores.
+
+Shapes: B batch, T query (sequence) length, N heads, D model size.
+"""
 
 import keras
 
@@ -20,10 +23,11 @@ def build_attention_model(classifier):
         classifier: a model from `build_classifier`.
 
     Returns:
-        A `keras.Model` mapping token ids `(B, L)` to
-        `{"probabilities": (B, C) float32,
-          "attention_scores": [(B, num_heads, T, T) float32 per block]}`,
-        where T = L, or L + 1 with `pooling: cls` (the class token is query/key 0).
+        A `keras.Model` mapping token ids `(B, T)` to
+        `{"probabilities": (B, num_classes) float32,
+          "attention_scores": [(B, N, T, T) float32 per block]}`,
+        or `(B, N, T + 1, T + 1)` scores with `pooling: cls` (the class token is
+        query/key 0).
 
     Example:
 
@@ -46,7 +50,7 @@ def build_attention_model(classifier):
             continue
         if isinstance(layer, TransformerEncoderBlock):
             probe = AttentionProbe(layer, name=f"{layer.name}_probe")
-            x, scores = probe(x)  # (B, T, D), (B, N, T, T)
+            x, scores = probe(x)  # (B, T, D), (B, N, T, T); T + 1 with the class token
             attention_scores.append(scores)
         else:
             x = layer(x)

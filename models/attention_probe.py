@@ -1,4 +1,7 @@
-"""AttentionProbe: calls a shared encoder block on its scores path, for the attention model."""
+"""AttentionProbe: calls a shared encoder block on its scores path, for the attention model.
+
+Shapes: B batch, T query (sequence) length, N heads, D model size.
+"""
 
 import keras
 
@@ -27,7 +30,7 @@ class AttentionProbe(keras.layers.Layer):
 
     Returns:
         `(outputs, attention_scores)`: the block's outputs (B, T, D) and its float32
-        attention weights (B, num_heads, T, T).
+        attention weights (B, N, T, T).
 
     Example:
 

@@ -1,4 +1,8 @@
-"""The one builder that maps the `model` config section to layer arguments."""
+"""The one builder that maps the `model` config section to layer arguments.
+
+Shapes: B batch, T query (sequence) length, D model size, L number of layers
+(`num_layers`).
+"""
 
 import keras
 
@@ -21,9 +25,9 @@ TOKEN_IDS = "token_ids"
 
 def build_classifier(model_config, vocabulary_size, sequence_length, num_classes,
                      name="classifier"):
-    """Builds the transformer classifier: token ids `(B, L)` -> class probabilities `(B, C)`.
+    """Builds the transformer classifier: token ids `(B, T)` -> probabilities `(B, num_classes)`.
 
-    token + position embedding -> dropout -> [ClassToken] -> num_layers x
+    token + position embedding -> dropout -> [ClassToken] -> L = num_layers x
     TransformerEncoderBlock -> [LayerNorm if pre-norm] -> masked pooling -> dropout ->
     [Dense relu -> dropout] -> softmax. The padding mask (ids != 0, when `mask_zero`)
     travels as the Keras mask from the embedding through the blocks into the pooling.
@@ -55,13 +59,13 @@ def build_classifier(model_config, vocabulary_size, sequence_length, num_classes
         mask_zero=m.mask_zero,
         embeddings_initializer=_token_initializer(m.positional_encoding),
         name=EMBEDDING,
-    )(token_ids)  # (B, L, D)
+    )(token_ids)  # (B, T, D)
     x = keras.layers.Dropout(m.dropout, name=EMBEDDING_DROPOUT)(x)
     if m.pooling == "cls":
-        x = ClassToken(name=CLASS_TOKEN)(x)  # (B, L + 1, D)
+        x = ClassToken(name=CLASS_TOKEN)(x)  # (B, T + 1, D)
     for index in range(m.num_layers):
         # The fast path: no scores. `build_attention_model` gets them through AttentionProbe.
-        x = _encoder_block(m, index)(x)  # (B, T, D)
+        x = _encoder_block(m, index)(x)  # (B, T, D), or (B, T + 1, D) with the class token
     return _head(m, x, token_ids, num_classes, name)
 
 

@@ -11,6 +11,28 @@ def to_numpy(x):
     return np.asarray(ops.convert_to_numpy(x))
 
 
+def assert_pairwise_different(weights):
+    """No two of the named weights come from the same random draws.
+
+    Two weights initialized with one seed draw the same numbers, scaled by their own fans
+    when their shapes differ, so their flattened values correlate perfectly. The weights
+    must have the same size, so that the check means something.
+    """
+    arrays = {name: to_numpy(weight).ravel() for name, weight in weights.items()}
+    assert len({array.size for array in arrays.values()}) == 1, "pick equal-sized weights"
+    names = list(arrays)
+    for index, first in enumerate(names):
+        for second in names[index + 1:]:
+            correlation = np.corrcoef(arrays[first], arrays[second])[0, 1]
+            assert abs(correlation) < 0.99, f"{first} and {second} start from the same draws"
+
+
+def assert_same_weights(layer, other):
+    assert len(layer.weights) == len(other.weights)
+    for weight, other_weight in zip(layer.weights, other.weights):
+        np.testing.assert_array_equal(to_numpy(weight), to_numpy(other_weight), weight.path)
+
+
 def check_config_round_trip(layer):
     config = layer.get_config()
     clone = layer.__class__.from_config(config)

@@ -2,18 +2,19 @@ import keras
 import numpy as np
 
 from layers import ClassToken
+from tests.layers.layer_test_case import to_numpy
 
 
 def test_prepends_the_same_learned_vector_and_extends_the_mask():
     layer = ClassToken(initializer="ones")
     x = np.zeros((2, 3, 4), "float32")
     mask = np.array([[True, False, False], [True, True, True]])
-    out = np.asarray(layer(x))
+    out = to_numpy(layer(x))  # not np.asarray: a torch tensor that requires grad refuses it
     assert out.shape == (2, 4, 4)
     np.testing.assert_array_equal(out[:, 0], np.ones((2, 4)))
     np.testing.assert_array_equal(out[:, 1:], x)
     np.testing.assert_array_equal(
-        np.asarray(layer.compute_mask(x, mask)),
+        to_numpy(layer.compute_mask(x, mask)),
         [[True, True, False, False], [True, True, True, True]],
     )
     assert layer.compute_mask(x, None) is None

@@ -4,7 +4,12 @@ import pytest
 
 from layers import MultiHeadAttention
 from tests.layers import reference
-from tests.layers.layer_test_case import run_layer_test, to_numpy
+from tests.layers.layer_test_case import (
+    assert_pairwise_different,
+    assert_same_weights,
+    run_layer_test,
+    to_numpy,
+)
 
 RNG = np.random.default_rng(0)
 
@@ -139,6 +144,38 @@ def test_causal_attention_hides_the_future_and_dropout_only_trains():
     inference = to_numpy(layer(x, training=False))
     np.testing.assert_allclose(to_numpy(layer(x, training=False)), inference)
     assert not np.allclose(to_numpy(layer(x, training=True)), inference, atol=1e-3)
+
+
+def projection_kernels(layer):
+    names = ("query_kernel", "key_kernel", "value_kernel", "output_kernel")
+    return {name: getattr(layer, name) for name in names}
+
+
+@pytest.mark.parametrize("seed", [1, None])
+def test_query_key_value_and_output_kernels_start_different(seed):
+    # D = N = H = output_dim = 4: all four kernels are (4, 4, 4), so one shared
+    # initializer (seeded, or unseeded but drawn once) would make them identical.
+    initializer = keras.initializers.GlorotUniform(seed=seed)
+    layer = MultiHeadAttention(num_heads=4, key_dim=4, kernel_initializer=initializer)
+    layer(random(1, 3, 4))
+    assert_pairwise_different(projection_kernels(layer))
+
+
+def test_one_seeded_config_gives_the_same_weights_twice():
+    def build(layer):
+        layer(random(1, 3, 8), random(1, 5, 6))
+        return layer
+
+    kwargs = {"num_heads": 2, "bias_initializer": keras.initializers.RandomNormal(seed=3)}
+    layer = build(MultiHeadAttention(kernel_initializer=keras.initializers.GlorotUniform(seed=1),
+                                     **kwargs))
+    again = build(MultiHeadAttention(kernel_initializer=keras.initializers.GlorotUniform(seed=1),
+                                     **kwargs))
+    assert_same_weights(layer, again)
+    assert_same_weights(layer, build(MultiHeadAttention.from_config(layer.get_config())))
+    # The config keeps the initializer as the user gave it, not the per-kernel copies.
+    assert layer.get_config()["kernel_initializer"]["config"]["seed"] == 1
+    assert not np.allclose(to_numpy(layer.query_bias), to_numpy(layer.key_bias))
 
 
 def test_layer_contract(tmp_path):

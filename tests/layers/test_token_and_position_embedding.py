@@ -43,6 +43,19 @@ def test_no_mask_without_mask_zero():
     assert layer.compute_mask(TOKEN_IDS) is None
 
 
+def test_a_seeded_token_table_is_the_same_twice_and_the_config_keeps_the_seed():
+    def build():
+        layer = TokenAndPositionEmbedding(
+            10, 4, embeddings_initializer=keras.initializers.RandomNormal(seed=5)
+        )
+        layer(TOKEN_IDS)
+        return to_numpy(layer.token_embedding.embeddings), layer.get_config()
+
+    (table, config), (again, _) = build(), build()
+    np.testing.assert_array_equal(table, again)
+    assert config["embeddings_initializer"]["config"]["seed"] == 5
+
+
 def test_config_round_trip():
     check_config_round_trip(
         TokenAndPositionEmbedding(12, 8, sequence_length=5, positional_encoding="learned")

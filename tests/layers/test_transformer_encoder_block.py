@@ -4,7 +4,12 @@ import pytest
 
 from layers import TokenAndPositionEmbedding, TransformerEncoderBlock
 from tests.layers import reference
-from tests.layers.layer_test_case import run_layer_test, to_numpy
+from tests.layers.layer_test_case import (
+    assert_pairwise_different,
+    assert_same_weights,
+    run_layer_test,
+    to_numpy,
+)
 
 RNG = np.random.default_rng(0)
 
@@ -100,6 +105,46 @@ def test_mixed_precision_training_step_has_finite_gradients():
     history = model.fit(token_ids, np.array([0, 1, 0, 1]), epochs=2, verbose=0)
     assert np.isfinite(history.history["loss"]).all()
     assert all(np.isfinite(to_numpy(w)).all() for w in model.weights)
+
+
+def seeded_block():
+    # D = 4, N = 2, H = 2, intermediate_dim = 4: all six kernels hold 16 values.
+    block = TransformerEncoderBlock(
+        num_heads=2, intermediate_dim=4, kernel_initializer=keras.initializers.GlorotUniform(seed=1)
+    )
+    block(np.ones((1, 3, 4), "float32"))
+    return block
+
+
+def test_every_kernel_of_a_seeded_block_starts_different():
+    block = seeded_block()
+    attention, feed_forward = block.self_attention, block.feed_forward
+    assert_pairwise_different(
+        {
+            "query": attention.query_kernel,
+            "key": attention.key_kernel,
+            "value": attention.value_kernel,
+            "output": attention.output_kernel,
+            "intermediate_dense": feed_forward.intermediate_dense.kernel,
+            "output_dense": feed_forward.output_dense.kernel,
+        }
+    )
+
+
+def test_one_seeded_config_gives_the_same_weights_twice():
+    block = seeded_block()
+    assert_same_weights(block, seeded_block())
+    assert block.get_config()["kernel_initializer"]["config"]["seed"] == 1
+
+
+def test_each_dropout_attribute_is_set_by_the_argument_it_is_named_after():
+    block = TransformerEncoderBlock(
+        num_heads=2, intermediate_dim=4, dropout=0.1, attention_dropout=0.3
+    )
+    assert block.self_attention.dropout == 0.3  # on the attention weights
+    assert block.attention_output_dropout_layer.rate == 0.1  # residual branches
+    assert block.feed_forward_output_dropout_layer.rate == 0.1
+    assert block.feed_forward.dropout == 0.1
 
 
 def test_layer_contract(tmp_path):
