@@ -62,9 +62,9 @@ def export_attention(
         index.html                                 offline viewer, first `max_viewer_examples`
 
     Args:
-        attention_model: keras.Model, token ids int (B, L) -> dict with
+        attention_model: keras.Model, token ids int (B, T) -> dict with
             "probabilities" (B, C) and "attention_scores", a list of one array
-            (B, num_heads, L, L) per layer; post-softmax, padded keys exactly 0.
+            (B, N, T, T) per layer; post-softmax, padded keys exactly 0.
         vectorizer: `keras.layers.TextVectorization` (padding id 0), the one in
             the end-to-end model; `find_text_vectorization(model)` finds it.
         texts: sequence of N raw strings.
@@ -78,7 +78,7 @@ def export_attention(
             fast path batch by batch when `fast_path_probabilities` is None.
             Exactly one of the two must be given.
         pooling: the classifier's pooling, "mean", "max" or "cls". With "cls"
-            the attention has L + 1 positions, position 0 being the class token,
+            the attention has T + 1 positions, position 0 being the class token,
             kept as token "[CLS]"; the rollout importance is then its row.
         example_ids: optional N unique ids (letters, digits, `_-.`); default
             the zero-padded position, "00000", "00001", ...

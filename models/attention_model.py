@@ -7,7 +7,7 @@ import keras
 
 from layers import TransformerEncoderBlock
 from models.attention_probe import AttentionProbe
-from models.transformer_classifier import PROBABILITIES, TOKEN_IDS
+from models.transformer_classifier import PROBABILITIES
 
 
 def build_attention_model(classifier):
@@ -16,8 +16,9 @@ def build_attention_model(classifier):
     The layers are reused, not copied, so the two models share weights: training or
     loading one changes the other. The classifier calls its blocks on the fast path (no
     scores); here each block is called through an `AttentionProbe`, which asks for them.
-    Works on a freshly built classifier and on one taken out of a loaded end-to-end model
-    (`get_model_parts`).
+    Works on any functional classifier holding `TransformerEncoderBlock`s (not only a
+    chain of layers), freshly built or taken out of a loaded end-to-end model
+    (`get_model_parts`). The blocks' scores come in the order Keras runs the graph.
 
     Args:
         classifier: a model from `build_classifier`.
@@ -39,27 +40,26 @@ def build_attention_model(classifier):
     >>> [tuple(s.shape) for s in outputs["attention_scores"]]
     [(None, 2, 8, 8), (None, 2, 8, 8)]
     """
-    token_ids = keras.Input(
-        shape=classifier.inputs[0].shape[1:], dtype=classifier.inputs[0].dtype, name=TOKEN_IDS
-    )
-    x = token_ids
     attention_scores = []
-    # The classifier is a chain; layers are in call order.
-    for layer in classifier.layers:
-        if isinstance(layer, keras.layers.InputLayer):
-            continue
-        if isinstance(layer, TransformerEncoderBlock):
-            probe = AttentionProbe(layer, name=f"{layer.name}_probe")
-            x, scores = probe(x)  # (B, T, D), (B, N, T, T); T + 1 with the class token
-            attention_scores.append(scores)
-        else:
-            x = layer(x)
+
+    def call(layer, *args, **kwargs):
+        if not isinstance(layer, TransformerEncoderBlock):
+            return layer(*args, **kwargs)
+        outputs, scores = AttentionProbe(layer, name=f"{layer.name}_probe")(*args, **kwargs)
+        attention_scores.append(scores)  # (B, N, T, T); T + 1 with the class token
+        return outputs  # (B, T, D)
+
+    # Keras replays the classifier's graph, whatever its shape, with the very same layer
+    # objects (clone_function returns each layer itself) and calls each through `call`.
+    rewired = keras.models.clone_model(
+        classifier, clone_function=lambda layer: layer, call_function=call
+    )
     if not attention_scores:
         raise ValueError(
             f"`classifier` has no TransformerEncoderBlock. Received: classifier={classifier.name!r}"
         )
     return keras.Model(
-        token_ids,
-        {PROBABILITIES: x, "attention_scores": attention_scores},
+        rewired.inputs[0],
+        {PROBABILITIES: rewired.outputs[0], "attention_scores": attention_scores},
         name=f"{classifier.name}_with_attention",
     )

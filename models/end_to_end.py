@@ -45,7 +45,7 @@ def build_end_to_end_model(vectorizer, classifier, name="text_classifier"):
             f"The classifier must be named {CLASSIFIER!r}. Received: name={classifier.name!r}"
         )
     text = keras.Input(shape=(), dtype="string", name="text")
-    token_ids = vectorizer(text)  # (B, L)
+    token_ids = vectorizer(text)  # (B, T)
     probabilities = classifier(token_ids)  # (B, C)
     return keras.Model(text, probabilities, name=name)
 

@@ -65,3 +65,21 @@ def test_rejects_a_model_without_blocks():
     inputs = keras.Input((4,))
     with pytest.raises(ValueError, match="no TransformerEncoderBlock"):
         build_attention_model(keras.Model(inputs, keras.layers.Dense(2)(inputs)))
+
+
+def test_a_classifier_that_is_not_a_chain():
+    # Two blocks side by side on the same embeddings, merged: no single chain of layers.
+    from layers import SequencePooling, TokenAndPositionEmbedding
+
+    token_ids = keras.Input((6,), dtype="int64")
+    x = TokenAndPositionEmbedding(vocabulary_size=50, embedding_dim=16)(token_ids)
+    left = TransformerEncoderBlock(num_heads=2, intermediate_dim=8, name="left")(x)
+    right = TransformerEncoderBlock(num_heads=4, intermediate_dim=8, name="right")(x)
+    pooled = SequencePooling("mean")(keras.layers.Add()([left, right]))
+    probabilities = keras.layers.Dense(3, activation="softmax")(pooled)
+    classifier = keras.Model(token_ids, probabilities, name="classifier")
+
+    outputs = call(build_attention_model(classifier), IDS)
+    np.testing.assert_allclose(outputs["probabilities"], call(classifier, IDS), rtol=1e-6,
+                               atol=1e-7)
+    assert sorted(s.shape for s in outputs["attention_scores"]) == [(2, 2, 6, 6), (2, 4, 6, 6)]
