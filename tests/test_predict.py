@@ -69,21 +69,14 @@ def error_of(argv, capsys):
     return error
 
 
-@pytest.mark.parametrize("texts, message", [
+@pytest.mark.parametrize("args, message", [
     (["good", "  "], "text 2 is empty"),
-    ([], "no texts given"),
     (["good", "--top", "0"], "--top must be at least 1"),
+    (["--file", "missing.txt"], "cannot read the texts file"),
 ])
-def test_bad_texts(tiny_run_dir, capsys, texts, message):
-    assert message in error_of([str(tiny_run_dir), *texts], capsys)
-
-
-def test_empty_and_missing_texts_file(tiny_run_dir, tmp_path, capsys):
-    empty = tmp_path / "empty.txt"
-    empty.write_text("")
-    assert "no texts in the file" in error_of([str(tiny_run_dir), "--file", str(empty)], capsys)
-    assert "cannot read the texts file" in error_of(
-        [str(tiny_run_dir), "--file", str(tmp_path / "missing.txt")], capsys)
+def test_bad_texts(tiny_run_dir, capsys, args, message):
+    # The text checks themselves: tests/data/test_texts_file.py.
+    assert message in error_of([str(tiny_run_dir), *args], capsys)
 
 
 def test_missing_run_folder_and_corrupt_model(tiny_run_dir, tmp_path, capsys):

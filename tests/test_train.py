@@ -14,7 +14,6 @@ import pytest
 
 import train
 from config import TrainingConfig, load_config
-from runs import prepare_run_dir, replace_folder
 from tests.review_fixture import write_reviews_fixture
 from train import TrainingError, run_training
 
@@ -86,20 +85,6 @@ def test_same_command_twice_gives_same_metrics_and_never_overwrites(
     assert train.main(args) == 2
     error = capsys.readouterr().err
     assert "already holds a finished run" in error and "--overwrite" in error
-
-
-def test_overwrite_replaces_a_finished_run_only_when_complete(tmp_path):
-    config = load_config(TINY, [f"output.root={tmp_path}"])
-    final = tmp_path / "tiny"
-    final.mkdir()
-    (final / "old.txt").write_text("old run")
-    final_dir, partial_dir, resumed = prepare_run_dir(config, overwrite=True)
-    assert (final_dir, partial_dir, resumed) == (final, tmp_path / "tiny.partial", False)
-    assert (final / "old.txt").exists()  # Untouched until the new run is complete.
-    (partial_dir / "model.keras").write_text("new run")
-    replace_folder(partial_dir, final_dir)
-    assert sorted(path.name for path in final.iterdir()) == ["config.yaml", "model.keras"]
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["tiny"]
 
 
 class InterruptAfterEpoch(keras.callbacks.Callback):
