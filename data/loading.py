@@ -18,7 +18,8 @@ def get_builder(name: str, data_dir: str | None = None) -> tfds.core.DatasetBuil
     except tfds.core.registered.DatasetNotFoundError:
         raise DataError(
             f"unknown dataset '{name}'; use a built-in ({', '.join(BUILTIN_BUILDERS)}), a TFDS "
-            "catalog name (see `tfds.list_builders()`) as dataset.tfds_name, or set dataset.train_file"
+            "catalog name (see `tfds.list_builders()`) as dataset.tfds_name, or set "
+            "dataset.train_file"
         ) from None
 
 

@@ -2,6 +2,7 @@
 
 import keras
 import numpy as np
+import tensorflow as tf
 
 from inspection.attention_tokens import real_tokens, stack_block_scores, trim_scores
 from inspection.heatmaps import render_attention_png
@@ -63,15 +64,11 @@ class AttentionImagesCallback(keras.callbacks.Callback):
         self._writer = None
 
     def on_train_begin(self, logs=None):
-        import tensorflow as tf
-
         if self.attention_model is None:
             self.attention_model = self.attention_model_builder(self.model)
         self._writer = tf.summary.create_file_writer(self.log_dir)
 
     def on_epoch_end(self, epoch, logs=None):
-        import tensorflow as tf
-
         if epoch % self.every_n_epochs != 0:
             return
         outputs = self.attention_model(self.token_ids, training=False)

@@ -8,6 +8,7 @@ import pathlib
 
 import keras
 import numpy as np
+import tensorflow as tf
 
 from inspection.attention_file import load_attention
 from inspection.attention_file_writer import AttentionFileWriter
@@ -106,8 +107,6 @@ def export_attention(
     >>> export.max_probability_difference  # doctest: +SKIP
     2.384185791015625e-07
     """
-    import tensorflow as tf
-
     texts = [str(text) for text in texts]
     num_examples = len(texts)
     class_names = [str(name) for name in class_names]
