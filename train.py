@@ -16,7 +16,6 @@ Exit codes: 0 done, 1 training failed (e.g. NaN loss), 2 bad config or data, 130
 """
 
 import argparse
-import contextlib
 import dataclasses
 import os
 import sys
@@ -59,6 +58,8 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
         DataError: the dataset cannot be loaded.
         TrainingError: the loss became NaN, or the saved model does not reproduce.
     """
+    from models import dtype_policy
+
     start = time.perf_counter()
     final_dir, run_dir, resumed = runs.prepare_run_dir(config, overwrite)
     strategy = make_strategy(config.training)
@@ -110,8 +111,7 @@ def load_data(config: Config):
                           seed=config.training.seed)
     num_classes = len(data.class_names)
 
-    def one_hot(token_ids, label):
-        # Categorical targets: the only Keras cross-entropy that takes label_smoothing.
+    def one_hot(token_ids, label):  # The trainer's loss takes categorical targets.
         return token_ids, tf.one_hot(label, num_classes)
 
     # The pipelines know their number of batches (Keras needs it for steps and progress).
@@ -128,12 +128,9 @@ def load_data(config: Config):
 def build_model(config: Config, data, strategy, steps_per_epoch):
     """(classifier, trainer): the classifier to save, and the compiled model that trains it.
 
-    The two share every layer; only the trainer holds the optimizer, so `model.keras` does
-    not carry the optimizer's state (twice the weights for Adam), useless for inference.
+    The two share every layer; only the trainer holds the optimizer (`models.build_trainer`).
     """
-    import keras
-
-    from models import build_classifier, make_optimizer
+    from models import build_classifier, build_trainer
 
     with strategy.scope():
         classifier = build_classifier(
@@ -142,16 +139,7 @@ def build_model(config: Config, data, strategy, steps_per_epoch):
             sequence_length=config.text.sequence_length,
             num_classes=len(data.class_names),
         )
-        trainer = keras.Model(classifier.inputs, classifier.outputs, name="trainer")
-        training = config.training
-        trainer.compile(
-            optimizer=make_optimizer(training, steps_per_epoch),
-            loss=keras.losses.CategoricalCrossentropy(label_smoothing=training.label_smoothing),
-            metrics=[keras.metrics.CategoricalAccuracy(name="accuracy"),
-                     keras.metrics.F1Score(average="macro", name="macro_f1")],
-            jit_compile=training.jit_compile,
-        )
-    return classifier, trainer
+        return classifier, build_trainer(classifier, config.training, steps_per_epoch)
 
 
 def _monitor_mode(training) -> str:
@@ -262,20 +250,6 @@ def save(classifier, data, run_dir: Path) -> None:
             f"(max difference {np.abs(expected - actual).max():.2e})"
         )
     os.replace(temporary, run_dir / runs.MODEL_FILE)
-
-
-@contextlib.contextmanager
-def dtype_policy(mixed_precision: bool):
-    """Sets mixed_float16 for the duration of a run and restores the previous policy."""
-    import keras
-
-    previous = keras.config.dtype_policy()
-    if mixed_precision:
-        keras.config.set_dtype_policy("mixed_float16")
-    try:
-        yield
-    finally:
-        keras.config.set_dtype_policy(previous)
 
 
 def parse_args(argv):

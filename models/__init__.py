@@ -13,7 +13,7 @@ from models.end_to_end import (
     load_end_to_end_model,
     predict_texts,
 )
-from models.optimizer import make_optimizer
+from models.trainer import build_trainer, dtype_policy, make_optimizer
 from models.transformer_classifier import build_classifier
 
 __all__ = [
@@ -21,6 +21,8 @@ __all__ = [
     "build_attention_model",
     "build_classifier",
     "build_end_to_end_model",
+    "build_trainer",
+    "dtype_policy",
     "get_model_parts",
     "load_end_to_end_model",
     "make_optimizer",

@@ -1,0 +1,86 @@
+"""The `training` config section mapped to Keras: the compiled trainer and its optimizer.
+
+The trainer is a functional model over the classifier's own layers that carries the loss,
+the metrics and the optimizer, so the classifier itself stays uncompiled: saved inside
+`model.keras`, it takes no optimizer state (twice the weights for Adam) with it.
+"""
+
+import contextlib
+
+import keras
+
+
+def make_optimizer(training, steps_per_epoch):
+    """Optimizer with linear warmup, then cosine decay (or constant) over all planned steps.
+
+    Args:
+        training: a `config.TrainingConfig`.
+        steps_per_epoch: training steps in one epoch.
+
+    Example:
+    >>> from config import TrainingConfig
+    >>> optimizer = make_optimizer(TrainingConfig(epochs=2, warmup_fraction=0.5), 10)
+    >>> type(optimizer).__name__, float(optimizer.learning_rate)  # Step 0: warmup starts at 0.
+    ('AdamW', 0.0)
+    """
+    total_steps = max(1, training.epochs * steps_per_epoch)
+    warmup_steps = int(training.warmup_fraction * total_steps)
+    # CosineDecay ramps linearly from initial_learning_rate to warmup_target, then decays
+    # to alpha * peak; alpha=1 keeps the rate constant after warmup.
+    learning_rate = keras.optimizers.schedules.CosineDecay(
+        initial_learning_rate=0.0 if warmup_steps else training.learning_rate,
+        decay_steps=max(1, total_steps - warmup_steps),
+        alpha=0.0 if training.schedule == "cosine" else 1.0,
+        warmup_target=training.learning_rate if warmup_steps else None,
+        warmup_steps=warmup_steps,
+    )
+    if training.optimizer == "adamw":
+        optimizer = keras.optimizers.AdamW(
+            learning_rate=learning_rate,
+            weight_decay=training.weight_decay,
+            clipnorm=training.clipnorm,
+        )
+        # Decaying biases and LayerNorm scales only shrinks them toward 0 for no benefit.
+        optimizer.exclude_from_weight_decay(var_names=["bias", "gamma", "beta"])
+        return optimizer
+    if training.optimizer == "adam":
+        return keras.optimizers.Adam(learning_rate=learning_rate, clipnorm=training.clipnorm)
+    return keras.optimizers.SGD(
+        learning_rate=learning_rate, momentum=0.9, clipnorm=training.clipnorm
+    )
+
+
+def build_trainer(classifier, training, steps_per_epoch):
+    """The compiled model that trains `classifier` (shared layers; categorical targets).
+
+    Example:
+    >>> from config import ModelConfig, TrainingConfig
+    >>> from models import build_classifier
+    >>> classifier = build_classifier(
+    ...     ModelConfig(d_model=8, num_heads=2, intermediate_dim=8), 20, 4, num_classes=2)
+    >>> trainer = build_trainer(classifier, TrainingConfig(), steps_per_epoch=10)
+    >>> trainer.weights == classifier.weights, hasattr(classifier, "optimizer")  # Not compiled.
+    (True, False)
+    """
+    trainer = keras.Model(classifier.inputs, classifier.outputs, name="trainer")
+    trainer.compile(
+        optimizer=make_optimizer(training, steps_per_epoch),
+        # Categorical (one-hot) targets: the only Keras cross-entropy with label_smoothing.
+        loss=keras.losses.CategoricalCrossentropy(label_smoothing=training.label_smoothing),
+        metrics=[keras.metrics.CategoricalAccuracy(name="accuracy"),
+                 keras.metrics.F1Score(average="macro", name="macro_f1")],
+        jit_compile=training.jit_compile,
+    )
+    return trainer
+
+
+@contextlib.contextmanager
+def dtype_policy(mixed_precision):
+    """Sets mixed_float16 while building and training, then restores the previous policy."""
+    previous = keras.config.dtype_policy()
+    if mixed_precision:
+        keras.config.set_dtype_policy("mixed_float16")
+    try:
+        yield
+    finally:
+        keras.config.set_dtype_policy(previous)
