@@ -34,6 +34,8 @@ import numpy as np
 import runs
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# data, models, inspection and reports load TensorFlow, pandas and scikit-learn, which takes
+# seconds: the functions import them, so that `main` rejects bad arguments at once.
 
 
 @dataclasses.dataclass
@@ -146,7 +148,6 @@ def main(argv=None):
     if args.texts_file is not None and args.data:
         return fail("--texts-file has no labels to evaluate: drop --data, or evaluate it "
                     "without --texts-file")
-    # Imported once the arguments are checked: TensorFlow takes seconds to load.
     import inspection
     from data import DataError, read_texts_file
 

@@ -26,6 +26,8 @@ import numpy as np
 import runs
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# data, models and inspection load TensorFlow, which takes seconds: the functions import
+# them, so that `main` rejects bad arguments at once.
 
 
 @dataclasses.dataclass
@@ -76,7 +78,6 @@ def predict(run, texts, explain=False, top=10, batch_size=256) -> list[Predictio
         top: keep the `top` most important tokens; None keeps all.
         batch_size: texts per prediction batch.
     """
-    # Imported here: TensorFlow takes seconds to load, and main checks its arguments first.
     from data import check_texts
     from inspection import rank_tokens
     from models import predict_texts

@@ -5,7 +5,6 @@ the per-class table, the confusion matrix (CSV and PNG), every prediction and th
 confident mistakes; `format_table` and `format_run_summary` print tables through pandas.
 """
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -66,7 +65,7 @@ def write_reports(output_dir, texts, labels, probabilities, class_names, worst=2
     """
     num_classes = len(class_names)
     metrics = classification_metrics(labels, probabilities, num_classes)
-    (output_dir / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
+    runs.write_json(output_dir / runs.METRICS_FILE, metrics)
 
     predictions = probabilities.argmax(axis=-1)
     classes = list(range(num_classes))

@@ -8,9 +8,9 @@ A run folder, `<output.root>/<output.name>/`, holds:
     history.csv        one row per finished epoch (Keras' CSVLogger)
     metrics.json       validation and test metrics, epochs, best epoch, wall time
     checkpoints/       the best epoch's weights
-    logs/              TensorBoard logs (and attention images)
+    logs/              TensorBoard logs (attention images in logs/attention/)
     eval/<data>/       evaluate.py's reports
-    attention/         the attention export and its offline viewer (index.html)
+    attention/         the attention export (docs/attention_format.md) and its viewer
 
 Training writes into `<name>.partial/` and renames it when every file is there; reports and
 exports are written into `<folder>.partial/` and replace the previous folder as a whole
@@ -45,9 +45,9 @@ METRICS_FILE = "metrics.json"
 BEST_WEIGHTS = "checkpoints/best.weights.h5"
 BACKUP_DIR = "backup"
 LOGS_DIR = "logs"
+ATTENTION_LOGS_DIR = "logs/attention"
 EVAL_DIR = "eval"
 ATTENTION_DIR = "attention"
-VIEWER_FILE = "index.html"
 PARTIAL_SUFFIX = ".partial"
 
 
@@ -60,15 +60,28 @@ def run_files(run_dir: Path) -> dict[str, Path]:
     return {
         "run folder": run_dir, "model": run_dir / MODEL_FILE,
         "metrics": run_dir / METRICS_FILE, "history": run_dir / HISTORY_FILE,
-        "logs": run_dir / LOGS_DIR, "viewer": run_dir / ATTENTION_DIR / VIEWER_FILE,
+        "logs": run_dir / LOGS_DIR, "attention": run_dir / ATTENTION_DIR,
     }  # fmt: skip
 
 
-def write_text(path: Path, text: str) -> None:
-    """Writes `path` through a temporary file, so a crash never leaves half of it."""
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text)
+@contextlib.contextmanager
+def staged_file(path: Path):
+    """Yields a temporary path next to `path`; on success it replaces `path` in one step.
+
+    A crash never leaves half a file at `path`; on an error the temporary file is removed.
+    """
+    temporary = path.with_name("tmp-" + path.name)
+    try:
+        yield temporary
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
     os.replace(temporary, path)
+
+
+def write_text(path: Path, text: str) -> None:
+    with staged_file(path) as temporary:
+        temporary.write_text(text)
 
 
 def write_json(path: Path, data) -> None:

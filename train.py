@@ -28,12 +28,9 @@ import runs
 from config import Config, ConfigError, load_config
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-# Keras, TensorFlow and the packages built on them (data, models, inspection) take seconds
-# to import: each step imports them itself, so that `main` reports a bad config at once.
-
-
-class TrainingError(RuntimeError):
-    """Training failed in a way the user can act on; the message is one line."""
+# Keras, TensorFlow and the modules built on them (data, models, inspection, reports) take
+# seconds to import: each step imports them itself, so that `main` reports a bad config at
+# once, before that wait.
 
 
 @dataclasses.dataclass
@@ -56,7 +53,7 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
     Raises:
         ConfigError: a run folder is in the way (see `runs.prepare_run_dir`).
         DataError: the dataset cannot be loaded.
-        TrainingError: the loss became NaN, or the saved model does not reproduce.
+        models.TrainingError: the loss became NaN, or the saved model does not reproduce.
     """
     from models import dtype_policy
 
@@ -152,7 +149,7 @@ def make_callbacks(training, data, run_dir: Path) -> list:
     import tensorflow as tf
 
     from inspection import AttentionImagesCallback
-    from models import build_attention_model
+    from models import StopOnNonFiniteLoss, build_attention_model
 
     monitor, mode = training.monitor, _monitor_mode(training)
     earlier = [float(row[monitor]) for row in runs.read_history(run_dir)]
@@ -161,9 +158,7 @@ def make_callbacks(training, data, run_dir: Path) -> list:
     callbacks = [
         # First, so an epoch counts as done only once its backup is on disk.
         keras.callbacks.BackupAndRestore(str(run_dir / runs.BACKUP_DIR)),
-        # Raising (not stop_training) skips BackupAndRestore.on_train_end, so the last good
-        # epoch's backup survives; `fit` words the error.
-        keras.callbacks.TerminateOnNaN(raise_error=True),
+        StopOnNonFiniteLoss(),
         keras.callbacks.ModelCheckpoint(
             best_path, monitor=monitor, mode=mode, save_best_only=True, save_weights_only=True,
             # A resumed run must only replace the best checkpoint with a better one.
@@ -175,7 +170,7 @@ def make_callbacks(training, data, run_dir: Path) -> list:
     if training.attention_images:
         texts = np.asarray(data.splits.validation[0][:training.attention_images], dtype=object)
         callbacks.append(AttentionImagesCallback(
-            str(run_dir / runs.LOGS_DIR / "attention"),
+            str(run_dir / runs.ATTENTION_LOGS_DIR),
             np.asarray(data.vectorizer(tf.constant(texts.astype(str)))),  # (B, T)
             attention_model_builder=build_attention_model,
             vocabulary=data.vectorizer.get_vocabulary(),
@@ -190,24 +185,15 @@ def make_callbacks(training, data, run_dir: Path) -> list:
 
 def fit(trainer, pipelines, steps_per_epoch, training, run_dir, callbacks, verbose):
     """Fits, then loads the best epoch's weights by `training.monitor` (across resumes too)."""
-    try:
-        trainer.fit(
-            pipelines["train"],
-            validation_data=pipelines["validation"],
-            epochs=training.epochs,
-            steps_per_epoch=steps_per_epoch,
-            callbacks=callbacks,
-            verbose=(1 if sys.stdout.isatty() else 2) if verbose is None else verbose,
-            shuffle=False,  # The train pipeline shuffles, seeded.
-        )
-    except RuntimeError as error:
-        # keras.callbacks.TerminateOnNaN(raise_error=True) says what and where; add the fix.
-        if not str(error).startswith("NaN or Inf loss"):
-            raise
-        raise TrainingError(
-            f"{str(error).split('. Terminating')[0]}: lower training.learning_rate, keep "
-            "training.clipnorm set, or turn off training.mixed_precision"
-        ) from None
+    trainer.fit(
+        pipelines["train"],
+        validation_data=pipelines["validation"],
+        epochs=training.epochs,
+        steps_per_epoch=steps_per_epoch,
+        callbacks=callbacks,
+        verbose=(1 if sys.stdout.isatty() else 2) if verbose is None else verbose,
+        shuffle=False,  # The train pipeline shuffles, seeded.
+    )
     best_path = run_dir / runs.BEST_WEIGHTS
     if best_path.exists():
         trainer.load_weights(best_path)
@@ -236,20 +222,19 @@ def save(classifier, data, run_dir: Path) -> None:
     """Saves the end-to-end model, after checking that it reloads and predicts the same."""
     import tensorflow as tf
 
-    from models import build_end_to_end_model, load_end_to_end_model
+    from models import TrainingError, build_end_to_end_model, load_end_to_end_model
 
     model = build_end_to_end_model(data.vectorizer, classifier)
-    temporary = run_dir / ("tmp-" + runs.MODEL_FILE)
-    model.save(temporary)
     texts = tf.constant(np.asarray(data.splits.validation[0][:64], dtype=object).astype(str))
-    expected = np.asarray(model(texts, training=False))
-    actual = np.asarray(load_end_to_end_model(temporary)(texts, training=False))
-    if not np.allclose(expected, actual, atol=1e-6):
-        raise TrainingError(
-            f"{temporary}: the reloaded model predicts differently from the trained one "
-            f"(max difference {np.abs(expected - actual).max():.2e})"
-        )
-    os.replace(temporary, run_dir / runs.MODEL_FILE)
+    with runs.staged_file(run_dir / runs.MODEL_FILE) as temporary:
+        model.save(temporary)
+        expected = np.asarray(model(texts, training=False))
+        actual = np.asarray(load_end_to_end_model(temporary)(texts, training=False))
+        if not np.allclose(expected, actual, atol=1e-6):
+            raise TrainingError(
+                f"{temporary}: the reloaded model predicts differently from the trained one "
+                f"(max difference {np.abs(expected - actual).max():.2e})"
+            )
 
 
 def parse_args(argv):
@@ -279,6 +264,7 @@ def main(argv=None):
         print(f"train.py: error: {error}", file=sys.stderr)
         return 2
     from data import DataError
+    from models import TrainingError
 
     try:
         result = run_training(config, overwrite=args.overwrite)

@@ -77,7 +77,7 @@ def load_tfds_splits(dataset: DatasetConfig) -> TextSplits:
 
     label_feature = features[dataset.label_column]
     validation_split = dataset.validation_split
-    if validation_split is None and dataset.name is not None:
+    if validation_split is None and dataset.tfds_builder_name in BUILTIN_BUILDERS:
         validation_split = "validation"  # Built-ins ship their documented validation split.
     requested = {
         "train": dataset.train_split,

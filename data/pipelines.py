@@ -13,7 +13,7 @@ VECTORIZE_CHUNK = 1024
 def make_pipelines(
     splits: TextSplits, vectorizer: keras.layers.TextVectorization, batch_size: int, seed: int
 ) -> dict[str, tf.data.Dataset]:
-    """Batched `(token_ids int64 (B, L), label int64 (B,))` datasets for each split.
+    """Batched `(token_ids int64 (B, T), label int64 (B,))` datasets for each split.
 
     Texts are vectorised inside tf.data (never inside the trained model: string tensors
     fail under `tf.distribute.MirroredStrategy`), once, then cached. Train is shuffled over

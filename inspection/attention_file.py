@@ -21,6 +21,7 @@ FORMAT_VERSION = 1
 META_FILENAME = "meta.json"
 MANIFEST_FILENAME = "manifest.jsonl"
 ARRAYS_FILENAME = "attention.npz"
+VIEWER_FILENAME = "index.html"
 ARRAY_KEY_PREFIX = "attention_"
 # Example ids become npz keys and file names, so they are kept to a portable alphabet.
 EXAMPLE_ID_PATTERN = re.compile(r"^[A-Za-z0-9_.-]+$")

@@ -134,7 +134,7 @@ class AttentionFileWriter:
             "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat(
                 timespec="seconds"
             ),
-            "keras_attention_lab_version": importlib.metadata.version("keras-attention-lab"),
+            "keras_attention_lab_version": _project_version(),
         }
         meta_path = self.directory / attention_file.META_FILENAME
         meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
@@ -151,3 +151,10 @@ class AttentionFileWriter:
 
     def __exit__(self, *exc_info):
         self.close()
+
+
+def _project_version():
+    try:
+        return importlib.metadata.version("keras-attention-lab")
+    except importlib.metadata.PackageNotFoundError:  # Run from a checkout never installed.
+        return "unknown"

@@ -4,8 +4,9 @@ The one place that knows how padding (id 0) and the class token of `pooling: cls
 the attention maps; the export, predict's explanations and the TensorBoard callback all
 go through it.
 
-Letter legend: B batch, T padded length, A attended positions (T, or T + 1 with a class
-token), L layers, N heads, R real positions of one example.
+Letter legend: B batch, T tokens (the padded length in a batch; once trimmed, one
+example's real tokens), A attended positions (T, or T + 1 with a class token), L layers,
+N heads.
 """
 
 import keras
@@ -14,6 +15,9 @@ import numpy as np
 PADDING_ID = 0
 # Token shown for the learned class token that `pooling: cls` models put at position 0.
 CLASS_TOKEN = "[CLS]"
+# Examples per forward pass of an attention model: its scores are (B, L, N, A, A)
+# float32, 64 MiB for 32 examples of 256 tokens with 2 layers of 4 heads.
+ATTENTION_BATCH_SIZE = 32
 
 
 def stack_block_scores(outputs):
@@ -49,6 +53,16 @@ def real_positions(token_ids, class_token):
     return is_real
 
 
+def token_positions(token_ids):
+    """Positions of one example's real tokens in its padded token ids (B dropped): (T,).
+
+    Example:
+    >>> token_positions(np.array([7, 9, 0])).tolist()
+    [0, 1]
+    """
+    return np.flatnonzero(np.asarray(token_ids) != PADDING_ID)
+
+
 def real_tokens(token_ids, vocabulary, class_token):
     """The token strings of one example's real positions, "[CLS]" first when present.
 
@@ -62,7 +76,7 @@ def real_tokens(token_ids, vocabulary, class_token):
 
 
 def trim_scores(scores, token_ids, class_token):
-    """One example's maps (L, N, A, A) cut to its real positions: (L, N, R, R).
+    """One example's maps (L, N, A, A) cut to its real positions (class token included).
 
     Example:
     >>> scores = np.arange(9.0).reshape(1, 1, 3, 3)

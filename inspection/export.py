@@ -1,7 +1,7 @@
 """Exports the attention of a trained classifier: arrays, manifest, heatmaps, BertViz, viewer.
 
-Letter legend: B batch, T padded length (+ 1 with a class token), R real positions of one
-example, L layers, N heads, C classes.
+Letter legend: B batch, T tokens (padded in a batch, + 1 with a class token; real only
+once trimmed), L layers, N heads, C classes.
 """
 
 import pathlib
@@ -10,6 +10,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from inspection import attention_file
 from inspection.attention_file import load_attention
 from inspection.attention_file_writer import AttentionFileWriter
 from inspection.attention_record import AttentionRecord
@@ -195,7 +196,7 @@ def export_attention(
             max_probability_difference=largest_difference if num_examples else None,
             probability_tolerance=tolerance,
         )
-    write_viewer(out_dir / "index.html", viewer_records, class_names, meta=meta,
+    write_viewer(out_dir / attention_file.VIEWER_FILENAME, viewer_records, class_names, meta=meta,
                  title="Attention viewer")
     return load_attention(out_dir)
 

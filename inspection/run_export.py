@@ -14,13 +14,10 @@ from pathlib import Path
 import numpy as np
 
 import runs
-from inspection.attention_file import load_attention
+from inspection.attention_file import VIEWER_FILENAME, load_attention
+from inspection.attention_tokens import ATTENTION_BATCH_SIZE
 from inspection.export import export_attention
 from models import predict_texts
-
-# Per forward pass of the attention model: its scores are (B, L, N, T, T) float32,
-# 64 MiB for 32 examples of 256 tokens with 2 layers of 4 heads.
-ATTENTION_BATCH_SIZE = 32
 
 
 class ExportError(ValueError):
@@ -112,7 +109,7 @@ def export_evaluation_attention(run, report, count=None, ids=None, verbose=0) ->
         verbose=verbose,
     )
     export.close()
-    return export.directory / runs.VIEWER_FILE
+    return export.directory / VIEWER_FILENAME
 
 
 def export_texts_attention(run, texts, source, verbose=0) -> Path:
@@ -120,4 +117,4 @@ def export_texts_attention(run, texts, source, verbose=0) -> Path:
     export = export_run_attention(run, texts, verbose=verbose,
                                   run_info={"source": "evaluate.py", "data": source})
     export.close()
-    return export.directory / runs.VIEWER_FILE
+    return export.directory / VIEWER_FILENAME

@@ -4,15 +4,13 @@ import numpy as np
 import tensorflow as tf
 
 from inspection.attention_tokens import (
-    PADDING_ID,
+    ATTENTION_BATCH_SIZE,
     has_class_token,
     stack_block_scores,
+    token_positions,
     trim_scores,
 )
 from inspection.rollout import token_importance
-
-# Texts per forward pass of the attention model (its scores are (B, L, N, T, T) float32).
-BATCH_SIZE = 32
 
 
 def rank_tokens(run, texts, top=None):
@@ -31,13 +29,15 @@ def rank_tokens(run, texts, top=None):
     vocabulary = vectorizer.get_vocabulary()
     class_token = has_class_token(run.pooling)
     rankings = []
-    for start in range(0, len(texts), BATCH_SIZE):
-        token_ids = np.asarray(vectorizer(tf.constant(texts[start:start + BATCH_SIZE])))  # (B, T)
+    for start in range(0, len(texts), ATTENTION_BATCH_SIZE):
+        batch = tf.constant(texts[start:start + ATTENTION_BATCH_SIZE])
+        token_ids = np.asarray(vectorizer(batch))  # (B, T)
         scores = stack_block_scores(run.attention_model(token_ids, training=False))
         for ids, example_scores in zip(token_ids, scores, strict=True):
-            positions = np.flatnonzero(ids != PADDING_ID)
-            trimmed = trim_scores(example_scores, ids, class_token)  # (L, N, R, R)
-            importance = token_importance(trimmed, run.pooling)[int(class_token):]
+            positions = token_positions(ids)  # (T,)
+            trimmed = trim_scores(example_scores, ids, class_token)  # (L, N, A, A), real only
+            # The class token's own importance is left out: it is not a word of the text.
+            importance = token_importance(trimmed, run.pooling)[int(class_token):]  # (T,)
             order = np.argsort(-importance, kind="stable")[:top]
             rankings.append([
                 (vocabulary[ids[positions[i]]], int(positions[i]), float(importance[i]))

@@ -20,6 +20,7 @@ import re
 
 import numpy as np
 
+from inspection.attention_file import VIEWER_FILENAME
 from inspection.rollout import token_importance
 
 QUANTIZATION_LEVELS = 255
@@ -49,7 +50,7 @@ def write_viewer(path, records, class_names, meta=None, title="Attention viewer"
     """
     path = pathlib.Path(path)
     if path.suffix.lower() != ".html":
-        path = path / "index.html"
+        path = path / VIEWER_FILENAME
     examples = [_example_data(record, class_names) for record in records]
     data = {"class_names": [str(name) for name in class_names], "meta": meta or {},
             "examples": examples}

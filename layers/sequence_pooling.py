@@ -39,6 +39,8 @@ class SequencePooling(keras.layers.Layer):
     3.0
     """
 
+    # The layer checks its own argument: layers never see the config (config.POOLINGS,
+    # which names the same three for configs and the inspection tools).
     POOLINGS = ("mean", "max", "cls")
 
     def __init__(self, pooling="mean", **kwargs):

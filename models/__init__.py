@@ -13,11 +13,19 @@ from models.end_to_end import (
     load_end_to_end_model,
     predict_texts,
 )
-from models.trainer import build_trainer, dtype_policy, make_optimizer
+from models.trainer import (
+    StopOnNonFiniteLoss,
+    TrainingError,
+    build_trainer,
+    dtype_policy,
+    make_optimizer,
+)
 from models.transformer_classifier import build_classifier
 
 __all__ = [
     "AttentionProbe",
+    "StopOnNonFiniteLoss",
+    "TrainingError",
     "build_attention_model",
     "build_classifier",
     "build_end_to_end_model",

@@ -45,7 +45,9 @@ def build_attention_model(classifier):
     def call(layer, *args, **kwargs):
         if not isinstance(layer, TransformerEncoderBlock):
             return layer(*args, **kwargs)
-        outputs, scores = AttentionProbe(layer, name=f"{layer.name}_probe")(*args, **kwargs)
+        # Numbered: a block called twice in the graph gets two probes, each named once.
+        probe = AttentionProbe(layer, name=f"{layer.name}_probe_{len(attention_scores)}")
+        outputs, scores = probe(*args, **kwargs)
         attention_scores.append(scores)  # (B, N, T, T); T + 1 with the class token
         return outputs  # (B, T, D)
 

@@ -2,6 +2,7 @@
 
 import keras
 import numpy as np
+import tensorflow as tf
 
 VECTORIZER = "text_vectorization"
 CLASSIFIER = "classifier"
@@ -86,8 +87,6 @@ def predict_texts(model, texts, batch_size=256):
     Example:
     >>> # probabilities = predict_texts(load_end_to_end_model(path), ["a good film"])
     """
-    import tensorflow as tf  # The string batches need tf.data; the model itself does not.
-
     texts = np.asarray(texts, dtype=object).astype(str)
     dataset = tf.data.Dataset.from_tensor_slices(texts).batch(batch_size)
     return np.asarray(model.predict(dataset, verbose=0), dtype=np.float32)

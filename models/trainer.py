@@ -6,8 +6,46 @@ the metrics and the optimizer, so the classifier itself stays uncompiled: saved 
 """
 
 import contextlib
+import math
 
 import keras
+
+
+class TrainingError(RuntimeError):
+    """Training failed in a way the user can act on; the message is one line."""
+
+
+class StopOnNonFiniteLoss(keras.callbacks.TerminateOnNaN):
+    """Keras' TerminateOnNaN(raise_error=True), whose error says where and what to try.
+
+    Raising (rather than stop_training) skips BackupAndRestore.on_train_end, so the last
+    good epoch's backup survives for a resume.
+
+    Example:
+    >>> callback = StopOnNonFiniteLoss()
+    >>> callback.on_epoch_begin(2)
+    >>> callback.on_batch_end(4, {"loss": float("nan")})
+    Traceback (most recent call last):
+    ...
+    models.trainer.TrainingError: training loss became nan at epoch 3, batch 5: lower \
+training.learning_rate, keep training.clipnorm set, or turn off training.mixed_precision
+    """
+
+    def __init__(self):
+        super().__init__(raise_error=True)
+        self.epoch = 0
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch = epoch
+
+    def on_batch_end(self, batch, logs=None):
+        loss = (logs or {}).get("loss")
+        if loss is not None and not math.isfinite(float(loss)):
+            raise TrainingError(
+                f"training loss became {float(loss)} at epoch {self.epoch + 1}, batch "
+                f"{batch + 1}: lower training.learning_rate, keep training.clipnorm set, or "
+                "turn off training.mixed_precision"
+            )
 
 
 def make_optimizer(training, steps_per_epoch):
