@@ -111,8 +111,13 @@ class TextConfig(Section):
     # Vocabulary of the TextVectorization layer, counting the padding (0) and OOV (1) ids.
     vocabulary_size: int = option(
         20000, (lambda value: value >= 3, "must be at least 3 (padding, OOV and one token)"))
-    # Tokens per example: longer texts keep their first tokens, shorter ones are padded with 0.
-    sequence_length: int = option(256, POSITIVE)
+    # Most tokens per example (longer texts keep their first ones); batches are padded to
+    # their longest text only. auto: the 99th percentile of the training texts' token
+    # counts, rounded up to a multiple of 8, between 8 and 512 (printed, and saved in the
+    # run's config.yaml).
+    sequence_length: int | str = option(
+        "auto", (lambda value: value == "auto" if isinstance(value, str) else value > 0,
+                 "must be a positive integer or auto"))
     # TextVectorization standardisation: lower_and_strip_punctuation, lower,
     # strip_punctuation or none (the text as it is).
     standardize: str = option("lower_and_strip_punctuation", choices=STANDARDIZE)
@@ -197,7 +202,9 @@ class TrainingConfig(Section):
     seed: int = 0
     # mixed_float16 compute (float32 weights and softmax); useful on GPUs.
     mixed_precision: bool = False
-    # XLA-compile the train step.
+    # XLA-compile the train step. Off by default: batches come in many lengths, and XLA
+    # compiles the step again for each new shape (6x slower per epoch on 2 CPU cores,
+    # bench/bench_padding.py --xla). With XLA on, TensorFlow's op determinism is off.
     jit_compile: bool = False
     # none (one device), mirrored (MirroredStrategy over local GPUs, or all logical CPUs
     # when there is no GPU) or multi_worker (MultiWorkerMirroredStrategy from TF_CONFIG).

@@ -58,12 +58,18 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
     from models import dtype_policy
 
     start = time.perf_counter()
+    data, pipelines, steps_per_epoch = load_data(config)
+    if config.text.sequence_length == "auto":
+        print(f"text.sequence_length: auto -> {data.sequence_length} (99% of the training "
+              "texts have at most that many tokens; batches are padded to their longest)")
+    # The run folder keeps the resolved config: the cap the model was built for.
+    config = dataclasses.replace(
+        config, text=dataclasses.replace(config.text, sequence_length=data.sequence_length))
     final_dir, run_dir, resumed = runs.prepare_run_dir(config, overwrite)
     strategy = make_strategy(config.training)
     if strategy.num_replicas_in_sync > 1:
         print(f"Training on {strategy.num_replicas_in_sync} replicas "
               f"({config.training.distribution}).")
-    data, pipelines, steps_per_epoch = load_data(config)
     with dtype_policy(config.training.mixed_precision):
         classifier, trainer = build_model(config, data, strategy, steps_per_epoch)
         if resumed:
@@ -85,7 +91,12 @@ def make_strategy(training):
     import tensorflow as tf
 
     keras.utils.set_random_seed(training.seed)
-    tf.config.experimental.enable_op_determinism()
+    if training.jit_compile:
+        # Keras turns XLA off when TensorFlow's op determinism is on (not every op has a
+        # deterministic XLA kernel): XLA runs are seeded but not bit-for-bit repeatable.
+        print("training.jit_compile: XLA on; runs are seeded but not bit-for-bit repeatable.")
+    else:
+        tf.config.experimental.enable_op_determinism()
     if training.distribution == "mirrored":
         if tf.config.list_logical_devices("GPU"):
             return tf.distribute.MirroredStrategy()

@@ -81,28 +81,31 @@ class Section:
         })  # fmt: skip
 
 
-def _unwrap_optional(annotation: Any) -> tuple[type, bool]:
+def _types(annotation: Any) -> tuple[tuple[type, ...], bool]:
+    """(the field's types, in the order a `--set` value is tried; whether it may be null)."""
     if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
-        return next(a for a in typing.get_args(annotation) if a is not type(None)), True
-    return annotation, False
+        arguments = typing.get_args(annotation)
+        return tuple(a for a in arguments if a is not type(None)), type(None) in arguments
+    return (annotation,), False
 
 
 def _expected(annotation: Any) -> str:
-    base, optional = _unwrap_optional(annotation)
-    return _TYPE_WORDS[base] + (" or null" if optional else "")
+    bases, optional = _types(annotation)
+    return " or ".join([_TYPE_WORDS[base] for base in bases] + ["null"] * optional)
 
 
 def _check_type(key: str, value: Any, annotation: Any) -> Any:
     """`value` as the field's type (an int is a fine float), or a ConfigError naming `key`."""
-    base, optional = _unwrap_optional(annotation)
+    bases, optional = _types(annotation)
     if value is None:
         if optional:
             return None
-        raise ConfigError(f"{key}: must not be null (expected {_TYPE_WORDS[base]})")
-    if base is float and isinstance(value, int) and not isinstance(value, bool):
+        raise ConfigError(f"{key}: must not be null (expected {_expected(annotation)})")
+    if float in bases and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     # bool is a subclass of int: `epochs: true` must not pass as 1.
-    if not isinstance(value, base) or isinstance(value, bool) != (base is bool):
+    if not any(isinstance(value, base) and isinstance(value, bool) == (base is bool)
+               for base in bases):
         raise ConfigError(f"{key}: expected {_expected(annotation)}, got {value!r} "
                           f"({type(value).__name__})")
     return value
@@ -110,15 +113,17 @@ def _check_type(key: str, value: Any, annotation: Any) -> Any:
 
 def _parse_value(key: str, raw: str, annotation: Any) -> Any:
     """The text after `=` in `--set key=value`, parsed as the field's type."""
-    base, optional = _unwrap_optional(annotation)
+    bases, optional = _types(annotation)
     text = raw.strip()
     if optional and text.lower() in NULL_WORDS:
         return None
     words = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
-    try:
-        return words[text.lower()] if base is bool else base(text)
-    except (KeyError, ValueError):
-        raise ConfigError(f"{key}: expected {_expected(annotation)}, got {raw!r}") from None
+    for base in bases:
+        try:
+            return words[text.lower()] if base is bool else base(text)
+        except (KeyError, ValueError):
+            continue
+    raise ConfigError(f"{key}: expected {_expected(annotation)}, got {raw!r}")
 
 
 def _section(sections: dict[str, type[Section]], name: str) -> type[Section]:

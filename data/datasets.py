@@ -26,6 +26,11 @@ class Datasets:
     def class_names(self) -> list[str]:
         return self.splits.class_names
 
+    @property
+    def sequence_length(self) -> int:
+        """The token cap: `text.sequence_length`, or what `auto` resolved to."""
+        return int(self.vectorizer.get_config()["output_sequence_length"])
+
 
 def build_datasets(
     dataset: DatasetConfig | Mapping[str, Any],

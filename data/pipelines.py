@@ -1,6 +1,15 @@
-"""tf.data pipelines of token ids and labels for the three splits."""
+"""tf.data pipelines of token ids and labels for the three splits, padded per batch only.
+
+Every batch is padded to its own longest text, never to `text.sequence_length` (that is
+only the cap): on short texts the cap is mostly padding, and attention costs grow with the
+square of the padded length. Training batches come out of length buckets, so texts of
+similar lengths travel together and little padding is left at all.
+"""
+
+import math
 
 import keras
+import numpy as np
 import tensorflow as tf
 
 from data.text_splits import TextSplits
@@ -8,6 +17,9 @@ from data.text_splits import TextSplits
 SPLITS = ("train", "validation", "test")
 # Strings are vectorised in chunks: one TextVectorization call per text would be slow.
 VECTORIZE_CHUNK = 1024
+# Upper edges of the training length buckets (a text of length T goes to the first edge
+# above T); doubling keeps the padding in a bucket under half of its batch.
+BUCKET_EDGES = (8, 16, 32, 64, 128, 256, 512, 1024)
 
 
 def make_pipelines(
@@ -15,9 +27,11 @@ def make_pipelines(
 ) -> dict[str, tf.data.Dataset]:
     """Batched `(token_ids int64 (B, T), label int64 (B,))` datasets for each split.
 
-    Texts are vectorised inside tf.data (never inside the trained model: string tensors
-    fail under `tf.distribute.MirroredStrategy`), once, then cached. Train is shuffled over
-    the whole split with `seed`, in a new order each epoch, the same orders for the same seed.
+    T is the longest text of the batch (at most the vectoriser's sequence length). Texts
+    are vectorised inside tf.data (never inside the trained model: string tensors fail
+    under `tf.distribute.MirroredStrategy`), once, then cached. Train is shuffled over the
+    whole split with `seed`, in a new order each epoch (the same orders for the same seed),
+    then batched by length bucket; validation and test keep their order.
 
     Example:
     >>> # pipelines = make_pipelines(splits, vectorizer, batch_size=32, seed=0)
@@ -31,11 +45,45 @@ def make_pipelines(
             .batch(VECTORIZE_CHUNK)
             .map(lambda text, label: (vectorizer(text), label), num_parallel_calls=tf.data.AUTOTUNE)
             .unbatch()
-            # unbatch() forgets the size; Keras needs it for progress and steps per epoch.
-            .apply(tf.data.experimental.assert_cardinality(len(labels)))
+            .map(_drop_padding)
             .cache()
         )
         if split == "train":
+            lengths = np.fromiter(
+                dataset.map(lambda token_ids, label: tf.shape(token_ids)[0]).as_numpy_iterator(),
+                dtype=np.int64, count=len(labels),
+            )
+            edges = [edge for edge in BUCKET_EDGES if edge < lengths.max()]
             dataset = dataset.shuffle(len(labels), seed=seed, reshuffle_each_iteration=True)
-        pipelines[split] = dataset.batch(batch_size).prefetch(tf.data.AUTOTUNE)
+            dataset = dataset.bucket_by_sequence_length(
+                lambda token_ids, label: tf.shape(token_ids)[0],
+                bucket_boundaries=[edge + 1 for edge in edges],
+                bucket_batch_sizes=[batch_size] * (len(edges) + 1),
+            )
+            num_batches = bucketed_batch_count(lengths, edges, batch_size)
+        else:
+            dataset = dataset.padded_batch(batch_size)
+            num_batches = math.ceil(len(labels) / batch_size)
+        # Keras needs the number of batches for steps and progress; bucketing hides it.
+        pipelines[split] = dataset.apply(
+            tf.data.experimental.assert_cardinality(num_batches)
+        ).prefetch(tf.data.AUTOTUNE)
     return pipelines
+
+
+def _drop_padding(token_ids, label):
+    """One text's ids without their trailing padding (id 0); at least one id is kept."""
+    length = tf.maximum(tf.reduce_sum(tf.cast(token_ids != 0, tf.int32)), 1)
+    return token_ids[:length], label
+
+
+def bucketed_batch_count(lengths, edges, batch_size):
+    """Batches `bucket_by_sequence_length` makes: each bucket ends with a partial batch.
+
+    Example:
+    >>> bucketed_batch_count(np.array([3, 3, 3, 9, 20]), edges=[8, 16], batch_size=2)
+    4
+    """
+    buckets = np.searchsorted(np.asarray(edges), lengths, side="left")  # Length <= edge.
+    counts = np.bincount(buckets, minlength=len(edges) + 1)
+    return int(sum(math.ceil(count / batch_size) for count in counts))

@@ -1,5 +1,6 @@
 """The TextVectorization layer adapted on the train split."""
 
+import math
 from collections.abc import Sequence
 
 import keras
@@ -7,6 +8,11 @@ import numpy as np
 import tensorflow as tf
 
 from config import TextConfig
+
+# `text.sequence_length: auto` keeps this share of the training texts whole, rounded up to
+# a multiple of 8 within these bounds.
+AUTO_QUANTILE = 0.99
+AUTO_BOUNDS = (8, 512)
 
 
 def make_vectorizer(
@@ -17,16 +23,22 @@ def make_vectorizer(
     Id 0 is padding (so `mask_zero=True` embeddings mask it) and id 1 is out-of-vocabulary;
     texts longer than `sequence_length` keep their first tokens. Adapt on train only:
     words seen only in validation or test must map to 1, as they will for new text.
+    `sequence_length: auto` becomes the 99th percentile of the training texts' token
+    counts (see `auto_sequence_length`).
 
     Example:
     >>> vectorizer = make_vectorizer({"vocabulary_size": 10, "sequence_length": 4}, ["a b b"])
     >>> vectorizer(["b a c"]).numpy().tolist()
     [[2, 3, 1, 0]]
+    >>> make_vectorizer({}, ["a b b"]).get_config()["output_sequence_length"]
+    8
     """
     text = TextConfig.of(text)
+    auto = text.sequence_length == "auto"
     vectorizer = keras.layers.TextVectorization(
         max_tokens=text.vocabulary_size,
-        output_sequence_length=text.sequence_length,
+        # Unlimited while the token counts are measured for `auto`.
+        output_sequence_length=None if auto else text.sequence_length,
         # The config spells "keep the text as it is" as "none" (YAML null means "unset").
         standardize=None if text.standardize == "none" else text.standardize,
         output_mode="int",
@@ -34,6 +46,24 @@ def make_vectorizer(
     )
     # Object arrays become tf.string directly; astype(str) would pad every text to the
     # longest one (gigabytes for 20 Newsgroups).
-    texts = tf.constant(np.asarray(train_texts, dtype=object))
-    vectorizer.adapt(tf.data.Dataset.from_tensor_slices(texts).batch(2048))
-    return vectorizer
+    texts = tf.data.Dataset.from_tensor_slices(
+        tf.constant(np.asarray(train_texts, dtype=object))).batch(2048)
+    vectorizer.adapt(texts)
+    if not auto:
+        return vectorizer
+    capped = keras.layers.TextVectorization.from_config({
+        **vectorizer.get_config(), "vocabulary": None,
+        "output_sequence_length": auto_sequence_length(vectorizer, texts),
+    })  # fmt: skip
+    capped.set_vocabulary(vectorizer.get_vocabulary())
+    return capped
+
+
+def auto_sequence_length(vectorizer, texts) -> int:
+    """The 99th percentile of the token counts of `texts` (batches of strings), rounded up
+    to a multiple of 8 and kept within 8 and 512."""
+    counts = np.concatenate([
+        np.count_nonzero(vectorizer(batch).numpy(), axis=1) for batch in texts
+    ])  # fmt: skip
+    length = 8 * math.ceil(np.quantile(counts, AUTO_QUANTILE) / 8)
+    return int(min(max(length, AUTO_BOUNDS[0]), AUTO_BOUNDS[1]))

@@ -21,10 +21,12 @@ from models.trainer import (
     make_optimizer,
 )
 from models.transformer_classifier import build_classifier
+from models.trim_padding import TrimPadding
 
 __all__ = [
     "AttentionProbe",
     "StopOnNonFiniteLoss",
+    "TrimPadding",
     "TrainingError",
     "build_attention_model",
     "build_classifier",

@@ -38,7 +38,7 @@ def build_attention_model(classifier):
     >>> classifier = build_classifier(config, 100, sequence_length=8, num_classes=3)
     >>> outputs = build_attention_model(classifier).output
     >>> [tuple(s.shape) for s in outputs["attention_scores"]]
-    [(None, 2, 8, 8), (None, 2, 8, 8)]
+    [(None, 2, None, None), (None, 2, None, None)]
     """
     attention_scores = []
 

@@ -4,6 +4,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from models.trim_padding import TrimPadding
+
 VECTORIZER = "text_vectorization"
 CLASSIFIER = "classifier"
 
@@ -46,7 +48,8 @@ def build_end_to_end_model(vectorizer, classifier, name="text_classifier"):
             f"The classifier must be named {CLASSIFIER!r}. Received: name={classifier.name!r}"
         )
     text = keras.Input(shape=(), dtype="string", name="text")
-    token_ids = vectorizer(text)  # (B, T)
+    token_ids = vectorizer(text)  # (B, cap): padded to the sequence length cap
+    token_ids = TrimPadding(name="trim_padding")(token_ids)  # (B, T): the longest text
     probabilities = classifier(token_ids)  # (B, C)
     return keras.Model(text, probabilities, name=name)
 

@@ -35,7 +35,7 @@ def build_classifier(model_config, vocabulary_size, sequence_length, num_classes
     Args:
         model_config: a `config.ModelConfig`.
         vocabulary_size: size of the token vocabulary (the vectoriser's).
-        sequence_length: token ids per example.
+        sequence_length: the most token ids an example may have (positions learned).
         num_classes: number of classes of the softmax head.
         name: model name; the end-to-end model finds the classifier by it.
 
@@ -50,7 +50,8 @@ def build_classifier(model_config, vocabulary_size, sequence_length, num_classes
     (None, 3)
     """
     m = model_config
-    token_ids = keras.Input(shape=(sequence_length,), dtype="int64", name=TOKEN_IDS)
+    # Any length up to `sequence_length`: batches are padded to their longest text only.
+    token_ids = keras.Input(shape=(None,), dtype="int64", name=TOKEN_IDS)
     x = TokenAndPositionEmbedding(
         vocabulary_size=vocabulary_size,
         embedding_dim=m.d_model,

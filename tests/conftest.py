@@ -19,11 +19,12 @@ def tiny_run_dir(tmp_path_factory):
 
     Shared by the evaluate.py and predict.py tests: they may add eval/ and attention/
     folders to it, but must not change or remove what train.py wrote. It also logs the
-    attention images of 2 validation examples (`training.attention_images`).
+    attention images of 2 validation examples (`training.attention_images`), and lets
+    `text.sequence_length: auto` choose its cap.
     """
     data_file = write_reviews_fixture(tmp_path_factory.mktemp("data") / "reviews.csv")
     root = tmp_path_factory.mktemp("runs")
     assert train.main(["--config", TINY, "--set", "dataset.name=null",
                        f"dataset.train_file={data_file}", f"output.root={root}",
-                       "training.attention_images=2"]) == 0
+                       "training.attention_images=2", "text.sequence_length=auto"]) == 0
     return root / "tiny"

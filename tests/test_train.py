@@ -219,3 +219,13 @@ def test_monitor_val_accuracy_keeps_the_epoch_with_the_best_validation_accuracy(
     assert metrics["best_epoch"] == int(np.argmax(accuracies)) + 1
     # The kept weights are the best epoch's: their validation accuracy is the best one logged.
     assert metrics["validation"]["accuracy"] == pytest.approx(max(accuracies), abs=1e-6)
+
+
+def test_auto_sequence_length_is_resolved_and_saved(tiny_run_dir):
+    # The fixture's reviews have 5 to 14 words: the cap rounds up to 16.
+    config = load_config(tiny_run_dir / "config.yaml")
+    assert config.text.sequence_length == 16
+    from runs import load_run
+
+    vectorizer, _ = load_run(tiny_run_dir).parts
+    assert vectorizer.get_config()["output_sequence_length"] == 16

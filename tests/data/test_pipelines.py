@@ -29,17 +29,17 @@ def test_elements_are_token_ids_and_labels(splits, vectorizer):
     assert list(pipelines) == ["train", "validation", "test"]
     assert [int(pipelines[split].cardinality()) for split in pipelines] == [3, 2, 1]
     token_ids, labels = next(iter(pipelines["validation"]))
-    assert token_ids.shape == (4, 4) and token_ids.dtype == "int64"
+    # Two tokens each: the batch is as long as its longest text, not the cap of 4.
+    assert token_ids.shape == (4, 2) and token_ids.dtype == "int64"
     assert labels.shape == (4,) and labels.dtype == "int64"
-    # Two tokens then padding; the vectoriser ran inside tf.data.
-    assert np.all(token_ids.numpy()[:, 2:] == 0) and np.all(token_ids.numpy()[:, :2] > 0)
+    assert np.all(token_ids.numpy() > 0)
 
 
 def test_evaluation_splits_keep_their_order(splits, vectorizer):
     pipelines = make_pipelines(splits, vectorizer, batch_size=4, seed=0)
     labels = np.concatenate([labels for _, labels in pipelines["validation"].as_numpy_iterator()])
     assert labels.tolist() == [0, 1, 2, 0, 1]
-    expected = vectorizer(TEXTS[:3]).numpy()
+    expected = vectorizer(TEXTS[:3]).numpy()[:, :2]
     token_ids = np.concatenate([ids for ids, _ in pipelines["test"].as_numpy_iterator()])
     assert np.array_equal(token_ids, expected)
 
@@ -77,3 +77,29 @@ def test_pipelines_train_under_mirrored_strategy(splits, vectorizer):
         pipelines["train"], validation_data=pipelines["validation"], shuffle=False, verbose=0
     )
     assert np.isfinite(history.history["val_loss"][0])
+
+
+def test_batches_are_padded_to_their_longest_text_and_bucketed_by_length():
+    # Lengths 1 to 60 words, cap 48: train batches group similar lengths.
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(1, 61, size=200)
+    texts = np.array([" ".join(["w"] * int(n)) for n in lengths], dtype=object)
+    labels = np.arange(200) % 2
+    splits = TextSplits(train=(texts, labels), validation=(texts[:50], labels[:50]),
+                        test=(texts[:7], labels[:7]), class_names=["a", "b"])
+    vectorizer = make_vectorizer(TextConfig(vocabulary_size=5, sequence_length=48), texts)
+    pipelines = make_pipelines(splits, vectorizer, batch_size=16, seed=0)
+
+    batches = list(pipelines["train"].as_numpy_iterator())
+    assert len(batches) == int(pipelines["train"].cardinality())
+    assert sum(len(batch_labels) for _, batch_labels in batches) == 200
+    real, padded = 0, 0
+    for token_ids, _ in batches:
+        batch_lengths = (token_ids != 0).sum(axis=1)
+        assert token_ids.shape[1] == batch_lengths.max() <= 48  # No column of padding only.
+        real, padded = real + batch_lengths.sum(), padded + token_ids.size
+    # Bucketing: far less padding than a batch of random lengths has (about a third).
+    assert real / padded > 0.8
+    # Evaluation batches keep their order and are padded to their own longest text.
+    test_ids = [ids for ids, _ in pipelines["test"].as_numpy_iterator()]
+    assert [ids.shape[1] for ids in test_ids] == [min(lengths[:7].max(), 48)]

@@ -35,7 +35,7 @@ def test_standardize_none_keeps_case():
     "values, message",
     [
         ({"vocabulary_size": 2}, "text.vocabulary_size: must be at least 3"),
-        ({"sequence_length": 0}, "text.sequence_length: must be positive, got 0"),
+        ({"sequence_length": 0}, "text.sequence_length: must be a positive integer or auto"),
         ({"standardize": "lowercase"}, "text.standardize: must be one of"),
         ({"max_len": 8}, "text.max_len: unknown key"),
     ],
@@ -43,3 +43,15 @@ def test_standardize_none_keeps_case():
 def test_a_plain_mapping_is_checked_as_the_config_section_is(values, message):
     with pytest.raises(ConfigError, match=message):
         make_vectorizer(values, TRAIN)
+
+
+def test_auto_sequence_length_is_the_99th_percentile_rounded_up_to_8():
+    # 100 texts of 1 to 100 words: the 99th percentile is 99.01 -> 104.
+    texts = np.array([" ".join(["w"] * n) for n in range(1, 101)], dtype=object)
+    vectorizer = make_vectorizer({"vocabulary_size": 5}, texts)
+    assert vectorizer.get_config()["output_sequence_length"] == 104
+    assert vectorizer(np.array(["w " * 200], dtype=object)).shape == (1, 104)
+    # Within bounds: never under 8, never over 512.
+    assert make_vectorizer({}, ["a"]).get_config()["output_sequence_length"] == 8
+    long_texts = np.array(["w " * 1000] * 3, dtype=object)
+    assert make_vectorizer({}, long_texts).get_config()["output_sequence_length"] == 512

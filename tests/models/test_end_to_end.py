@@ -49,3 +49,21 @@ def test_get_model_parts_names_what_is_missing():
     inputs = keras.Input((4,))
     with pytest.raises(ValueError, match="text_vectorization"):
         get_model_parts(keras.Model(inputs, keras.layers.Dense(2)(inputs)))
+
+
+@pytest.mark.parametrize("pooling", ["mean", "max", "cls"])
+def test_predictions_do_not_depend_on_the_batch_a_text_is_in(pooling):
+    # The batch is cut to its longest text (TrimPadding), so a short text is computed at
+    # a different padded length alone than beside a text longer than the cap.
+    vectorizer = keras.layers.TextVectorization(max_tokens=30, output_sequence_length=8)
+    vectorizer.adapt(["a good film with a fine plot", "a bad film"])
+    config = ModelConfig(d_model=16, num_heads=2, num_layers=2, intermediate_dim=32,
+                         dropout=0.0, pooling=pooling)
+    model = build_end_to_end_model(
+        vectorizer, build_classifier(config, 30, sequence_length=8, num_classes=3))
+    texts = np.array(["good", "a bad film", " ".join(["fine plot"] * 10)], dtype=object)
+    together = call(model, texts)
+    alone = np.concatenate([call(model, texts[i:i + 1]) for i in range(3)])
+    np.testing.assert_allclose(together, alone, rtol=1e-6, atol=1e-6)
+    token_ids = call(model.get_layer("trim_padding"), vectorizer(texts[:2].astype(str)))
+    assert token_ids.shape == (2, 3)  # "a bad film": 3 tokens, not the cap of 8.
