@@ -77,7 +77,7 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
         fit(trainer, pipelines, steps_per_epoch, config.training, run_dir,
             make_callbacks(config.training, data, run_dir) + list(callbacks), verbose)
         metrics = evaluate(classifier, pipelines, data.class_names, config.training, run_dir)
-        save(classifier, data, run_dir)
+        save(classifier, data, config.model.mask_zero, run_dir)
     runs.write_json(run_dir / runs.LABELS_FILE, data.class_names)
     metrics["wall_time_s"] = round(time.perf_counter() - start, 1)
     runs.write_json(run_dir / runs.METRICS_FILE, metrics)
@@ -115,8 +115,9 @@ def load_data(config: Config):
 
     from data import build_datasets
 
+    # A model that does not mask padding must see every text padded to the cap.
     data = build_datasets(config.dataset, config.text, config.training.batch_size,
-                          seed=config.training.seed)
+                          seed=config.training.seed, pad_to_cap=not config.model.mask_zero)
     num_classes = len(data.class_names)
 
     def one_hot(token_ids, label):  # The trainer's loss takes categorical targets.
@@ -229,13 +230,13 @@ def evaluate(classifier, pipelines, class_names, training, run_dir) -> dict:
     return metrics
 
 
-def save(classifier, data, run_dir: Path) -> None:
+def save(classifier, data, trim_padding, run_dir: Path) -> None:
     """Saves the end-to-end model, after checking that it reloads and predicts the same."""
     import tensorflow as tf
 
     from models import TrainingError, build_end_to_end_model, load_end_to_end_model
 
-    model = build_end_to_end_model(data.vectorizer, classifier)
+    model = build_end_to_end_model(data.vectorizer, classifier, trim_padding=trim_padding)
     texts = tf.constant(np.asarray(data.splits.validation[0][:64], dtype=object).astype(str))
     with runs.staged_file(run_dir / runs.MODEL_FILE) as temporary:
         model.save(temporary)

@@ -37,11 +37,14 @@ def build_datasets(
     text: TextConfig | Mapping[str, Any],
     batch_size: int,
     seed: int,
+    pad_to_cap: bool = False,
 ) -> Datasets:
     """Loads the splits, adapts the vectorizer on train and builds the tf.data pipelines.
 
     The sections may be config sections or plain mappings of them (checked the same way:
-    a bad key or value is a ConfigError).
+    a bad key or value is a ConfigError). `pad_to_cap` pads every batch to the sequence
+    length cap, for models that see padding (`model.mask_zero: false`); by default batches
+    are padded to their longest text (see `make_pipelines`).
 
     Example:
     >>> # data = build_datasets({"name": "reuters_r8"}, {"sequence_length": 128}, 32, seed=0)
@@ -49,5 +52,5 @@ def build_datasets(
     """
     splits = load_text_splits(DatasetConfig.of(dataset))
     vectorizer = make_vectorizer(TextConfig.of(text), splits.train[0])
-    pipelines = make_pipelines(splits, vectorizer, batch_size=batch_size, seed=seed)
+    pipelines = make_pipelines(splits, vectorizer, batch_size, seed, pad_to_cap)
     return Datasets(pipelines=pipelines, splits=splits, vectorizer=vectorizer)

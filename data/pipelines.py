@@ -23,7 +23,8 @@ BUCKET_EDGES = (8, 16, 32, 64, 128, 256, 512, 1024)
 
 
 def make_pipelines(
-    splits: TextSplits, vectorizer: keras.layers.TextVectorization, batch_size: int, seed: int
+    splits: TextSplits, vectorizer: keras.layers.TextVectorization, batch_size: int, seed: int,
+    pad_to_cap: bool = False,
 ) -> dict[str, tf.data.Dataset]:
     """Batched `(token_ids int64 (B, T), label int64 (B,))` datasets for each split.
 
@@ -31,7 +32,9 @@ def make_pipelines(
     are vectorised inside tf.data (never inside the trained model: string tensors fail
     under `tf.distribute.MirroredStrategy`), once, then cached. Train is shuffled over the
     whole split with `seed`, in a new order each epoch (the same orders for the same seed),
-    then batched by length bucket; validation and test keep their order.
+    then batched by length bucket; validation and test keep their order. `pad_to_cap`
+    keeps every text padded to the cap instead, unbucketed: a model that does not mask
+    padding (`mask_zero: false`) would otherwise see a different input in each batch.
 
     Example:
     >>> # pipelines = make_pipelines(splits, vectorizer, batch_size=32, seed=0)
@@ -45,10 +48,9 @@ def make_pipelines(
             .batch(VECTORIZE_CHUNK)
             .map(lambda text, label: (vectorizer(text), label), num_parallel_calls=tf.data.AUTOTUNE)
             .unbatch()
-            .map(_drop_padding)
-            .cache()
         )
-        if split == "train":
+        dataset = (dataset if pad_to_cap else dataset.map(_drop_padding)).cache()
+        if split == "train" and not pad_to_cap:
             lengths = np.fromiter(
                 dataset.map(lambda token_ids, label: tf.shape(token_ids)[0]).as_numpy_iterator(),
                 dtype=np.int64, count=len(labels),
@@ -62,6 +64,8 @@ def make_pipelines(
             )
             num_batches = bucketed_batch_count(lengths, edges, batch_size)
         else:
+            if split == "train":
+                dataset = dataset.shuffle(len(labels), seed=seed, reshuffle_each_iteration=True)
             dataset = dataset.padded_batch(batch_size)
             num_batches = math.ceil(len(labels) / batch_size)
         # Keras needs the number of batches for steps and progress; bucketing hides it.

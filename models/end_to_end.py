@@ -10,13 +10,16 @@ VECTORIZER = "text_vectorization"
 CLASSIFIER = "classifier"
 
 
-def build_end_to_end_model(vectorizer, classifier, name="text_classifier"):
+def build_end_to_end_model(vectorizer, classifier, name="text_classifier", trim_padding=True):
     """Puts the adapted `TextVectorization` in front of the classifier.
 
     Args:
         vectorizer: an adapted `keras.layers.TextVectorization` (int output, pad id 0).
         classifier: the trained model from `build_classifier`.
         name: model name.
+        trim_padding: cut each batch to its longest text (`TrimPadding`). Only for a
+            classifier that masks padding (`mask_zero`); one that sees padding must get
+            texts padded to the cap, as in training.
 
     Returns:
         A `keras.Model` mapping strings `(B,)` to probabilities `(B, C)`. Its layers are
@@ -49,7 +52,8 @@ def build_end_to_end_model(vectorizer, classifier, name="text_classifier"):
         )
     text = keras.Input(shape=(), dtype="string", name="text")
     token_ids = vectorizer(text)  # (B, cap): padded to the sequence length cap
-    token_ids = TrimPadding(name="trim_padding")(token_ids)  # (B, T): the longest text
+    if trim_padding:
+        token_ids = TrimPadding(name="trim_padding")(token_ids)  # (B, T): the longest text
     probabilities = classifier(token_ids)  # (B, C)
     return keras.Model(text, probabilities, name=name)
 

@@ -103,3 +103,10 @@ def test_batches_are_padded_to_their_longest_text_and_bucketed_by_length():
     # Evaluation batches keep their order and are padded to their own longest text.
     test_ids = [ids for ids, _ in pipelines["test"].as_numpy_iterator()]
     assert [ids.shape[1] for ids in test_ids] == [min(lengths[:7].max(), 48)]
+
+
+def test_pad_to_cap_keeps_every_text_at_the_cap_for_models_that_see_padding(splits, vectorizer):
+    pipelines = make_pipelines(splits, vectorizer, batch_size=4, seed=0, pad_to_cap=True)
+    shapes = {ids.shape for split in pipelines for ids, _ in pipelines[split].as_numpy_iterator()}
+    assert shapes == {(4, 4), (2, 4), (1, 4), (3, 4)}  # Full and last batches, all at the cap.
+    assert [int(pipelines[split].cardinality()) for split in pipelines] == [3, 2, 1]

@@ -67,3 +67,14 @@ def test_predictions_do_not_depend_on_the_batch_a_text_is_in(pooling):
     np.testing.assert_allclose(together, alone, rtol=1e-6, atol=1e-6)
     token_ids = call(model.get_layer("trim_padding"), vectorizer(texts[:2].astype(str)))
     assert token_ids.shape == (2, 3)  # "a bad film": 3 tokens, not the cap of 8.
+
+
+def test_a_model_that_sees_padding_gets_texts_padded_to_the_cap():
+    vectorizer = keras.layers.TextVectorization(max_tokens=20, output_sequence_length=6)
+    vectorizer.adapt(["a good film", "a bad film"])
+    config = ModelConfig(d_model=8, num_heads=2, num_layers=1, intermediate_dim=8,
+                         mask_zero=False)
+    model = build_end_to_end_model(
+        vectorizer, build_classifier(config, 20, sequence_length=6, num_classes=2),
+        trim_padding=False)
+    assert "trim_padding" not in [layer.name for layer in model.layers]
