@@ -86,11 +86,9 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
 
 
 def make_strategy(training):
-    """Seeds everything, makes ops deterministic, returns `training.distribution`'s strategy."""
-    import keras
+    """Makes ops deterministic and returns `training.distribution`'s strategy."""
     import tensorflow as tf
 
-    keras.utils.set_random_seed(training.seed)
     if training.jit_compile:
         # Keras turns XLA off when TensorFlow's op determinism is on (not every op has a
         # deterministic XLA kernel): XLA runs are seeded but not bit-for-bit repeatable.
@@ -110,10 +108,15 @@ def make_strategy(training):
 
 
 def load_data(config: Config):
-    """(Datasets, {split: (token_ids, one-hot label) batches}, train steps per epoch)."""
+    """Seeds everything, then (Datasets, {split: (ids, one-hot label) batches}, train steps)."""
+    import keras
     import tensorflow as tf
 
     from data import build_datasets
+
+    # First: the training batches' order depends on TensorFlow's global seed as well as on
+    # the pipeline's own, so the same config gives the same batches in any process.
+    keras.utils.set_random_seed(config.training.seed)
 
     # A model that does not mask padding must see every text padded to the cap.
     data = build_datasets(config.dataset, config.text, config.training.batch_size,
