@@ -229,3 +229,14 @@ def test_auto_sequence_length_is_resolved_and_saved(tiny_run_dir):
 
     vectorizer, _ = load_run(tiny_run_dir).parts
     assert vectorizer.get_config()["output_sequence_length"] == 16
+
+
+def test_a_config_naming_only_a_csv_file_trains_a_sensible_model(tmp_path, data_file):
+    # Everything else from the schema's defaults: auto cap, default model and schedule.
+    config = tmp_path / "mine.yaml"
+    config.write_text(f"dataset:\n  train_file: {data_file}\n")
+    assert train.main(["--config", str(config), "--set", f"output.root={tmp_path}"]) == 0
+    metrics = metrics_of(tmp_path / "mine")
+    # Two sentiment words decide each label: an easy task the defaults must learn.
+    assert metrics["validation"]["accuracy"] >= 0.9 and metrics["test"]["accuracy"] >= 0.8
+    assert load_config(tmp_path / "mine" / "config.yaml").text.sequence_length == 16
