@@ -60,7 +60,7 @@ def run_files(run_dir: Path) -> dict[str, Path]:
     return {
         "run folder": run_dir, "model": run_dir / MODEL_FILE,
         "metrics": run_dir / METRICS_FILE, "history": run_dir / HISTORY_FILE,
-        "logs": run_dir / LOGS_DIR, "attention": run_dir / ATTENTION_DIR,
+        "logs": run_dir / LOGS_DIR,
     }  # fmt: skip
 
 

@@ -154,7 +154,8 @@ def build_model(config: Config, data, strategy, steps_per_epoch):
         return classifier, build_trainer(classifier, config.training, steps_per_epoch)
 
 
-def _monitor_mode(training) -> str:
+def monitor_mode(training) -> str:
+    """Whether `training.monitor` is best when smallest (min) or largest (max)."""
     return "min" if training.monitor == "val_loss" else "max"
 
 
@@ -166,7 +167,7 @@ def make_callbacks(training, data, run_dir: Path) -> list:
     from inspection import AttentionImagesCallback
     from models import StopOnNonFiniteLoss, build_attention_model
 
-    monitor, mode = training.monitor, _monitor_mode(training)
+    monitor, mode = training.monitor, monitor_mode(training)
     earlier = [float(row[monitor]) for row in runs.read_history(run_dir)]
     best_path = run_dir / runs.BEST_WEIGHTS
     best_path.parent.mkdir(exist_ok=True)
@@ -225,7 +226,7 @@ def evaluate(classifier, pipelines, class_names, training, run_dir) -> dict:
         labels = np.concatenate([label.argmax(-1) for _, label in dataset.as_numpy_iterator()])
         metrics[split] = classification_metrics(labels, probabilities, len(class_names))
     monitored = [float(row[training.monitor]) for row in runs.read_history(run_dir)]
-    best = np.argmin if _monitor_mode(training) == "min" else np.argmax
+    best = np.argmin if monitor_mode(training) == "min" else np.argmax
     metrics["epochs"] = len(monitored)
     metrics["best_epoch"] = int(best(monitored)) + 1 if monitored else 0
     metrics["num_parameters"] = int(classifier.count_params())

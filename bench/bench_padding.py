@@ -80,12 +80,11 @@ def train_once(config, data, pipelines, jit_compile):
     steps = int(pipelines["train"].cardinality())
     classifier, trainer = train.build_model(config, data, tf.distribute.get_strategy(), steps)
     timer = EpochTimer()
-    mode = "min" if training.monitor == "val_loss" else "max"
     trainer.fit(
         pipelines["train"], validation_data=pipelines["validation"], epochs=training.epochs,
         callbacks=[timer, keras.callbacks.EarlyStopping(
-            monitor=training.monitor, mode=mode, patience=training.early_stopping_patience,
-            restore_best_weights=True)],
+            monitor=training.monitor, mode=train.monitor_mode(training),
+            patience=training.early_stopping_patience, restore_best_weights=True)],
         verbose=0, shuffle=False,
     )
     row = {"first epoch s": timer.seconds[0],

@@ -60,7 +60,7 @@ def token_positions(token_ids):
     >>> token_positions(np.array([7, 9, 0])).tolist()
     [0, 1]
     """
-    return np.flatnonzero(np.asarray(token_ids) != PADDING_ID)
+    return np.flatnonzero(real_positions(token_ids, class_token=False))
 
 
 def real_tokens(token_ids, vocabulary, class_token):
@@ -71,7 +71,8 @@ def real_tokens(token_ids, vocabulary, class_token):
     ['[CLS]', 'good', 'film']
     """
     token_ids = np.asarray(token_ids)
-    tokens = [str(vocabulary[token_id]) for token_id in token_ids[token_ids != PADDING_ID]]
+    tokens = [str(vocabulary[token_id])
+              for token_id in token_ids[real_positions(token_ids, class_token=False)]]
     return [CLASS_TOKEN] + tokens if class_token else tokens
 
 
