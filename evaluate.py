@@ -25,15 +25,14 @@ an empty texts file.
 
 import argparse
 import dataclasses
-import os
 import sys
 from pathlib import Path
 
 import numpy as np
 
+import cli
 import runs
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 # data, models, inspection and reports load TensorFlow, pandas and scikit-learn, which takes
 # seconds: the functions import them, so that `main` rejects bad arguments at once.
 
@@ -148,6 +147,7 @@ def main(argv=None):
     if args.texts_file is not None and args.data:
         return fail("--texts-file has no labels to evaluate: drop --data, or evaluate it "
                     "without --texts-file")
+    cli.start_tensorflow()
     import inspection
     from data import DataError, read_texts_file
 

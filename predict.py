@@ -18,14 +18,13 @@ an unreadable or empty texts file.
 import argparse
 import dataclasses
 import json
-import os
 import sys
 
 import numpy as np
 
+import cli
 import runs
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 # data, models and inspection load TensorFlow, which takes seconds: the functions import
 # them, so that `main` rejects bad arguments at once.
 
@@ -146,6 +145,7 @@ def main(argv=None):
         return fail(f"--top must be at least 1, got {args.top}")
     if args.batch_size < 1:
         return fail(f"--batch-size must be at least 1, got {args.batch_size}")
+    cli.start_tensorflow()
     from data import DataError, check_texts, read_texts_file
 
     try:

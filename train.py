@@ -17,17 +17,16 @@ Exit codes: 0 done, 1 training failed (e.g. NaN loss), 2 bad config or data, 130
 
 import argparse
 import dataclasses
-import os
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+import cli
 import runs
 from config import Config, ConfigError, load_config
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 # Keras, TensorFlow and the modules built on them (data, models, inspection, reports) take
 # seconds to import: each step imports them itself, so that `main` reports a bad config at
 # once, before that wait.
@@ -296,6 +295,7 @@ def main(argv=None):
     except ConfigError as error:
         print(f"train.py: error: {error}", file=sys.stderr)
         return 2
+    cli.start_tensorflow()
     from data import DataError
     from models import TrainingError
 

@@ -1,5 +1,6 @@
 """The accuracy bench's cost accounting: analytic FLOPs, real tokens, the summary table."""
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -55,3 +56,8 @@ def test_summary_gives_mean_std_and_the_median_epoch_throughput():
     assert "| bbc_news | ours | 91.00 ± 1.41 | 81.00 ± 1.41 | 2/2 | 1.5 min | 400 | 1.6 (20.0%) |" \
         in table
     assert bench_accuracy.summarize([None], peak=1.0) is None
+
+
+def test_the_keras_io_example_sets_every_model_field_so_no_recipe_leaks_in():
+    set_fields = {override.split("=")[0] for override in bench_accuracy.KERAS_IO_EXAMPLE}
+    assert {f"model.{item.name}" for item in dataclasses.fields(ModelConfig)} <= set_fields

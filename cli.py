@@ -1,0 +1,47 @@
+"""What the commands (train.py, evaluate.py, predict.py) share: a quiet TensorFlow start-up.
+
+TensorFlow's C++ side prints its start-up lines (the absl "before InitializeLog" warning,
+the oneDNN notice, "Could not find cuda drivers", CPU feature notes) straight to the
+process's stderr while it is imported and while it first looks for devices, before
+`TF_CPP_MIN_LOG_LEVEL` applies. A command's output should be its own, so those two steps
+run with file descriptor 2 pointed at /dev/null. Numerics do not change (oneDNN stays on).
+`KERAS_ATTENTION_LAB_VERBOSE=1` shows them again.
+"""
+
+import contextlib
+import os
+import sys
+
+VERBOSE_ENV = "KERAS_ATTENTION_LAB_VERBOSE"
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+
+def verbose() -> bool:
+    return os.environ.get(VERBOSE_ENV, "").lower() not in ("", "0", "false", "no")
+
+
+@contextlib.contextmanager
+def stderr_silenced():
+    """Sends what is written to file descriptor 2 (C++ included) to /dev/null meanwhile."""
+    sys.stderr.flush()
+    saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 2)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
+
+
+def start_tensorflow() -> None:
+    """Imports TensorFlow and Keras and finds the devices, quietly unless verbose()."""
+    if "tensorflow" in sys.modules and "keras" in sys.modules:
+        return
+    with contextlib.nullcontext() if verbose() else stderr_silenced():
+        import keras  # noqa: F401
+        import tensorflow as tf
+
+        tf.config.list_logical_devices()  # the CUDA probe logs here, not at import
