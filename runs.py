@@ -30,6 +30,7 @@ import functools
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 from config import Config, ConfigError, dump_config, load_config
@@ -159,9 +160,50 @@ def prepare_run_dir(config: Config, overwrite: bool) -> tuple[Path, Path, bool]:
                 f"output.name: {staging} holds an interrupted run with a different config; "
                 "run its original command to resume it, or pass --overwrite to start over"
             )
-    staging.mkdir(parents=True, exist_ok=True)
-    write_text(staging / CONFIG_FILE, resolved)
+    with _writing(staging):
+        staging.mkdir(parents=True, exist_ok=True)
+        write_text(staging / CONFIG_FILE, resolved)
     return final_dir, staging, resumed
+
+
+@contextlib.contextmanager
+def _writing(folder: Path):
+    try:
+        yield
+    except OSError as error:  # a file in the way, a read-only or full disk
+        raise ConfigError(
+            f"output.root: cannot write the run folder {folder} ({error.strerror or error}); "
+            "choose a writable folder with --set output.root=DIR"
+        ) from None
+
+
+def check_writable(config: Config) -> None:
+    """Raises a one-line ConfigError, before any data or model work, when the run folder
+    of `config` could not be written (a file in the way, a read-only or full disk)."""
+    root = Path(config.output.root)
+    with _writing(partial_dir(root / config.run_name())):
+        root.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=root, prefix=".write-check-"):
+            pass
+
+
+@contextlib.contextmanager
+def cleaned_up_unless_started(run_dir: Path):
+    """On an error, removes the partial run folder `run_dir` if no epoch finished in it:
+    there is nothing to resume. With a finished epoch it stays, for the same command to
+    resume (`resumable`)."""
+    try:
+        yield
+    except BaseException:
+        if not read_history(run_dir):
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
+
+
+def resumable(config: Config) -> Path | None:
+    """The partial folder of `config`'s run when it holds finished epochs, else None."""
+    staging = partial_dir(Path(config.output.root) / config.run_name())
+    return staging if read_history(staging) else None
 
 
 @dataclasses.dataclass

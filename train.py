@@ -57,6 +57,7 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
     from models import dtype_policy
 
     start = time.perf_counter()
+    runs.check_writable(config)
     data, pipelines, steps_per_epoch = load_data(config)
     if config.text.sequence_length == "auto":
         print(f"text.sequence_length: auto -> {data.sequence_length} (99% of the training "
@@ -65,18 +66,19 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
     config = dataclasses.replace(
         config, text=dataclasses.replace(config.text, sequence_length=data.sequence_length))
     final_dir, run_dir, resumed = runs.prepare_run_dir(config, overwrite)
-    strategy = make_strategy(config.training)
-    if strategy.num_replicas_in_sync > 1:
-        print(f"Training on {strategy.num_replicas_in_sync} replicas "
-              f"({config.training.distribution}).")
-    with dtype_policy(config.training.mixed_precision):
-        classifier, trainer = build_model(config, data, strategy, steps_per_epoch)
-        if resumed:
-            print(f"Resuming the interrupted run in {run_dir} from its last finished epoch.")
-        fit(trainer, pipelines, steps_per_epoch, config.training, run_dir,
-            make_callbacks(config.training, data, run_dir) + list(callbacks), verbose)
-        metrics = evaluate(classifier, pipelines, data.class_names, config.training, run_dir)
-        save(classifier, data, config.model.mask_zero, run_dir)
+    with runs.cleaned_up_unless_started(run_dir):
+        strategy = make_strategy(config.training)
+        if strategy.num_replicas_in_sync > 1:
+            print(f"Training on {strategy.num_replicas_in_sync} replicas "
+                  f"({config.training.distribution}).")
+        with dtype_policy(config.training.mixed_precision):
+            classifier, trainer = build_model(config, data, strategy, steps_per_epoch)
+            if resumed:
+                print(f"Resuming the interrupted run in {run_dir} from its last finished epoch.")
+            fit(trainer, pipelines, steps_per_epoch, config.training, run_dir,
+                make_callbacks(config.training, data, run_dir) + list(callbacks), verbose)
+            metrics = evaluate(classifier, pipelines, data.class_names, config.training, run_dir)
+            save(classifier, data, config.model.mask_zero, run_dir)
     runs.write_json(run_dir / runs.LABELS_FILE, data.class_names)
     metrics["wall_time_s"] = round(time.perf_counter() - start, 1)
     runs.write_json(run_dir / runs.METRICS_FILE, metrics)
@@ -181,7 +183,12 @@ def make_callbacks(training, data, run_dir: Path) -> list:
     import tensorflow as tf
 
     from inspection import AttentionImagesCallback
-    from models import StopOnNonFiniteLoss, build_attention_model
+    from models import (
+        RandomStateBackup,
+        ResumableEarlyStopping,
+        StopOnNonFiniteLoss,
+        build_attention_model,
+    )
 
     monitor, mode = training.monitor, monitor_mode(training)
     earlier = [float(row[monitor]) for row in runs.read_history(run_dir)]
@@ -190,6 +197,7 @@ def make_callbacks(training, data, run_dir: Path) -> list:
     callbacks = [
         # First, so an epoch counts as done only once its backup is on disk.
         keras.callbacks.BackupAndRestore(str(run_dir / runs.BACKUP_DIR)),
+        RandomStateBackup(run_dir / runs.BACKUP_DIR / "random_state.npy"),
         StopOnNonFiniteLoss(),
         keras.callbacks.ModelCheckpoint(
             best_path, monitor=monitor, mode=mode, save_best_only=True, save_weights_only=True,
@@ -208,17 +216,30 @@ def make_callbacks(training, data, run_dir: Path) -> list:
             vocabulary=data.vectorizer.get_vocabulary(),
         ))
     if training.early_stopping_patience:
-        callbacks.append(keras.callbacks.EarlyStopping(
-            monitor=monitor, mode=mode, patience=training.early_stopping_patience,
-            restore_best_weights=True,
-        ))
+        # fit() restores the best epoch from its checkpoint.
+        callbacks.append(ResumableEarlyStopping(
+            earlier, monitor=monitor, mode=mode, patience=training.early_stopping_patience))
     return callbacks
 
 
 def fit(trainer, pipelines, steps_per_epoch, training, run_dir, callbacks, verbose):
-    """Fits, then loads the best epoch's weights by `training.monitor` (across resumes too)."""
+    """Fits, then loads the best epoch's weights by `training.monitor` (across resumes too).
+
+    A resumed run (BackupAndRestore restores weights, optimizer and epoch) also gets the
+    batches the uninterrupted run would have had: the train pipeline draws a new seeded
+    order for each iterator made from it, so the finished epochs' iterators are made (and
+    dropped) first; a capped epoch (`steps_per_epoch`) reads one endless stream instead,
+    so their batches are skipped.
+    """
+    train_batches = pipelines["train"]
+    finished = len(runs.read_history(run_dir))
+    if finished and training.steps_per_epoch is not None:
+        train_batches = train_batches.skip(finished * steps_per_epoch)
+    else:
+        for _ in range(finished):
+            iter(train_batches)
     trainer.fit(
-        pipelines["train"],
+        train_batches,
         validation_data=pipelines["validation"],
         epochs=training.epochs,
         steps_per_epoch=steps_per_epoch,
@@ -305,11 +326,15 @@ def main(argv=None):
         print(f"train.py: error: {error}", file=sys.stderr)
         return 2
     except TrainingError as error:
-        print(f"train.py: training failed: {error}", file=sys.stderr)
+        kept = runs.resumable(config)
+        resume = f" (finished epochs kept in {kept}: the same command resumes)" if kept else ""
+        print(f"train.py: training failed: {error}{resume}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("\ntrain.py: interrupted; run the same command again to resume from the last "
-              "finished epoch.", file=sys.stderr)
+        kept = runs.resumable(config)
+        print("\ntrain.py: interrupted; " + (
+            f"the finished epochs are kept in {kept}: the same command resumes from the last."
+            if kept else "no epoch had finished, nothing was kept."), file=sys.stderr)
         return 130
     from reports import format_run_summary
 

@@ -105,6 +105,14 @@ def load_file_split(
                 raise DataError(
                     f"{_row_name(path, row)} column '{column}' is empty; fill it or remove the row"
                 )
+    label_types = {type(label).__name__: label for label in labels if label is not None}
+    if len(label_types) > 1:
+        # 1 and "1" would be two classes: the file must say which it means.
+        examples = ", ".join(f"{name} {value!r}" for name, value in label_types.items())
+        raise DataError(
+            f"{path} column '{label_column}' mixes label types ({examples}); write every "
+            "label the same way, all numbers or all strings"
+        )
     return (
         np.array([str(text) for text in texts], dtype=object),
         np.array([str(label) for label in labels], dtype=object),
@@ -148,10 +156,11 @@ def load_file_splits(dataset: DatasetConfig) -> TextSplits:
         if path is not None:
             texts, labels = load_file_split(path, *columns)
             splits[split] = (texts, to_ids(path, labels))
+    carved = tuple(split for split in ("validation", "test") if split not in splits)
     splits = carve_missing_splits(
         splits, dataset.validation_fraction, dataset.test_fraction, dataset.split_seed
     )
-    return TextSplits(**splits, class_names=class_names)
+    return TextSplits(**splits, class_names=class_names).check(dataset.train_file, carved)
 
 
 def load_labelled_file(path, class_names, text_column="text", label_column="label"):

@@ -106,10 +106,12 @@ def load_tfds_splits(dataset: DatasetConfig) -> TextSplits:
     else:
         class_names = [str(index) for index in range(int(splits["train"][1].max()) + 1)]
 
+    carved = tuple(split for split in ("validation", "test") if split not in splits)
     splits = carve_missing_splits(
         splits, dataset.validation_fraction, dataset.test_fraction, dataset.split_seed
     )
-    return TextSplits(**splits, class_names=class_names)
+    return TextSplits(**splits, class_names=class_names).check(
+        f"dataset '{builder.name}'", carved)
 
 
 def load_text_splits(dataset: DatasetConfig | dict) -> TextSplits:

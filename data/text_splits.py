@@ -4,6 +4,8 @@ import dataclasses
 
 import numpy as np
 
+from data.errors import DataError
+
 
 @dataclasses.dataclass
 class TextSplits:
@@ -35,3 +37,38 @@ class TextSplits:
     def sizes(self) -> dict[str, int]:
         """Number of documents in each split."""
         return {split: len(getattr(self, split)[1]) for split in ("train", "validation", "test")}
+
+    def check(self, source: str, carved: tuple[str, ...] = ()) -> "TextSplits":
+        """Raises a one-line DataError naming `source` unless the splits can train a
+        classifier: two classes or more in train, and no split empty. `carved` names the
+        splits that were carved out of train (their fix is different). Returns self.
+
+        Example:
+        >>> one_class = TextSplits(train=(["a", "b"], [0, 0]), validation=(["c"], [0]),
+        ...                        test=(["d"], [0]), class_names=["pos"])
+        >>> one_class.check("reviews.csv")
+        Traceback (most recent call last):
+        ...
+        data.errors.DataError: reviews.csv: every training example has the label 'pos'; \
+a classifier needs examples of at least two labels
+        """
+        if len(self.class_names) < 2 or len(np.unique(self.train[1])) < 2:
+            present = ", ".join(repr(self.class_names[label]) for label in np.unique(self.train[1]))
+            raise DataError(
+                f"{source}: every training example has the label {present or 'none'}; a "
+                "classifier needs examples of at least two labels"
+            )
+        for split, size in self.sizes().items():
+            if size:
+                continue
+            if split == "train":
+                fix = "the training data has no rows left; add rows"
+            elif split in carved:
+                total = sum(self.sizes().values())
+                fix = (f"carving it out of {total} training rows left it empty (identical "
+                       "texts stay together); add rows, a few per label at least, or give "
+                       f"its own file (dataset.{split}_file)")
+            else:
+                fix = "it has no rows; add rows to it"
+            raise DataError(f"{source}: the {split} split is empty: {fix}")
+        return self

@@ -14,6 +14,8 @@ from models.end_to_end import (
     predict_texts,
 )
 from models.trainer import (
+    RandomStateBackup,
+    ResumableEarlyStopping,
     StopOnNonFiniteLoss,
     TrainingError,
     build_trainer,
@@ -25,6 +27,8 @@ from models.trim_padding import TrimPadding
 
 __all__ = [
     "AttentionProbe",
+    "RandomStateBackup",
+    "ResumableEarlyStopping",
     "StopOnNonFiniteLoss",
     "TrimPadding",
     "TrainingError",

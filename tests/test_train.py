@@ -4,6 +4,7 @@ MirroredStrategy on two logical CPUs, mixed precision, errors and --help."""
 import csv
 import json
 import math
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ import keras
 import numpy as np
 import pytest
 
+import runs
 import train
 from config import TrainingConfig, load_config
 from models import StopOnNonFiniteLoss, TrainingError
@@ -120,6 +122,65 @@ def test_interrupted_run_resumes_with_the_same_command(tmp_path, data_file, caps
     assert epochs == [0, 1, 2]
     assert not partial.exists()
     assert metrics_of(tmp_path / "tiny")["epochs"] == 3
+
+
+KILLED_MID_EPOCH = """
+import os, signal, sys
+import keras
+sys.path.insert(0, {root!r})
+import runs
+import train
+from config import load_config
+
+class KillMidEpoch(keras.callbacks.Callback):
+    def on_train_batch_begin(self, batch, logs=None):
+        if self.epoch == {epoch} and batch == 4:
+            os.kill(os.getpid(), signal.SIGKILL)  # no clean-up of any kind
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch = epoch
+
+args = sys.argv[1:]
+train.run_training(load_config(args[1], args[3:]), callbacks=[KillMidEpoch()])
+"""
+
+
+def run_command(args, script=None):
+    command = [sys.executable, *(["-c", script] if script else ["train.py"]), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT)
+
+
+@pytest.mark.parametrize("epoch", ["steps_per_epoch=8", "steps_per_epoch=null"])
+def test_a_run_killed_mid_epoch_resumes_to_the_same_weights_and_metrics(
+        tmp_path, data_file, epoch):
+    # Capped epochs read one endless stream, whole ones a new order per epoch: both resume
+    # exactly. Validation accuracy reaches 1.0 within a few epochs, and with patience 1 the
+    # run stops one epoch later. The kill comes in that last epoch: the resumed run stops
+    # after it only if early stopping's count survived.
+    overrides = [f"training.{epoch}", "training.epochs=8", "training.early_stopping_patience=1",
+                 "training.learning_rate=0.05", "training.monitor=val_accuracy"]
+    args = tiny_args(tmp_path / "whole", data_file, *overrides)
+    assert run_command(args).returncode == 0
+    last = metrics_of(tmp_path / "whole" / "tiny")["epochs"] - 1
+    assert 1 <= last < 7  # stopped early
+    killed_args = tiny_args(tmp_path / "killed", data_file, *overrides)
+    killed = run_command(killed_args, KILLED_MID_EPOCH.format(root=str(ROOT), epoch=last))
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
+    partial = tmp_path / "killed" / "tiny.partial"
+    assert len(runs.read_history(partial)) == last  # killed in the last epoch
+
+    resumed = run_command(killed_args)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert "Resuming the interrupted run" in resumed.stdout
+    whole, again = tmp_path / "whole" / "tiny", tmp_path / "killed" / "tiny"
+    assert runs.read_history(again) == runs.read_history(whole)
+    assert metrics_of(again) == metrics_of(whole)
+    from models import get_model_parts, load_end_to_end_model
+
+    for expected, actual in zip(
+            get_model_parts(load_end_to_end_model(whole / "model.keras"))[1].weights,
+            get_model_parts(load_end_to_end_model(again / "model.keras"))[1].weights,
+            strict=True):
+        np.testing.assert_array_equal(np.asarray(actual), np.asarray(expected))
 
 
 def test_mixed_precision_stays_numerically_sane(tmp_path, data_file):

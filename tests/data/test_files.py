@@ -129,3 +129,39 @@ def test_unsupported_missing_and_unreadable_files(tmp_path):
     (tmp_path / "train.jsonl").write_text('{"text": "good",\n')
     with pytest.raises(DataError, match="could not be read as jsonl"):
         load_file_split(tmp_path / "train.jsonl")
+
+
+def test_one_class_is_refused_naming_the_file_and_the_label(tmp_path):
+    path = write(tmp_path / "train.csv", [{"text": f"t {i}", "label": "pos"} for i in range(30)])
+    with pytest.raises(DataError, match=r"train.csv: every training example has the label "
+                                        r"'pos'; a classifier needs examples of at least two"):
+        load_text_splits(DatasetConfig(train_file=str(path)))
+
+
+@pytest.mark.parametrize("rows", [
+    [{"text": "good", "label": "pos"}, {"text": "bad", "label": "neg"}],  # too few to carve
+    [{"text": "same", "label": "pos"}] * 20 + [{"text": "other", "label": "neg"}] * 20,
+])
+def test_a_split_left_empty_by_carving_says_how_to_fix_it(tmp_path, rows):
+    path = write(tmp_path / "train.csv", rows)
+    with pytest.raises(DataError) as error:
+        load_text_splits(DatasetConfig(train_file=str(path)))
+    message = str(error.value)
+    assert message.startswith(f"{path}: the validation split is empty")
+    assert "dataset.validation_file" in message and "\n" not in message
+
+
+def test_an_empty_given_test_file_is_refused(tmp_path):
+    train = write(tmp_path / "train.csv")
+    test = tmp_path / "test.csv"
+    test.write_text("text,label\n")
+    with pytest.raises(DataError, match="the test split is empty: it has no rows"):
+        load_text_splits(DatasetConfig(train_file=str(train), test_file=str(test)))
+
+
+def test_labels_of_mixed_types_are_refused(tmp_path):
+    path = tmp_path / "train.jsonl"
+    path.write_text('{"text": "a", "label": 1}\n{"text": "b", "label": "1"}\n')
+    with pytest.raises(DataError, match=r"train.jsonl column 'label' mixes label types "
+                                        r"\(int 1, str '1'\)"):
+        load_file_split(path)
