@@ -4,6 +4,7 @@ MirroredStrategy on two logical CPUs, mixed precision, errors and --help."""
 import csv
 import json
 import math
+import os
 import signal
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import keras
 import numpy as np
 import pytest
 
+import cli
 import runs
 import train
 from config import TrainingConfig, load_config
@@ -128,6 +130,7 @@ KILLED_MID_EPOCH = """
 import os, signal, sys
 import keras
 sys.path.insert(0, {root!r})
+import cli
 import runs
 import train
 from config import load_config
@@ -181,6 +184,48 @@ def test_a_run_killed_mid_epoch_resumes_to_the_same_weights_and_metrics(
             get_model_parts(load_end_to_end_model(again / "model.keras"))[1].weights,
             strict=True):
         np.testing.assert_array_equal(np.asarray(actual), np.asarray(expected))
+
+
+def test_bad_data_is_one_quiet_line_exit_2_and_leaves_no_run_folder(tmp_path):
+    one_class = tmp_path / "one_class.csv"
+    one_class.write_text("text,label\n" + "".join(f"text {i},pos\n" for i in range(30)))
+    root = tmp_path / "runs"
+    args = ["--config", TINY, "--set", "dataset.name=null", f"dataset.train_file={one_class}",
+            f"output.root={root}"]
+    result = run_command(args)
+    assert result.returncode == 2
+    # TensorFlow's start-up lines are hidden: the error is all there is.
+    assert result.stderr.splitlines() == [
+        f"train.py: error: {one_class}: every training example has the label 'pos'; a "
+        "classifier needs examples of at least two labels"]
+    assert result.stdout == ""
+    assert list(root.iterdir()) == []
+    verbose = subprocess.run([sys.executable, "train.py", *args], capture_output=True, text=True,
+                             timeout=300, cwd=ROOT, env={**os.environ, cli.VERBOSE_ENV: "1"})
+    assert verbose.returncode == 2 and len(verbose.stderr.splitlines()) > 1
+
+
+def test_an_output_root_that_cannot_be_written_is_refused_before_data_work(tmp_path, capsys):
+    in_the_way = tmp_path / "runs"
+    in_the_way.write_text("a file, not a folder")
+    assert train.main(["--config", TINY, "--set", f"output.root={in_the_way}",
+                       "dataset.name=null", "dataset.train_file=does_not_exist.csv"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith(f"train.py: error: output.root: cannot write the run folder "
+                            f"{in_the_way}/tiny.partial") and "\n" not in error
+
+
+def test_a_run_failing_before_its_first_epoch_leaves_nothing(tmp_path, data_file, monkeypatch):
+    from data import DataError
+
+    def no_vectors(*args, **kwargs):
+        raise DataError("could not download the word vectors")
+
+    monkeypatch.setattr(train, "build_model", no_vectors)
+    config = load_config(TINY, tiny_args(tmp_path, data_file)[3:])
+    with pytest.raises(DataError):
+        run_training(config)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_mixed_precision_stays_numerically_sane(tmp_path, data_file):
