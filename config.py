@@ -40,8 +40,8 @@ from typed_config import (
 )
 
 __all__ = ["BUILTIN_DATASETS", "POOLINGS", "PRETRAINED_EMBEDDINGS", "STANDARDIZE", "Config",
-           "ConfigError", "DatasetConfig", "ModelConfig", "OutputConfig", "TextConfig",
-           "TrainingConfig", "dump_config", "load_config", "parse_overrides"]
+           "ConfigError", "DatasetConfig", "ModelConfig", "OutputConfig", "PretrainingConfig",
+           "TextConfig", "TrainingConfig", "dump_config", "load_config", "parse_overrides"]
 
 BUILTIN_DATASETS = ("rotten_tomatoes", "reuters_r8", "reuters_r52", "twenty_newsgroups", "bbc_news")
 STANDARDIZE = ("lower_and_strip_punctuation", "lower", "strip_punctuation", "none")
@@ -164,12 +164,21 @@ class ModelConfig(Section):
     # 400k lowercase words, 50 dimensions, mapped linearly to d_model; fetched once, 76 MB,
     # into the TFDS downloads folder). Words without a vector start random. null: all random.
     pretrained_embeddings: str | None = option(None, choices=PRETRAINED_EMBEDDINGS)
+    # A pretraining run folder (pretrain.py): the token embeddings and the blocks start from
+    # its encoder, and its text settings and vocabulary replace the `text` section. The
+    # encoder fields above must match its. null: start from scratch.
+    init_from: str | None = None
 
     def check_together(self):
         if self.d_model % self.num_heads:
             raise ConfigError(
                 f"model.num_heads: d_model must be divisible by num_heads, "
                 f"got d_model={self.d_model}, num_heads={self.num_heads}"
+            )
+        if self.init_from and self.pretrained_embeddings:
+            raise ConfigError(
+                "model.init_from: the pretrained encoder brings its own token embeddings; "
+                "set model.pretrained_embeddings to null, or drop model.init_from"
             )
 
 
@@ -221,6 +230,22 @@ class TrainingConfig(Section):
 
 
 @dataclass(frozen=True)
+class PretrainingConfig(Section):
+    """pretrain.py's settings; it takes `dataset`, `text`, `model` and `training` (epochs,
+    batch size, optimizer, learning rate, early stopping, seed) from the sections above."""
+
+    section: ClassVar[str] = "pretraining"
+    # What the encoder reads: train (the dataset's training texts), builtin (the training
+    # texts of every built-in dataset) or a UTF-8 text file, one text per line.
+    corpus: str = option("train", (bool, "must not be empty"))
+    # Share of each text's known tokens hidden and predicted (masked language modelling).
+    mask_fraction: float = option(0.15, (lambda value: 0 < value < 1, "must be in (0, 1)"))
+    # Share of the corpus held out to pick the best epoch (by masked-token loss).
+    validation_fraction: float = option(
+        0.05, (lambda value: 0 < value < 1, "must be in (0, 1)"))
+
+
+@dataclass(frozen=True)
 class OutputConfig(Section):
     section: ClassVar[str] = "output"
     # Parent folder of run folders.
@@ -238,6 +263,7 @@ class Config:
     model: ModelConfig = field(default_factory=ModelConfig)
     training: TrainingConfig = field(default_factory=TrainingConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
+    pretraining: PretrainingConfig = field(default_factory=PretrainingConfig)
 
     def to_dict(self) -> dict[str, dict[str, Any]]:
         return dataclasses.asdict(self)
@@ -252,6 +278,7 @@ SECTIONS: dict[str, type[Section]] = {
     "model": ModelConfig,
     "training": TrainingConfig,
     "output": OutputConfig,
+    "pretraining": PretrainingConfig,
 }
 
 

@@ -58,7 +58,13 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
 
     start = time.perf_counter()
     runs.check_writable(config)
-    data, pipelines, steps_per_epoch = load_data(config)
+    pretrained = None
+    if config.model.init_from:
+        pretrained = runs.load_pretraining_run(config.model.init_from)
+        from pretrain import with_pretrained_text
+
+        config = with_pretrained_text(config, pretrained)
+    data, pipelines, steps_per_epoch = load_data(config, pretrained)
     if config.text.sequence_length == "auto":
         print(f"text.sequence_length: auto -> {data.sequence_length} (99% of the training "
               "texts have at most that many tokens; batches are padded to their longest)")
@@ -72,7 +78,7 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
             print(f"Training on {strategy.num_replicas_in_sync} replicas "
                   f"({config.training.distribution}).")
         with dtype_policy(config.training.mixed_precision):
-            classifier, trainer = build_model(config, data, strategy, steps_per_epoch)
+            classifier, trainer = build_model(config, data, strategy, steps_per_epoch, pretrained)
             if resumed:
                 print(f"Resuming the interrupted run in {run_dir} from its last finished epoch.")
             fit(trainer, pipelines, steps_per_epoch, config.training, run_dir,
@@ -101,6 +107,9 @@ def make_strategy(training):
             return tf.distribute.MirroredStrategy()
         # MirroredStrategy() alone would use a single CPU; spread over all logical CPUs.
         devices = [device.name for device in tf.config.list_logical_devices("CPU")]
+        if len(devices) == 1:
+            print("training.distribution: mirrored found no GPU and one CPU device, so it "
+                  "trains one replica (TensorFlow lists all cores as one device).")
         return tf.distribute.MirroredStrategy(devices=devices)
     if training.distribution == "multi_worker":
         # Reads the cluster and this worker's role from the TF_CONFIG environment variable.
@@ -108,8 +117,10 @@ def make_strategy(training):
     return tf.distribute.get_strategy()
 
 
-def load_data(config: Config):
-    """Seeds everything, then (Datasets, {split: (ids, one-hot label) batches}, train steps)."""
+def load_data(config: Config, pretrained=None):
+    """Seeds everything, then (Datasets, {split: (ids, one-hot label) batches}, train steps).
+
+    With a `runs.PretrainingRun`, texts become token ids by its vocabulary."""
     import keras
     import tensorflow as tf
 
@@ -121,7 +132,8 @@ def load_data(config: Config):
 
     # A model that does not mask padding must see every text padded to the cap.
     data = build_datasets(config.dataset, config.text, config.training.batch_size,
-                          seed=config.training.seed, pad_to_cap=not config.model.mask_zero)
+                          seed=config.training.seed, pad_to_cap=not config.model.mask_zero,
+                          vocabulary=pretrained.vocabulary if pretrained else None)
     num_classes = len(data.class_names)
 
     def one_hot(token_ids, label):  # The trainer's loss takes categorical targets.
@@ -138,20 +150,30 @@ def load_data(config: Config):
     return data, pipelines, steps_per_epoch
 
 
-def build_model(config: Config, data, strategy, steps_per_epoch):
+def build_model(config: Config, data, strategy, steps_per_epoch, pretrained=None):
     """(classifier, trainer): the classifier to save, and the compiled model that trains it.
 
     The two share every layer; only the trainer holds the optimizer (`models.build_trainer`).
+    With a `runs.PretrainingRun`, the classifier's encoder starts from its weights.
     """
-    from models import build_classifier, build_trainer
+    from models import (
+        build_classifier,
+        build_trainer,
+    )
 
+    # A pretrained encoder's table has one more row: its mask token.
+    vocabulary_size = data.vectorizer.vocabulary_size() + (1 if pretrained else 0)
     with strategy.scope():
         classifier = build_classifier(
             config.model,
-            vocabulary_size=data.vectorizer.vocabulary_size(),
+            vocabulary_size=vocabulary_size,
             sequence_length=config.text.sequence_length,
             num_classes=len(data.class_names),
         )
+        if pretrained:
+            from pretrain import start_from_encoder
+
+            start_from_encoder(classifier, pretrained)
         if config.model.pretrained_embeddings:
             load_token_vectors(classifier, config, data.vectorizer.get_vocabulary())
         return classifier, build_trainer(classifier, config.training, steps_per_epoch)

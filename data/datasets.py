@@ -38,19 +38,21 @@ def build_datasets(
     batch_size: int,
     seed: int,
     pad_to_cap: bool = False,
+    vocabulary: list[str] | None = None,
 ) -> Datasets:
     """Loads the splits, adapts the vectorizer on train and builds the tf.data pipelines.
 
     The sections may be config sections or plain mappings of them (checked the same way:
     a bad key or value is a ConfigError). `pad_to_cap` pads every batch to the sequence
     length cap, for models that see padding (`model.mask_zero: false`); by default batches
-    are padded to their longest text (see `make_pipelines`).
+    are padded to their longest text (see `make_pipelines`). A `vocabulary` (a pretrained
+    encoder's) is used as it is instead of adapting one on the training texts.
 
     Example:
     >>> # data = build_datasets({"name": "reuters_r8"}, {"sequence_length": 128}, 32, seed=0)
     >>> # data.pipelines["train"], data.class_names
     """
     splits = load_text_splits(DatasetConfig.of(dataset))
-    vectorizer = make_vectorizer(TextConfig.of(text), splits.train[0])
+    vectorizer = make_vectorizer(TextConfig.of(text), splits.train[0], vocabulary)
     pipelines = make_pipelines(splits, vectorizer, batch_size, seed, pad_to_cap)
     return Datasets(pipelines=pipelines, splits=splits, vectorizer=vectorizer)

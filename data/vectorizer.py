@@ -16,7 +16,7 @@ AUTO_BOUNDS = (8, 512)
 
 
 def make_vectorizer(
-    text: TextConfig | dict, train_texts: Sequence[str]
+    text: TextConfig | dict, train_texts: Sequence[str], vocabulary: Sequence[str] | None = None
 ) -> keras.layers.TextVectorization:
     """Returns a `TextVectorization` adapted on `train_texts` only.
 
@@ -34,16 +34,14 @@ def make_vectorizer(
     8
     """
     text = TextConfig.of(text)
+    if vocabulary is not None:
+        # A pretrained encoder's vocabulary: its token ids must mean what they meant then.
+        vectorizer = _vectorizer(text, text.sequence_length)
+        vectorizer.set_vocabulary(list(vocabulary))
+        return vectorizer
     auto = text.sequence_length == "auto"
-    vectorizer = keras.layers.TextVectorization(
-        max_tokens=text.vocabulary_size,
-        # Unlimited while the token counts are measured for `auto`.
-        output_sequence_length=None if auto else text.sequence_length,
-        # The config spells "keep the text as it is" as "none" (YAML null means "unset").
-        standardize=None if text.standardize == "none" else text.standardize,
-        output_mode="int",
-        name="text_vectorization",
-    )
+    # Unlimited while the token counts are measured for `auto`.
+    vectorizer = _vectorizer(text, None if auto else text.sequence_length)
     # Object arrays become tf.string directly; astype(str) would pad every text to the
     # longest one (gigabytes for 20 Newsgroups).
     texts = tf.data.Dataset.from_tensor_slices(
@@ -57,6 +55,17 @@ def make_vectorizer(
     })  # fmt: skip
     capped.set_vocabulary(vectorizer.get_vocabulary())
     return capped
+
+
+def _vectorizer(text: TextConfig, sequence_length: int | None):
+    return keras.layers.TextVectorization(
+        max_tokens=text.vocabulary_size,
+        output_sequence_length=sequence_length,
+        # The config spells "keep the text as it is" as "none" (YAML null means "unset").
+        standardize=None if text.standardize == "none" else text.standardize,
+        output_mode="int",
+        name="text_vectorization",
+    )
 
 
 def auto_sequence_length(vectorizer, texts) -> int:

@@ -13,6 +13,7 @@ from models.end_to_end import (
     load_end_to_end_model,
     predict_texts,
 )
+from models.masked_language_model import build_masked_language_model, copy_encoder_weights
 from models.trainer import (
     RandomStateBackup,
     ResumableEarlyStopping,
@@ -35,7 +36,9 @@ __all__ = [
     "build_attention_model",
     "build_classifier",
     "build_end_to_end_model",
+    "build_masked_language_model",
     "build_trainer",
+    "copy_encoder_weights",
     "dtype_policy",
     "get_model_parts",
     "load_end_to_end_model",

@@ -52,6 +52,13 @@ def build_classifier(model_config, vocabulary_size, sequence_length, num_classes
     m = model_config
     # Any length up to `sequence_length`: batches are padded to their longest text only.
     token_ids = keras.Input(shape=(None,), dtype="int64", name=TOKEN_IDS)
+    x = encode(m, token_ids, vocabulary_size, sequence_length, class_token=m.pooling == "cls")
+    return _head(m, x, token_ids, num_classes, name)
+
+
+def encode(m, token_ids, vocabulary_size, sequence_length, class_token=False):
+    """token ids (B, T) -> the last block's output (B, T, D), or (B, T + 1, D) with the
+    class token, through layers named `ENCODER_LAYERS` (pretrain.py trains the same)."""
     x = TokenAndPositionEmbedding(
         vocabulary_size=vocabulary_size,
         embedding_dim=m.d_model,
@@ -62,12 +69,18 @@ def build_classifier(model_config, vocabulary_size, sequence_length, num_classes
         name=EMBEDDING,
     )(token_ids)  # (B, T, D)
     x = keras.layers.Dropout(m.dropout, name=EMBEDDING_DROPOUT)(x)
-    if m.pooling == "cls":
+    if class_token:
         x = ClassToken(name=CLASS_TOKEN)(x)  # (B, T + 1, D)
     for index in range(m.num_layers):
         # The fast path: no scores. `build_attention_model` gets them through AttentionProbe.
         x = _encoder_block(m, index)(x)  # (B, T, D), or (B, T + 1, D) with the class token
-    return _head(m, x, token_ids, num_classes, name)
+    return x
+
+
+def encoder_layer_names(model_config) -> list[str]:
+    """The layers a pretrained encoder hands to a classifier (all of them have weights)."""
+    blocks = [f"{BLOCK_PREFIX}{index}" for index in range(model_config.num_layers)]
+    return [EMBEDDING, *blocks, *([FINAL_NORM] if model_config.norm_first else [])]
 
 
 def token_embeddings(classifier):
