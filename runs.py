@@ -137,8 +137,15 @@ def staged_folder(final_dir: Path):
     replace_folder(staging, final_dir)
 
 
-def prepare_run_dir(config: Config, overwrite: bool) -> tuple[Path, Path, bool]:
+def prepare_run_dir(
+    config: Config, overwrite: bool, worker: int | None = None
+) -> tuple[Path, Path, bool]:
     """(final folder, partial folder to train in, resumed?) after checking what is there.
+
+    `worker`: the task id of a multi-worker run's worker that is not the chief. Its files
+    are scratch: it trains in `.<name>.worker-<id>.partial/`, hidden next to the chief's
+    folder (kept across an interruption, for BackupAndRestore), which train.py removes
+    at the end; the final folder it is given is the chief's.
 
     Raises:
         ConfigError: the final folder holds a finished run and `overwrite` is False, or
@@ -152,6 +159,14 @@ def prepare_run_dir(config: Config, overwrite: bool) -> tuple[Path, Path, bool]:
             f"output.name: {final_dir} already holds a finished run; pass --overwrite to "
             "replace it or choose another name with --set output.name=NAME"
         )
+    if worker is not None:
+        staging = final_dir.with_name(f".{final_dir.name}.worker-{worker}{PARTIAL_SUFFIX}")
+        if overwrite and staging.exists():
+            shutil.rmtree(staging)
+        resumed = staging.exists()
+        with _writing(staging):
+            staging.mkdir(parents=True, exist_ok=True)
+        return final_dir, staging, resumed
     resumed = False
     if staging.exists():
         saved = staging / CONFIG_FILE

@@ -17,6 +17,7 @@ Exit codes: 0 done, 1 training failed (e.g. NaN loss), 2 bad config or data, 130
 
 import argparse
 import dataclasses
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -58,6 +59,10 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
 
     start = time.perf_counter()
     runs.check_writable(config)
+    # First: MultiWorkerMirroredStrategy must exist before TensorFlow runs any op.
+    strategy = make_strategy(config.training)
+    # The other workers of a multi-worker run train in a scratch folder, removed at the end.
+    worker = None if strategy.extended.should_checkpoint else strategy.cluster_resolver.task_id
     pretrained = None
     if config.model.init_from:
         pretrained = runs.load_pretraining_run(config.model.init_from)
@@ -71,9 +76,8 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
     # The run folder keeps the resolved config: the cap the model was built for.
     config = dataclasses.replace(
         config, text=dataclasses.replace(config.text, sequence_length=data.sequence_length))
-    final_dir, run_dir, resumed = runs.prepare_run_dir(config, overwrite)
+    final_dir, run_dir, resumed = runs.prepare_run_dir(config, overwrite, worker)
     with runs.cleaned_up_unless_started(run_dir):
-        strategy = make_strategy(config.training)
         if strategy.num_replicas_in_sync > 1:
             print(f"Training on {strategy.num_replicas_in_sync} replicas "
                   f"({config.training.distribution}).")
@@ -88,7 +92,10 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
     runs.write_json(run_dir / runs.LABELS_FILE, data.class_names)
     metrics["wall_time_s"] = round(time.perf_counter() - start, 1)
     runs.write_json(run_dir / runs.METRICS_FILE, metrics)
-    runs.replace_folder(run_dir, final_dir)
+    if worker is None:
+        runs.replace_folder(run_dir, final_dir)
+    else:
+        shutil.rmtree(run_dir)
     return RunResult(run_dir=final_dir, metrics=metrics, resumed=resumed)
 
 

@@ -6,6 +6,7 @@ import json
 import math
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -265,6 +266,48 @@ def test_mirrored_strategy_on_two_logical_cpus(tmp_path, data_file):
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Training on 2 replicas (mirrored)" in result.stdout
     assert metrics_of(tmp_path / "tiny")["epochs"] == 2
+
+
+def free_ports(count):
+    sockets = [socket.socket() for _ in range(count)]
+    for sock in sockets:
+        sock.bind(("127.0.0.1", 0))
+    ports = [sock.getsockname()[1] for sock in sockets]
+    for sock in sockets:
+        sock.close()
+    return ports
+
+
+def test_multi_worker_training_on_two_processes_matches_one_process(tmp_path, data_file):
+    # No dropout: the two runs then differ only in how the global batch's sums are split.
+    overrides = ["model.dropout=0", "training.epochs=3"]
+    cluster = {"worker": [f"127.0.0.1:{port}" for port in free_ports(2)]}
+    args = tiny_args(tmp_path / "multi", data_file, "training.distribution=multi_worker",
+                     *overrides)
+    workers = [subprocess.Popen(
+        [sys.executable, "train.py", *args], cwd=ROOT, text=True, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "TF_CONFIG": json.dumps(
+            {"cluster": cluster, "task": {"type": "worker", "index": index}})},
+    ) for index in range(2)]
+    outputs = [worker.communicate(timeout=300) for worker in workers]
+    for worker, (_, err) in zip(workers, outputs, strict=True):
+        assert worker.returncode == 0, err[-3000:]
+    assert "Training on 2 replicas (multi_worker)" in outputs[0][0]
+    # The chief (worker 0) wrote the run folder; worker 1 left nothing behind.
+    assert sorted(path.name for path in (tmp_path / "multi").iterdir()) == ["tiny"]
+
+    assert run_command(tiny_args(tmp_path / "single", data_file, *overrides)).returncode == 0
+    multi = metrics_of(tmp_path / "multi" / "tiny")
+    single = metrics_of(tmp_path / "single" / "tiny")
+    assert multi["epochs"] == single["epochs"] == 3
+    for split in ("validation", "test"):
+        assert multi[split]["accuracy"] == pytest.approx(single[split]["accuracy"], abs=0.05)
+        assert multi[split]["loss"] == pytest.approx(single[split]["loss"], rel=0.05)
+    from models import load_end_to_end_model
+
+    model = load_end_to_end_model(tmp_path / "multi" / "tiny" / "model.keras")
+    assert np.asarray(model(np.array(["a good film"]))).shape == (1, 2)
 
 
 def test_nan_loss_stops_with_a_clear_message(tmp_path):
