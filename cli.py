@@ -36,12 +36,16 @@ def stderr_silenced():
         os.close(null)
 
 
-def start_tensorflow() -> None:
-    """Imports TensorFlow and Keras and finds the devices, quietly unless verbose()."""
+def start_tensorflow(find_devices: bool = True) -> None:
+    """Imports TensorFlow and Keras and finds the devices, quietly unless verbose().
+
+    `find_devices=False` leaves the devices alone: a MultiWorkerMirroredStrategy must be
+    created before TensorFlow's runtime starts (the CUDA probe may then log later)."""
     if "tensorflow" in sys.modules and "keras" in sys.modules:
         return
     with contextlib.nullcontext() if verbose() else stderr_silenced():
         import keras  # noqa: F401
         import tensorflow as tf
 
-        tf.config.list_logical_devices()  # the CUDA probe logs here, not at import
+        if find_devices:
+            tf.config.list_logical_devices()  # the CUDA probe logs here, not at import

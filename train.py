@@ -38,6 +38,7 @@ class RunResult:
     run_dir: Path
     metrics: dict
     resumed: bool
+    worker: int | None = None  # a multi-worker run's worker that is not the chief
 
 
 def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None) -> RunResult:
@@ -96,7 +97,7 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
         runs.replace_folder(run_dir, final_dir)
     else:
         shutil.rmtree(run_dir)
-    return RunResult(run_dir=final_dir, metrics=metrics, resumed=resumed)
+    return RunResult(run_dir=final_dir, metrics=metrics, resumed=resumed, worker=worker)
 
 
 def make_strategy(training):
@@ -345,7 +346,7 @@ def main(argv=None):
     except ConfigError as error:
         print(f"train.py: error: {error}", file=sys.stderr)
         return 2
-    cli.start_tensorflow()
+    cli.start_tensorflow(find_devices=config.training.distribution != "multi_worker")
     from data import DataError
     from models import TrainingError
 
@@ -365,6 +366,9 @@ def main(argv=None):
             f"the finished epochs are kept in {kept}: the same command resumes from the last."
             if kept else "no epoch had finished, nothing was kept."), file=sys.stderr)
         return 130
+    if result.worker is not None:
+        print(f"worker {result.worker} done; the chief wrote the run folder {result.run_dir}")
+        return 0
     from reports import format_run_summary
 
     print(format_run_summary(result.metrics, result.run_dir))

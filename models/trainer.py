@@ -152,6 +152,47 @@ def make_optimizer(training, steps_per_epoch):
     )
 
 
+class Trainer(keras.Model):
+    """The functional trainer, with one fix for TensorFlow's MultiWorkerMirroredStrategy.
+
+    Before the first step, Keras' TensorFlow trainer takes one batch from the distributed
+    iterator and averages it across replicas, only to learn the input shapes for building
+    the metrics and the optimizer. Across workers that collective fails (the batch is a
+    PerReplica value, and workers' batches differ in length: "Attempt to convert a value
+    (PerReplica...) to a Tensor"). A local replica's batch has the shapes needed. Then,
+    after each step, Keras averages the logs across workers with
+    `reduce("MEAN", value, axis=0)`, which fails on scalars ("Invalid reduction dimension
+    0"): in multi-worker mode each log value gets an axis.
+    """
+
+    def train_step(self, data):
+        return self._with_worker_axis(super().train_step(data))
+
+    def test_step(self, data):
+        return self._with_worker_axis(super().test_step(data))
+
+    def _with_worker_axis(self, logs):
+        strategy = self._distribute_strategy
+        if strategy is None or not strategy.extended._in_multi_worker_mode():
+            return logs
+        return {name: keras.ops.reshape(value, (1,)) if len(value.shape) == 0 else value
+                for name, value in logs.items()}
+
+    def _maybe_symbolic_build(self, iterator=None, data_batch=None):
+        import tensorflow as tf
+
+        if self._distribute_strategy is None or iterator is None or data_batch is not None:
+            return super()._maybe_symbolic_build(iterator=iterator, data_batch=data_batch)
+        for _, _, batches in iterator:
+            data_batch = keras.tree.map_structure(
+                lambda value: (self._distribute_strategy.experimental_local_results(value)[0]
+                               if isinstance(value, tf.distribute.DistributedValues) else value),
+                next(batches))
+            break
+        with self._distribute_strategy.scope():
+            self._symbolic_build(data_batch=data_batch)
+
+
 def build_trainer(classifier, training, steps_per_epoch):
     """The compiled model that trains `classifier` (shared layers; categorical targets).
 
@@ -164,7 +205,7 @@ def build_trainer(classifier, training, steps_per_epoch):
     >>> trainer.weights == classifier.weights, hasattr(classifier, "optimizer")  # Not compiled.
     (True, False)
     """
-    trainer = keras.Model(classifier.inputs, classifier.outputs, name="trainer")
+    trainer = Trainer(classifier.inputs, classifier.outputs, name="trainer")
     trainer.compile(
         optimizer=make_optimizer(training, steps_per_epoch),
         # Categorical (one-hot) targets: the only Keras cross-entropy with label_smoothing.
