@@ -74,6 +74,7 @@ KERAS_IO_EXAMPLE = [
     "model.pooling=mean",
     "model.head_hidden_dim=20",
     "model.pretrained_embeddings=null",
+    "model.init_from=null",
     "training.batch_size=32",
     "training.optimizer=adam",
     "training.learning_rate=1e-3",

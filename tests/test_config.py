@@ -147,7 +147,8 @@ def test_every_config_file_loads_and_says_how_to_run_it(path):
     config = load_config(path)
     assert config.output.name == path.stem
     header = path.read_text().split("\n\n")[0]
-    assert f"python train.py --config configs/{path.name}" in header
+    command = "pretrain.py" if "\npretraining:" in path.read_text() else "train.py"
+    assert f"python {command} --config configs/{path.name}" in header
     assert "Expect" in header
 
 
