@@ -92,12 +92,7 @@ def load_data(config: Config):
         return pipelines[split].enumerate().map(mask, num_parallel_calls=tf.data.AUTOTUNE)
 
     batches = {"train": masked("train", 0), "validation": masked("validation", 1)}
-    steps = config.training.steps_per_epoch
-    if steps is not None:
-        batches["train"] = batches["train"].repeat()
-    else:
-        steps = int(pipelines["train"].cardinality())
-    return vectorizer, batches, steps
+    return vectorizer, batches, train.epoch_steps(batches, config.training)
 
 
 def run_pretraining(config: Config, *, overwrite=False, verbose=None) -> train.RunResult:

@@ -149,13 +149,18 @@ def load_data(config: Config, pretrained=None):
 
     # The pipelines know their number of batches (Keras needs it for steps and progress).
     pipelines = {split: dataset.map(one_hot) for split, dataset in data.pipelines.items()}
-    steps_per_epoch = config.training.steps_per_epoch
-    if steps_per_epoch is not None:
-        # A capped epoch must not exhaust the split: repeat, and keep the order seeded.
-        pipelines["train"] = pipelines["train"].repeat()
-    else:
-        steps_per_epoch = int(pipelines["train"].cardinality())
-    return data, pipelines, steps_per_epoch
+    return data, pipelines, epoch_steps(pipelines, config.training)
+
+
+def epoch_steps(pipelines, training) -> int:
+    """Steps per epoch: `training.steps_per_epoch`, or the train pipeline's batches.
+
+    A capped epoch must not exhaust the split: its train pipeline (in `pipelines`) is made
+    to repeat, in the same seeded orders."""
+    if training.steps_per_epoch is None:
+        return int(pipelines["train"].cardinality())
+    pipelines["train"] = pipelines["train"].repeat()
+    return training.steps_per_epoch
 
 
 def build_model(config: Config, data, strategy, steps_per_epoch, pretrained=None):
