@@ -48,5 +48,34 @@ def check_one_of(name, value, choices):
         raise ValueError(f"`{name}` must be one of {listed}. Received: {name}={value!r}")
 
 
+def output_dim_from_keras_names(output_dim, output_shape):
+    """`output_dim`, or Keras' `output_shape` (an int or a 1-tuple) under our name."""
+    if output_shape is None:
+        return output_dim
+    shape = (output_shape,) if isinstance(output_shape, int) else tuple(output_shape)
+    if len(shape) != 1:
+        raise ValueError(
+            "Only one output dimension is supported: pass `output_shape` as an int and "
+            f"reshape the output. Received: output_shape={output_shape!r}"
+        )
+    if output_dim is not None and output_dim != shape[0]:
+        raise ValueError(
+            "`output_dim` and `output_shape` are the same setting; give one. "
+            f"Received: output_dim={output_dim}, output_shape={output_shape!r}"
+        )
+    return shape[0]
+
+
+def check_sequence_axis(attention_axes):
+    """Only attention over the sequence axis of (B, T, D) inputs: Keras' default."""
+    axes = (attention_axes,) if isinstance(attention_axes, int) else attention_axes
+    if axes is not None and tuple(axes) not in ((1,), (-2,)):
+        raise ValueError(
+            "Attention over other axes than the sequence axis is not supported: leave "
+            "`attention_axes=None` (inputs (B, T, D)) or use keras.layers.MultiHeadAttention. "
+            f"Received: attention_axes={attention_axes!r}"
+        )
+
+
 def _or_none(allow_none):
     return " or None" if allow_none else ""

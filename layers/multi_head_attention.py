@@ -8,9 +8,14 @@ key's own size: Hv value head size, Dv and Dk the value's and key's last dimensi
 import keras
 from keras import ops
 
-from layers.argument_checks import check_positive_int, check_rate
+from layers.argument_checks import (
+    check_positive_int,
+    check_rate,
+    check_sequence_axis,
+    output_dim_from_keras_names,
+)
 from layers.initializers import sublayer_initializer
-from layers.scaled_dot_product_attention import ScaledDotProductAttention
+from layers.scaled_dot_product_attention import ScaledDotProductAttention, attention_mask_4d
 
 
 @keras.saving.register_keras_serializable(package="keras_attention_lab")
@@ -27,13 +32,23 @@ class MultiHeadAttention(keras.layers.Layer):
     (B*S, Dk|Dv); a fused QKV projection measured slower on CPU (see `bench/`),
     so there is none.
 
+    A drop-in replacement: the constructor takes the arguments of
+    `keras.layers.MultiHeadAttention` that it supports under Keras' names
+    (`output_shape`, `flash_attention`, the regularizers and constraints, ...)
+    and refuses the others with a `ValueError` (`attention_axes` other than the
+    sequence axis, `use_gate=True`); the call takes Keras' arguments, with the
+    same meaning, `use_causal_mask` included.
+
     Masking: masks are boolean, True = attend. The Keras masks of `query`,
     `value` and `key` (e.g. from `Embedding(mask_zero=True)`) are used
     automatically; explicit `query_mask` (B, T), `value_mask` (B, S), `key_mask`
-    (B, S) override them, and `attention_mask` (B, T, S) adds to them. All masks
-    and the causal mask are combined with logical AND. Padded keys get exactly
-    zero weight; padded queries get all-zero weights, so their output is the
-    output bias alone.
+    (B, S) override them, and `attention_mask` adds to them: (B, T, S), (T, S)
+    (the whole batch), (B, N, T, S) (per head) or (B, 1, T, S); another shape
+    is a `ValueError`. All masks, the causal and the sliding-window mask are
+    combined with logical AND. Padded keys get exactly zero weight; padded
+    queries get all-zero weights, so their output is the output bias alone.
+    (Keras' layer ignores an explicit `query_mask` and gives padded queries
+    uniform weights; on real queries both layers agree.)
 
     Args:
         num_heads: int. Number of heads N.
@@ -43,22 +58,40 @@ class MultiHeadAttention(keras.layers.Layer):
         output_dim: int or None. Size of the output. Defaults to D.
         dropout: float in [0, 1). Dropout on the attention weights.
         use_bias: bool. Whether the projections have biases.
-        causal: bool. Query i attends keys 0..i only.
+        output_shape: int, `(int,)` or None. Keras' name for `output_dim`.
+        attention_axes: None (or `(1,)`, the same for (B, T, D) inputs):
+            attention over the sequence axis; other axes are not supported.
+        sliding_window: int or None. Query i attends keys j with
+            `|i - j| < sliding_window` only (with `use_causal_mask`, the
+            `sliding_window` keys up to i).
+        flash_attention: bool or None. Whether the fused
+            `keras.ops.dot_product_attention` kernel may be used
+            (`ScaledDotProductAttention(use_fused_kernel=...)`); None picks by
+            backend.
+        causal: bool. Always causal, as if every call passed
+            `use_causal_mask=True`.
         kernel_initializer, bias_initializer: initializers of the projections.
             Each projection gets its own copy, with its own seed when seeded
             (`layers.initializers.sublayer_initializer`), so W_Q, W_K, W_V and
             W_O never start equal.
+        kernel_regularizer, bias_regularizer, activity_regularizer,
+            kernel_constraint, bias_constraint: of every projection (the
+            activity regularizer acts on each projection's output, divided by
+            the batch size), as in Keras.
+        use_gate: False only (Keras' gated attention is not supported).
         seed: int or None. Seed of the attention dropout.
-        **kwargs: base layer arguments.
+        **kwargs: base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:
         query: tensor (B, T, D).
         value: tensor (B, S, Dv), or None for self-attention.
         key: tensor (B, S, Dk), or None to use `value`.
         query_mask, value_mask, key_mask: optional boolean (B, T) / (B, S).
-        attention_mask: optional boolean (B, T, S).
-        training: bool. Whether dropout is active.
+        attention_mask: optional boolean (B, T, S), (T, S), (B, N, T, S) or
+            (B, 1, T, S).
         return_attention_scores: bool. Also return the attention weights.
+        training: bool. Whether dropout is active.
+        use_causal_mask: bool. Query i attends keys 0..i only.
 
     Returns:
         Output (B, T, output_dim) and, with `return_attention_scores=True`, the
@@ -83,31 +116,66 @@ class MultiHeadAttention(keras.layers.Layer):
         output_dim=None,
         dropout=0.0,
         use_bias=True,
+        output_shape=None,
+        attention_axes=None,
+        sliding_window=None,
+        flash_attention=None,
         causal=False,
         kernel_initializer="glorot_uniform",
         bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        use_gate=False,
         seed=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
+        output_dim = output_dim_from_keras_names(output_dim, output_shape)
         check_positive_int("num_heads", num_heads)
-        optional_sizes = {"key_dim": key_dim, "value_dim": value_dim, "output_dim": output_dim}
+        optional_sizes = {
+            "key_dim": key_dim,
+            "value_dim": value_dim,
+            "output_dim": output_dim,
+            "sliding_window": sliding_window,
+        }
         for name, value in optional_sizes.items():
             check_positive_int(name, value, allow_none=True)
         check_rate("dropout", dropout)
+        check_sequence_axis(attention_axes)
+        if use_gate:
+            raise ValueError(
+                "Gated attention is not supported: pass `use_gate=False` or use "
+                f"keras.layers.MultiHeadAttention. Received: use_gate={use_gate!r}"
+            )
         self.num_heads = num_heads
         self.key_dim = key_dim
         self.value_dim = value_dim
         self.output_dim = output_dim
         self.dropout = float(dropout)
         self.use_bias = use_bias
+        self.sliding_window = sliding_window
+        self.flash_attention = flash_attention
         self.causal = bool(causal)
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.bias_initializer = keras.initializers.get(bias_initializer)
+        self.kernel_regularizer = keras.regularizers.get(kernel_regularizer)
+        self.bias_regularizer = keras.regularizers.get(bias_regularizer)
+        # Not the base layer's activity regularizer, which would act on the output only.
+        self.projection_activity_regularizer = keras.regularizers.get(activity_regularizer)
+        self.kernel_constraint = keras.constraints.get(kernel_constraint)
+        self.bias_constraint = keras.constraints.get(bias_constraint)
         self.seed = seed
         self.supports_masking = True
         self.attention = ScaledDotProductAttention(
-            causal=causal, dropout=dropout, seed=seed, dtype=self.dtype_policy, name="attention"
+            causal=causal,
+            dropout=dropout,
+            seed=seed,
+            use_fused_kernel=flash_attention,
+            dtype=self.dtype_policy,
+            name="attention",
         )
 
     def build(self, query_shape, value_shape=None, key_shape=None):
@@ -142,6 +210,8 @@ class MultiHeadAttention(keras.layers.Layer):
             name=f"{name}_kernel",
             shape=kernel_shape,
             initializer=sublayer_initializer(self.kernel_initializer, f"{name}_kernel"),
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
         )
         bias = None
         if self.use_bias:
@@ -149,6 +219,8 @@ class MultiHeadAttention(keras.layers.Layer):
                 name=f"{name}_bias",
                 shape=bias_shape,
                 initializer=sublayer_initializer(self.bias_initializer, f"{name}_bias"),
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
             )
         return kernel, bias
 
@@ -161,9 +233,10 @@ class MultiHeadAttention(keras.layers.Layer):
         value_mask=None,
         key_mask=None,
         attention_mask=None,
-        mask=None,
-        training=None,
         return_attention_scores=False,
+        training=None,
+        use_causal_mask=False,
+        mask=None,
     ):
         # Keras fills `<arg>_mask` from the inputs' masks when several tensors
         # are passed, but only `mask` when the query is the one tensor argument.
@@ -181,7 +254,7 @@ class MultiHeadAttention(keras.layers.Layer):
 
         # Key padding and attention masks go into the softmax; padded queries are
         # zeroed afterwards, which is cheaper than a full (B, 1, T, S) mask.
-        mask = self._combine_masks(value_mask, key_mask, attention_mask)
+        mask = self._combine_masks(query, key, value_mask, key_mask, attention_mask)
         result = self.attention(
             query_heads,
             key_heads,
@@ -189,6 +262,7 @@ class MultiHeadAttention(keras.layers.Layer):
             attention_mask=mask,
             training=training,
             return_attention_scores=return_attention_scores,
+            use_causal_mask=use_causal_mask,
         )
         attended, scores = result if return_attention_scores else (result, None)
         if query_mask is not None:
@@ -205,6 +279,7 @@ class MultiHeadAttention(keras.layers.Layer):
         output = ops.matmul(merged, output_kernel)  # (B, T, output_dim)
         if self.use_bias:
             output = output + self.output_bias
+        self._regularize_activity(output)
         if return_attention_scores:
             return output, scores
         return output
@@ -220,25 +295,39 @@ class MultiHeadAttention(keras.layers.Layer):
         projected = ops.matmul(inputs, flat_kernel)  # (B, T, N*H)
         if bias is not None:
             projected = projected + ops.reshape(bias, (heads * head_dim,))
+        self._regularize_activity(projected)
         batch, length = ops.shape(inputs)[0], ops.shape(inputs)[1]
         return ops.reshape(projected, (batch, length, heads, head_dim))  # (B, T, N, H)
 
-    @staticmethod
-    def _combine_masks(value_mask, key_mask, attention_mask):
-        """AND of the key-side masks as boolean (B, 1, 1|T, S), or None."""
+    def _regularize_activity(self, outputs):
+        """Keras' activity regularizer of a projection's output, per example."""
+        if self.projection_activity_regularizer is not None:
+            batch_size = ops.cast(ops.shape(outputs)[0], "float32")
+            loss = self.projection_activity_regularizer(outputs)
+            self.add_loss(ops.cast(loss, "float32") / batch_size)
+
+    def _combine_masks(self, query, key, value_mask, key_mask, attention_mask):
+        """AND of the key-side masks as boolean (B|1, N|1, 1|T, S), or None."""
         masks = []
         if value_mask is not None:
-            masks.append(ops.cast(value_mask, "bool")[:, None, :])  # (B, 1, S)
+            masks.append(ops.cast(value_mask, "bool")[:, None, None, :])  # (B, 1, 1, S)
         if key_mask is not None and key_mask is not value_mask:
-            masks.append(ops.cast(key_mask, "bool")[:, None, :])  # (B, 1, S)
+            masks.append(ops.cast(key_mask, "bool")[:, None, None, :])  # (B, 1, 1, S)
         if attention_mask is not None:
-            masks.append(ops.cast(attention_mask, "bool"))  # (B, T, S)
+            masks.append(
+                attention_mask_4d(attention_mask, self.num_heads, query.shape[1], key.shape[1])
+            )
+        if self.sliding_window is not None:
+            query_positions = ops.arange(ops.shape(query)[1])[:, None]  # (T, 1)
+            key_positions = ops.arange(ops.shape(key)[1])[None, :]  # (1, S)
+            band = ops.abs(query_positions - key_positions) < self.sliding_window  # (T, S)
+            masks.append(band[None, None, :, :])  # (1, 1, T, S)
         if not masks:
             return None
         mask = masks[0]
         for other in masks[1:]:
             mask = ops.logical_and(mask, other)
-        return ops.expand_dims(mask, 1)  # (B, 1, 1|T, S), broadcast over heads
+        return mask
 
     def compute_mask(self, query, previous_mask=None):
         # The output is aligned with the queries, so it keeps the query mask.
@@ -262,10 +351,20 @@ class MultiHeadAttention(keras.layers.Layer):
                 "output_dim": self.output_dim,
                 "dropout": self.dropout,
                 "use_bias": self.use_bias,
+                "sliding_window": self.sliding_window,
+                "flash_attention": self.flash_attention,
                 "causal": self.causal,
                 "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
                 "bias_initializer": keras.initializers.serialize(self.bias_initializer),
+                "kernel_regularizer": keras.regularizers.serialize(self.kernel_regularizer),
+                "bias_regularizer": keras.regularizers.serialize(self.bias_regularizer),
+                "activity_regularizer": keras.regularizers.serialize(
+                    self.projection_activity_regularizer
+                ),
+                "kernel_constraint": keras.constraints.serialize(self.kernel_constraint),
+                "bias_constraint": keras.constraints.serialize(self.bias_constraint),
                 "seed": self.seed,
             }
         )
         return config
+

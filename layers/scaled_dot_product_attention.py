@@ -24,6 +24,38 @@ _FUSED_KERNEL_BACKENDS = ("jax", "torch")
 _FLOAT16_MAX = 65504.0
 
 
+def attention_mask_4d(mask, num_heads, query_length, key_length, name="attention_mask"):
+    """A boolean attention mask of any accepted shape as (B|1, N|1, T, S).
+
+    Accepted: (B, T, S), (T, S) and, when `num_heads` is given (multi-head attention),
+    (B, N, T, S) and (B, 1, T, S). Sizes that are known are checked against
+    `num_heads`, `query_length` and `key_length` (None: unknown, not checked).
+    """
+    accepted = "(B, T, S) or (T, S)" if num_heads is None else (
+        "(B, T, S), (T, S), (B, N, T, S) or (B, 1, T, S)"
+    )
+    shape = tuple(mask.shape)
+    rank = len(shape)
+    known_heads = (1, num_heads) if num_heads is not None else (1,)
+    fits = rank in (2, 3) or (rank == 4 and num_heads is not None)
+    if fits and rank == 4:
+        fits = shape[1] is None or shape[1] in known_heads
+    if fits:
+        for size, expected in ((shape[-2], query_length), (shape[-1], key_length)):
+            fits = fits and (size is None or expected is None or size in (1, expected))
+    if not fits:
+        raise ValueError(
+            f"`{name}` must have shape {accepted} (B batch, N={num_heads} heads, "
+            f"T={query_length} queries, S={key_length} keys). Received: {name}.shape={shape}"
+        )
+    mask = ops.cast(mask, "bool")
+    if rank == 2:
+        return mask[None, None, :, :]  # (1, 1, T, S)
+    if rank == 3:
+        return mask[:, None, :, :]  # (B, 1, T, S)
+    return mask
+
+
 @keras.saving.register_keras_serializable(package="keras_attention_lab")
 class ScaledDotProductAttention(keras.layers.Layer):
     """Scaled dot-product attention: `softmax(Q K^T / sqrt(H)) V`.
@@ -42,15 +74,18 @@ class ScaledDotProductAttention(keras.layers.Layer):
     PyTorch backends; on TensorFlow, Keras implements it as plain ops that
     measured slower than the explicit path, which is used instead.
 
-    Masking: `attention_mask` is boolean, True = attend, broadcastable to the
-    scores, `(B, T, S)` for single-head inputs or `(B, N, T, S)` for multi-head
-    inputs. With `causal=True` query `i` may attend keys `0..i` only; the causal
+    Masking: `attention_mask` is boolean, True = attend, of shape `(B, T, S)`
+    (one mask per example, shared by the heads), `(T, S)` (one for the whole
+    batch), or, for multi-head inputs, `(B, N, T, S)` (one per head) or
+    `(B, 1, T, S)`; any other shape is a `ValueError`. With `causal=True` or
+    `use_causal_mask=True` query `i` may attend keys `0..i` only; the causal
     mask is combined with `attention_mask` by logical AND. Masked keys get
     exactly zero weight; a query whose keys are all masked gets all-zero
     weights and a zero output, never NaN.
 
     Args:
-        causal: bool. Apply a causal (lower-triangular) mask. Defaults to False.
+        causal: bool. Always apply a causal (lower-triangular) mask, as if every
+            call passed `use_causal_mask=True`. Defaults to False.
         dropout: float in [0, 1). Dropout on the attention weights during
             training. Defaults to 0.
         scale: float or None. Multiplier of the logits; None means
@@ -65,9 +100,11 @@ class ScaledDotProductAttention(keras.layers.Layer):
         query: tensor `(B, T, H)` or `(B, T, N, H)`.
         key: tensor `(B, S, H)` or `(B, S, N, H)`.
         value: tensor `(B, S, Hv)` or `(B, S, N, Hv)`.
-        attention_mask: optional boolean tensor broadcastable to the scores.
+        attention_mask: optional boolean tensor, `(B, T, S)`, `(T, S)`,
+            `(B, N, T, S)` or `(B, 1, T, S)`.
         training: bool. Whether dropout is active.
         return_attention_scores: bool. Also return the attention weights.
+        use_causal_mask: bool. Apply the causal mask in this call.
 
     Returns:
         The attention output, `(B, T, Hv)` or `(B, T, N, Hv)` and, when
@@ -111,14 +148,15 @@ class ScaledDotProductAttention(keras.layers.Layer):
         attention_mask=None,
         training=None,
         return_attention_scores=False,
+        use_causal_mask=False,
     ):
         single_head = len(query.shape) == 3
         if single_head:
             # (B, T, H) -> (B, T, 1, H), the same for key and value: one code path.
             query, key, value = (ops.expand_dims(x, 2) for x in (query, key, value))
-            if attention_mask is not None and len(attention_mask.shape) == 3:
-                attention_mask = ops.expand_dims(attention_mask, 1)  # (B, 1, T, S)
-        mask = self._combined_mask(query, key, attention_mask)
+        mask = self._combined_mask(
+            query, key, attention_mask, self.causal or use_causal_mask, single_head
+        )
         dropout_active = self.dropout > 0.0 and bool(training)
         # Fused kernels (JAX's, cuDNN's) require equal query/key and value head sizes.
         fusable = self._use_fused_kernel and query.shape[-1] == value.shape[-1]
@@ -141,14 +179,19 @@ class ScaledDotProductAttention(keras.layers.Layer):
             return float(self.scale)
         return 1.0 / math.sqrt(query.shape[-1])
 
-    def _combined_mask(self, query, key, attention_mask):
-        """Boolean (B|1, N|1, T, S) mask, True = attend, or None."""
+    @staticmethod
+    def _combined_mask(query, key, attention_mask, causal, single_head):
+        """Boolean (B|1, N|1, T, S) mask, True = attend, or None.
+
+        `query` and `key` are in the multi-head layout (B, T, N, H) and (B, S, N, H).
+        """
         mask = None
         if attention_mask is not None:
-            mask = ops.cast(attention_mask, "bool")
-            while len(mask.shape) < 4:
-                mask = ops.expand_dims(mask, 0)
-        if self.causal:
+            num_heads = None if single_head else query.shape[2]
+            mask = attention_mask_4d(
+                attention_mask, num_heads, query.shape[1], key.shape[1], "attention_mask"
+            )
+        if causal:
             query_length, key_length = ops.shape(query)[1], ops.shape(key)[1]
             causal_mask = ops.tril(ops.ones((query_length, key_length), "bool"))
             causal_mask = causal_mask[None, None, :, :]  # (1, 1, T, S)

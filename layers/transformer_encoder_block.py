@@ -26,8 +26,9 @@ class TransformerEncoderBlock(keras.layers.Layer):
     Masking: `padding_mask` (B, T), True = real token, is taken from the Keras
     mask of `inputs` when not given (e.g. after
     `TokenAndPositionEmbedding(mask_zero=True)`); when both are present they are
-    combined with AND, and with `attention_mask` (B, T, T). Padded keys get zero
-    attention weight. The output keeps the input's padding mask.
+    combined with AND, and with `attention_mask` ((B, T, T), (T, T), (B, N, T, T)
+    or (B, 1, T, T)) and the causal mask of `use_causal_mask=True`. Padded keys
+    get zero attention weight. The output keeps the input's padding mask.
 
     Args:
         num_heads: int > 0. Number of attention heads.
@@ -47,9 +48,12 @@ class TransformerEncoderBlock(keras.layers.Layer):
     Call arguments:
         inputs: tensor (B, T, D).
         padding_mask: optional boolean (B, T).
-        attention_mask: optional boolean (B, T, T).
+        attention_mask: optional boolean (B, T, T), (T, T), (B, N, T, T) or
+            (B, 1, T, T).
         training: bool. Whether dropout is active.
         return_attention_scores: bool. Also return the attention weights.
+        use_causal_mask: bool. Token i attends tokens 0..i only (a decoder
+            block).
 
     Returns:
         Tensor (B, T, D) and, with `return_attention_scores=True`, the float32
@@ -147,6 +151,7 @@ class TransformerEncoderBlock(keras.layers.Layer):
         mask=None,
         training=None,
         return_attention_scores=False,
+        use_causal_mask=False,
     ):
         if padding_mask is None:
             padding_mask = mask
@@ -162,6 +167,7 @@ class TransformerEncoderBlock(keras.layers.Layer):
             attention_mask=attention_mask,
             training=training,
             return_attention_scores=return_attention_scores,
+            use_causal_mask=use_causal_mask,
         )
         attended, scores = attended if return_attention_scores else (attended, None)
         x = residual + self.attention_output_dropout_layer(attended, training=training)
