@@ -1,4 +1,11 @@
-"""One shared contract check for every layer (after keras-hub's `run_layer_test`)."""
+"""One contract for every public layer (after keras-hub's `run_layer_test`).
+
+`run_layer_test` checks, for one layer: `get_config` / `from_config` and
+`keras.saving.serialize_keras_object` round trips; a symbolic call with unknown length;
+a training step whose gradients reach every trainable weight; finite `mixed_float16`
+outputs; the Keras mask passed on (and the real positions' outputs unchanged by the
+padding); and a `.keras` save/load in safe mode.
+"""
 
 import os
 
@@ -37,45 +44,158 @@ def check_config_round_trip(layer):
     config = layer.get_config()
     clone = layer.__class__.from_config(config)
     assert clone.get_config() == config
+    serialized = keras.saving.serialize_keras_object(layer)
+    assert serialized["registered_name"].startswith("keras_attention_lab>")
+    restored = keras.saving.deserialize_keras_object(serialized)
+    assert type(restored) is type(layer) and restored.get_config() == config
 
 
-def sequence_model(layer_factory, feature_dim):
-    """Input (B, None, D) -> layer -> mean pooling -> Dense(2): a symbolic call, unknown length."""
-    inputs = keras.Input((None, feature_dim))
-    outputs = layer_factory()(inputs)
-    assert tuple(outputs.shape) in {(None, None, feature_dim), (None, None, outputs.shape[-1])}
-    pooled = keras.layers.GlobalAveragePooling1D()(outputs)
-    return keras.Model(inputs, keras.layers.Dense(2)(pooled))
+def first_output(outputs):
+    return outputs[0] if isinstance(outputs, (tuple, list)) else outputs
 
 
-def check_training_step(model, inputs):
+class MaskOf(keras.layers.Layer):
+    """The Keras mask its input carries, as float32 (B, T): all ones when there is none."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+
+    def call(self, inputs, mask=None):
+        if mask is None:
+            return ops.ones(ops.shape(inputs)[:2])
+        return ops.cast(mask, "float32")
+
+    def compute_mask(self, inputs, mask=None):
+        return None
+
+
+def symbolic_inputs(arrays):
+    """One `keras.Input` per array, the length axis (1) unknown."""
+    return [keras.Input((None,) + a.shape[2:], dtype=str(a.dtype)) for a in arrays]
+
+
+def check_symbolic_call(layer_factory, arrays):
+    inputs = symbolic_inputs(arrays)
+    symbolic = first_output(layer_factory()(*inputs))
+    eager = first_output(layer_factory()(*arrays))
+    assert len(symbolic.shape) == len(eager.shape)
+    known = [size for axis, size in enumerate(symbolic.shape) if axis > 1 or size is not None]
+    assert known == [s for axis, s in enumerate(eager.shape) if axis > 1 or symbolic.shape[axis]]
+
+
+def check_training_step(layer_factory, arrays, no_gradient):
+    """One SGD step: every trainable weight moves (its gradient is not zero)."""
     keras.utils.set_random_seed(0)
-    targets = np.random.default_rng(0).normal(size=(inputs.shape[0], 2)).astype("float32")
-    before = [to_numpy(w).copy() for w in model.trainable_weights]
+    inputs = symbolic_inputs(arrays)
+    layer = layer_factory()
+    outputs = ops.cast(first_output(layer(*inputs)), "float32")
+    model = keras.Model(inputs, outputs)
+    eager_output = to_numpy(model(arrays))
+    targets = np.random.default_rng(0).normal(size=eager_output.shape).astype("float32")
+    before = {w.path: to_numpy(w).copy() for w in layer.trainable_weights}
     model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
-    history = model.fit(inputs, targets, epochs=1, batch_size=len(inputs), verbose=0)
-    assert np.isfinite(history.history["loss"][0])
-    after = [to_numpy(w) for w in model.trainable_weights]
-    assert all(np.isfinite(w).all() for w in after)
-    assert any(not np.allclose(b, a) for b, a in zip(before, after)), "no weight changed"
+    assert np.isfinite(model.train_on_batch(arrays, targets))
+    for weight in layer.trainable_weights:
+        after = to_numpy(weight)
+        assert np.isfinite(after).all(), weight.path
+        if not weight.path.endswith(no_gradient):
+            assert not np.allclose(before[weight.path], after), f"no gradient: {weight.path}"
 
 
-def check_save_and_load(model, inputs, directory):
+def check_mixed_float16(layer_factory, arrays):
+    previous = keras.config.dtype_policy()
+    keras.config.set_dtype_policy("mixed_float16")
+    try:
+        layer = layer_factory()
+        output = first_output(layer(*arrays))
+    finally:
+        keras.config.set_dtype_policy(previous)
+    assert keras.backend.standardize_dtype(output.dtype) == "float16"
+    assert all(keras.backend.standardize_dtype(w.dtype) == "float32" for w in layer.weights)
+    assert np.isfinite(to_numpy(output).astype("float32")).all()
+
+
+def check_masking(layer_factory, arrays, real_length, length_offset, sequence_output):
+    """Example 0 is padded after `real_length` positions (zeros: a float input goes
+    through `Masking(0.0)`, token ids mask themselves). The mask must come out shifted
+    by `length_offset` (or not at all from a pooling layer), and example 0's real
+    outputs must equal those of the layer on its unpadded input."""
+    inputs = symbolic_inputs(arrays)
+    first = inputs[0]
+    masked = first if "int" in first.dtype else keras.layers.Masking(0.0)(first)
+    layer = layer_factory()
+    outputs = first_output(layer(masked, *inputs[1:]))
+    model = keras.Model(inputs, [outputs, MaskOf()(outputs) if sequence_output else outputs])
+    padded_output, mask = (to_numpy(x) for x in model(arrays))
+    unpadded = [a[:1, :real_length] if i == 0 else a[:1] for i, a in enumerate(arrays)]
+    expected = to_numpy(first_output(layer(*unpadded)))
+    if sequence_output:
+        kept = real_length + length_offset
+        np.testing.assert_allclose(padded_output[:1, :kept], expected, rtol=1e-5, atol=1e-5)
+        assert (mask[0, :kept] == 1).all() and (mask[0, kept:] == 0).all()
+        assert (mask[1:] == 1).all()
+    else:
+        np.testing.assert_allclose(padded_output[:1], expected, rtol=1e-5, atol=1e-5)
+
+
+def check_save_and_load(layer_factory, arrays, directory):
+    inputs = symbolic_inputs(arrays)
+    model = keras.Model(inputs, first_output(layer_factory()(*inputs)))
     path = os.path.join(directory, "model.keras")
     model.save(path)
     reloaded = keras.saving.load_model(path, safe_mode=True)
     np.testing.assert_allclose(
-        to_numpy(model.predict(inputs, verbose=0)),
-        to_numpy(reloaded.predict(inputs, verbose=0)),
+        to_numpy(model.predict(arrays, verbose=0)),
+        to_numpy(reloaded.predict(arrays, verbose=0)),
         rtol=1e-6,
         atol=1e-6,
     )
 
 
-def run_layer_test(layer_factory, feature_dim, tmp_path, batch=3, length=5):
-    """Config round trip, symbolic call, a training step and `.keras` save/load."""
+def run_layer_test(
+    layer_factory,
+    inputs,
+    tmp_path,
+    *,
+    real_length=None,
+    length_offset=0,
+    sequence_output=True,
+    no_gradient=(),
+):
+    """The layer contract.
+
+    Args:
+        layer_factory: makes a fresh layer (called several times).
+        inputs: the call's positional inputs, an array or a tuple of arrays, each with a
+            length axis 1; with `real_length`, the first one's example 0 is padding
+            (zeros) from `real_length` on and the others are not padded.
+        real_length: None for a layer that takes no Keras mask; otherwise the masking
+            check runs.
+        length_offset: positions the layer adds in front (a class token: 1).
+        sequence_output: False for a layer that pools the length axis away.
+        no_gradient: weight path endings whose gradient is zero by design (the key bias
+            of attention: softmax ignores a logit shift shared by all keys).
+    """
+    arrays = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     check_config_round_trip(layer_factory())
-    model = sequence_model(layer_factory, feature_dim)
-    inputs = np.random.default_rng(1).normal(size=(batch, length, feature_dim)).astype("float32")
-    check_training_step(model, inputs)
-    check_save_and_load(model, inputs, str(tmp_path))
+    check_symbolic_call(layer_factory, arrays)
+    check_training_step(layer_factory, arrays, tuple(no_gradient))
+    check_mixed_float16(layer_factory, arrays)
+    if real_length is not None:
+        check_masking(layer_factory, arrays, real_length, length_offset, sequence_output)
+    check_save_and_load(layer_factory, arrays, str(tmp_path))
+
+
+def padded_features(batch=3, length=5, feature_dim=4, real_length=3, seed=1):
+    """(B, T, D) float32 features; example 0 is zero (padding) from `real_length` on."""
+    features = np.random.default_rng(seed).normal(size=(batch, length, feature_dim))
+    features[0, real_length:] = 0.0
+    return features.astype("float32")
+
+
+def padded_token_ids(batch=3, length=5, vocabulary_size=20, real_length=3, seed=1):
+    """(B, T) int32 ids in 1..vocabulary_size-1; example 0 is 0 (padding) from `real_length` on."""
+    ids = np.random.default_rng(seed).integers(1, vocabulary_size, size=(batch, length))
+    ids[0, real_length:] = 0
+    return ids.astype("int32")

@@ -6,7 +6,6 @@ from layers import FeedForward
 from tests.layers.layer_test_case import (
     assert_pairwise_different,
     assert_same_weights,
-    run_layer_test,
     to_numpy,
 )
 
@@ -44,10 +43,6 @@ def test_one_seeded_config_gives_the_same_weights_twice():
     layer = build()
     assert_same_weights(layer, build())
     assert layer.get_config()["kernel_initializer"]["config"]["seed"] == 1
-
-
-def test_layer_contract(tmp_path):
-    run_layer_test(lambda: FeedForward(intermediate_dim=16, dropout=0.1), 4, tmp_path)
 
 
 @pytest.mark.parametrize(

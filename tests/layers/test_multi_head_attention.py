@@ -7,7 +7,6 @@ from tests.layers import reference
 from tests.layers.layer_test_case import (
     assert_pairwise_different,
     assert_same_weights,
-    run_layer_test,
     to_numpy,
 )
 
@@ -176,10 +175,6 @@ def test_one_seeded_config_gives_the_same_weights_twice():
     # The config keeps the initializer as the user gave it, not the per-kernel copies.
     assert layer.get_config()["kernel_initializer"]["config"]["seed"] == 1
     assert not np.allclose(to_numpy(layer.query_bias), to_numpy(layer.key_bias))
-
-
-def test_layer_contract(tmp_path):
-    run_layer_test(lambda: MultiHeadAttention(num_heads=2, dropout=0.1), 8, tmp_path)
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from layers import PositionEmbedding
-from tests.layers.layer_test_case import run_layer_test, to_numpy
+from tests.layers.layer_test_case import to_numpy
 
 
 def test_returns_the_table_rows_from_start_index_broadcast_over_the_batch():
@@ -17,10 +17,6 @@ def test_returns_the_table_rows_from_start_index_broadcast_over_the_batch():
 def test_too_long_inputs_name_the_fix():
     with pytest.raises(ValueError, match="raise `sequence_length`"):
         PositionEmbedding(sequence_length=3)(np.zeros((1, 4, 2), "float32"))
-
-
-def test_layer_contract(tmp_path):
-    run_layer_test(lambda: PositionEmbedding(sequence_length=8), 4, tmp_path)
 
 
 @pytest.mark.parametrize("value", [0, -2, 3.5])

@@ -106,6 +106,53 @@ def test_causal_mask_hides_the_future(query_length):
     np.testing.assert_allclose(to_numpy(layer(query, key, value)), expected, atol=1e-5)
 
 
+@pytest.mark.parametrize("return_scores, fused", PATHS)
+def test_use_causal_mask_per_call_is_the_causal_flag_for_one_call(return_scores, fused):
+    query, key, value = random(2, 3, 4), random(2, 5, 4), random(2, 5, 4)
+    per_call = ScaledDotProductAttention(use_fused_kernel=fused)
+    always = ScaledDotProductAttention(causal=True, use_fused_kernel=fused)
+    kwargs = {"return_attention_scores": return_scores}
+    causal = np.tril(np.ones((3, 5), bool))
+    expected, _ = reference.attention(query, key, value, causal[None])
+    result = to_numpy(per_call(query, key, value, use_causal_mask=True, **kwargs)[0]
+                      if return_scores else per_call(query, key, value, use_causal_mask=True))
+    np.testing.assert_allclose(result, expected, atol=1e-5)
+    always_result = always(query, key, value, **kwargs)
+    np.testing.assert_allclose(
+        to_numpy(always_result[0] if return_scores else always_result), result, atol=1e-6
+    )
+    unmasked = per_call(query, key, value, **kwargs)
+    assert not np.allclose(to_numpy(unmasked[0] if return_scores else unmasked), result)
+
+
+@pytest.mark.parametrize("mask_shape", [(2, 3, 5), (3, 5), (2, 2, 3, 5), (2, 1, 3, 5)])
+def test_multi_head_masks_of_every_shape_broadcast_over_batch_and_heads(mask_shape):
+    query, key, value = random(2, 3, 2, 4), random(2, 5, 2, 4), random(2, 5, 2, 4)
+    mask = RNG.random(mask_shape) > 0.4
+    mask[..., 0] = True
+    full = np.broadcast_to(mask if len(mask_shape) == 4 else mask[..., None, :, :], (2, 2, 3, 5))
+    _, scores = ScaledDotProductAttention()(
+        query, key, value, attention_mask=mask, return_attention_scores=True
+    )
+    scores = to_numpy(scores)
+    for head in range(2):
+        expected, expected_scores = reference.attention(
+            query[:, :, head], key[:, :, head], value[:, :, head], full[:, head]
+        )
+        np.testing.assert_allclose(scores[:, head], expected_scores, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "query_shape, mask_shape",
+    [((2, 3, 4), (2, 1, 3, 5)), ((2, 3, 2, 4), (2, 3, 3, 5)), ((2, 3, 2, 4), (5,))],
+)
+def test_other_mask_shapes_are_refused(query_shape, mask_shape):
+    query = random(*query_shape)
+    key = random(2, 5, *query_shape[2:])
+    with pytest.raises(ValueError, match=r"Received: attention_mask.shape="):
+        ScaledDotProductAttention()(query, key, key, attention_mask=np.ones(mask_shape, bool))
+
+
 def test_dropout_is_active_in_training_only_and_inference_takes_the_fused_path(monkeypatch):
     query, key, value = random(2, 6, 8), random(2, 6, 8), random(2, 6, 8)
     plain = to_numpy(ScaledDotProductAttention()(query, key, value))

@@ -7,7 +7,6 @@ from tests.layers import reference
 from tests.layers.layer_test_case import (
     assert_pairwise_different,
     assert_same_weights,
-    run_layer_test,
     to_numpy,
 )
 
@@ -89,6 +88,18 @@ def test_explicit_and_keras_padding_masks_are_combined_with_and():
     keras.backend.backend() == "jax",
     reason="JAX on CPU has no float16 matmul with float32 accumulation (F16_F16_F32)",
 )
+def test_use_causal_mask_makes_a_decoder_block_whose_tokens_ignore_the_future():
+    x = RNG.normal(size=(2, 5, 8)).astype("float32")
+    block = TransformerEncoderBlock(num_heads=2, intermediate_dim=16)
+    outputs, scores = block(x, use_causal_mask=True, return_attention_scores=True)
+    assert (to_numpy(scores)[..., np.triu_indices(5, 1)[0], np.triu_indices(5, 1)[1]] == 0).all()
+    changed_future = x.copy()
+    changed_future[:, 3:] += 1.0
+    again = to_numpy(block(changed_future, use_causal_mask=True))
+    np.testing.assert_allclose(again[:, :3], to_numpy(outputs)[:, :3], atol=1e-6)
+    assert not np.allclose(to_numpy(block(changed_future))[:, :3], to_numpy(block(x))[:, :3])
+
+
 def test_mixed_precision_training_step_has_finite_gradients():
     keras.config.set_dtype_policy("mixed_float16")
     try:
@@ -145,12 +156,6 @@ def test_each_dropout_attribute_is_set_by_the_argument_it_is_named_after():
     assert block.attention_output_dropout_layer.rate == 0.1  # residual branches
     assert block.feed_forward_output_dropout_layer.rate == 0.1
     assert block.feed_forward.dropout == 0.1
-
-
-def test_layer_contract(tmp_path):
-    run_layer_test(
-        lambda: TransformerEncoderBlock(num_heads=2, intermediate_dim=8, dropout=0.1), 4, tmp_path
-    )
 
 
 @pytest.mark.parametrize(
