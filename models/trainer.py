@@ -137,7 +137,7 @@ def make_optimizer(training, steps_per_epoch):
         warmup_steps=warmup_steps,
     )
     if training.optimizer == "adamw":
-        optimizer = keras.optimizers.AdamW(
+        optimizer = _replica_safe(keras.optimizers.AdamW)(
             learning_rate=learning_rate,
             weight_decay=training.weight_decay,
             clipnorm=training.clipnorm,
@@ -146,23 +146,57 @@ def make_optimizer(training, steps_per_epoch):
         optimizer.exclude_from_weight_decay(var_names=["bias", "gamma", "beta"])
         return optimizer
     if training.optimizer == "adam":
-        return keras.optimizers.Adam(learning_rate=learning_rate, clipnorm=training.clipnorm)
-    return keras.optimizers.SGD(
+        return _replica_safe(keras.optimizers.Adam)(
+            learning_rate=learning_rate, clipnorm=training.clipnorm)
+    return _replica_safe(keras.optimizers.SGD)(
         learning_rate=learning_rate, momentum=0.9, clipnorm=training.clipnorm
     )
 
 
+def _replica_safe(optimizer_class):
+    """`optimizer_class`, clipping the gradients after they are summed over replicas.
+
+    Keras clips each replica's gradient and only then sums them across replicas, so with
+    `clipnorm` a step of two replicas could move up to twice as far as one process's
+    step on the same batch. Under a TensorFlow strategy of several replicas the subclass
+    clips the summed gradients instead; elsewhere the class is returned as it is.
+    """
+    import tensorflow as tf
+
+    if not tf.distribute.has_strategy() or tf.distribute.get_strategy().num_replicas_in_sync < 2:
+        return optimizer_class
+
+    class ClipAfterAllReduce(optimizer_class):
+        def _clip_gradients(self, grads):
+            return grads  # Clipped in _backend_update_step, once summed.
+
+        def _backend_update_step(self, grads, trainable_variables, learning_rate):
+            # Keras' TensorFlow _backend_update_step, with the clipping moved after its sum.
+            variables = [v.value if isinstance(v, keras.Variable) else v
+                         for v in trainable_variables]
+            summed = self._all_reduce_sum_gradients(list(zip(grads, variables)))
+            clipped = optimizer_class._clip_gradients(self, [grad for grad, _ in summed])
+            tf.__internal__.distribute.interim.maybe_merge_call(
+                self._distributed_tf_update_step, self._distribution_strategy,
+                list(zip(clipped, variables)), learning_rate)
+
+    ClipAfterAllReduce.__name__ = optimizer_class.__name__
+    return ClipAfterAllReduce
+
+
 class Trainer(keras.Model):
-    """The functional trainer, with one fix for TensorFlow's MultiWorkerMirroredStrategy.
+    """The functional trainer, with two fixes for TensorFlow's distribution strategies.
 
     Before the first step, Keras' TensorFlow trainer takes one batch from the distributed
-    iterator and averages it across replicas, only to learn the input shapes for building
-    the metrics and the optimizer. Across workers that collective fails (the batch is a
-    PerReplica value, and workers' batches differ in length: "Attempt to convert a value
-    (PerReplica...) to a Tensor"). A local replica's batch has the shapes needed. Then,
-    after each step, Keras averages the logs across workers with
+    dataset and averages it across replicas, only to learn the input shapes for building
+    the metrics and the optimizer. Across workers that collective fails ("Attempt to
+    convert a value (PerReplica...) to a Tensor": the batches differ in length), and under
+    any strategy the batch comes from an extra iterator, which draws another seeded shuffle
+    order than one process's first epoch. The shapes are read from the dataset's element
+    spec instead. Then, after each step, Keras averages the logs across workers with
     `reduce("MEAN", value, axis=0)`, which fails on scalars ("Invalid reduction dimension
-    0"): in multi-worker mode each log value gets an axis.
+    0"): in multi-worker mode each log value gets an axis. (The optimizer's part of making
+    replicas train like one process is in `make_optimizer`.)
     """
 
     def train_step(self, data):
@@ -179,18 +213,17 @@ class Trainer(keras.Model):
                 for name, value in logs.items()}
 
     def _maybe_symbolic_build(self, iterator=None, data_batch=None):
-        import tensorflow as tf
-
         if self._distribute_strategy is None or iterator is None or data_batch is not None:
             return super()._maybe_symbolic_build(iterator=iterator, data_batch=data_batch)
-        for _, _, batches in iterator:
-            data_batch = keras.tree.map_structure(
-                lambda value: (self._distribute_strategy.experimental_local_results(value)[0]
-                               if isinstance(value, tf.distribute.DistributedValues) else value),
-                next(batches))
-            break
+        # The shapes come from the dataset's element spec: taking a batch, as Keras does,
+        # would make (and drop) an extra iterator of the train dataset, which draws a new
+        # seeded shuffle order, so a distributed run would see other batches than one
+        # process (and resumes would replay the wrong orders).
+        spec = iterator.data_adapter.get_tf_dataset().element_spec
+        spec = keras.tree.map_structure(
+            lambda value: getattr(value, "_value_specs", (value,))[0], spec)
         with self._distribute_strategy.scope():
-            self._symbolic_build(data_batch=data_batch)
+            self._symbolic_build(data_batch=spec)
 
 
 def build_trainer(classifier, training, steps_per_epoch):
