@@ -22,7 +22,7 @@ venv: $(VENV)/.installed
 
 # The main job: prepare the default dataset, train configs/default.yaml into runs/default/
 # evaluate it on the test split and export the attention of 8 test examples (viewer:
-# runs/default/attention/index.html). A finished run is kept, not retrained:
+# runs/default/attention/test/index.html). A finished run is kept, not retrained:
 # `make train TRAIN_ARGS=--overwrite` retrains it.
 TRAIN_ARGS ?=
 train: $(VENV)/.installed
@@ -32,11 +32,15 @@ train: $(VENV)/.installed
 	else \
 	  $(PY) train.py --config configs/default.yaml $(TRAIN_ARGS); \
 	fi
-	$(PY) evaluate.py runs/default --split test --export-attention 8
+	@if [ -f runs/default/attention/test/meta.json ] && [[ "$(TRAIN_ARGS)" != *--overwrite* ]]; then \
+	  echo "runs/default/attention/test/ is already exported"; \
+	else \
+	  $(PY) evaluate.py runs/default --split test --export-attention 8 --overwrite; \
+	fi
 	@echo "Results: runs/default/ (model.keras, metrics.json, history.csv, logs/ for TensorBoard)"
 	@echo "         runs/default/eval/test/ (metrics, per-class table, confusion matrix, predictions)"
-	@echo "         runs/default/attention/ (attention of 8 test examples, heatmaps, rollout)"
-	@echo "Attention viewer (open in a browser, works offline): runs/default/attention/index.html"
+	@echo "         runs/default/attention/test/ (attention of 8 test examples, heatmaps, rollout)"
+	@echo "Attention viewer (open in a browser, works offline): runs/default/attention/test/index.html"
 
 test: $(VENV)/.installed
 	$(PY) -m pytest -q tests

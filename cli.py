@@ -1,4 +1,6 @@
-"""What the commands (train.py, evaluate.py, predict.py) share: a quiet TensorFlow start-up.
+"""What the commands (train.py, evaluate.py, predict.py) share: a quiet TensorFlow start-up,
+the help of the inputs they share, and the checks of a path the user typed that run before
+TensorFlow loads.
 
 TensorFlow's C++ side prints its start-up lines (the absl "before InitializeLog" warning,
 the oneDNN notice, "Could not find cuda drivers", CPU feature notes) straight to the
@@ -15,6 +17,25 @@ import sys
 VERBOSE_ENV = "KERAS_ATTENTION_LAB_VERBOSE"
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+
+TEXTS_FILE_HELP = ('texts file, one text per line, UTF-8 ("-" reads standard input); blank '
+                   "lines are skipped and the others keep their line numbers")
+
+
+def missing_input(flag, path) -> str | None:
+    """The error for an input file `flag PATH` that does not exist, or None.
+
+    Example:
+    >>> missing_input("--data", "nothere.csv")
+    '--data nothere.csv: no such file'
+    >>> missing_input("--texts-file", "-") is None  # standard input
+    True
+    """
+    if path is None or str(path) == "-" or os.path.isfile(path):
+        return None
+    kind = "a folder, not a file" if os.path.isdir(path) else "no such file"
+    return f"{flag} {path}: {kind}"
 
 
 def verbose() -> bool:

@@ -6,7 +6,7 @@ Usage:
     python evaluate.py runs/default --data reviews.csv   # your own labelled file(s)
     python evaluate.py runs/reuters_r8 runs/reuters_r8_4layers   # side-by-side comparison
     python evaluate.py runs/default --export-attention 8          # + attention of 8 examples
-    python evaluate.py runs/default --export-attention-ids 3 17 42
+    python evaluate.py runs/default --split validation --export-attention-ids 3 17 42
     python evaluate.py runs/default --texts-file my.txt           # attention only, no labels
 
 Loads `RUN_DIR/model.keras` in safe mode (raw strings in, probabilities out) and writes
@@ -15,12 +15,15 @@ per_class.csv, confusion_matrix.csv and .png, predictions.csv and worst_mistakes
 `--data` files use the run's text/label column names and its class names as labels.
 
 `--export-attention N` (the first N examples) or `--export-attention-ids ID ...` (positions
-in the evaluated data) also writes their attention to `RUN_DIR/attention/` (format:
-docs/attention_format.md; offline viewer: index.html). `--texts-file FILE` (one text per
-line, no labels) writes only that export, without evaluating.
+in the evaluated data) also writes their attention to `RUN_DIR/attention/<split or file
+stem>/` (format: docs/attention_format.md; offline viewer: index.html), or to `--out DIR`.
+`--texts-file FILE` (one text per line, no labels; example ids are line numbers) writes only
+that export, to `RUN_DIR/attention/<file stem>/`, without evaluating. An export already
+there is kept: the command stops unless `--overwrite`. `--viewer-examples N` and
+`--heatmaps N` set how many of the first examples the viewer shows and get heatmaps.
 
-Exit codes: 0 done, 2 missing or unreadable run folder, model or data, bad example ids or
-an empty texts file.
+Exit codes: 0 done, 2 missing or unreadable run folder, model or data, bad example ids,
+an empty texts file, or an export in the way.
 """
 
 import argparse
@@ -80,9 +83,31 @@ def parse_args(argv):
     )  # fmt: skip
     attention.add_argument(
         "--texts-file", metavar="FILE",
-        help="export the attention of these texts (one per line, no labels); no evaluation",
+        help=f"export the attention of these texts, no evaluation: {cli.TEXTS_FILE_HELP}",
+    )  # fmt: skip
+    parser.add_argument(
+        "--out", metavar="DIR",
+        help="the export's folder (default: RUN_DIR/attention/<split or file stem>/)",
+    )  # fmt: skip
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace an export already in that folder")
+    parser.add_argument(
+        "--viewer-examples", type=int, default=runs.VIEWER_EXAMPLES, metavar="N",
+        help=f"examples in the export's viewer, the first ones (default {runs.VIEWER_EXAMPLES})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--heatmaps", type=int, default=runs.HEATMAP_EXAMPLES, metavar="N",
+        help="examples that get heatmap PNGs and BertViz files, the first ones "
+             f"(default {runs.HEATMAP_EXAMPLES})",
     )  # fmt: skip
     return parser.parse_args(argv)
+
+
+def export_source(args, report_name=None) -> str:
+    """The export folder's name: the split, or the data or texts file's stem."""
+    if args.texts_file is not None:
+        return "stdin" if args.texts_file == "-" else Path(args.texts_file).stem
+    return report_name
 
 
 def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20):
@@ -142,34 +167,53 @@ def main(argv=None):
     export = args.export_attention is not None or args.export_attention_ids is not None
     if args.export_attention is not None and args.export_attention < 1:
         return fail(f"--export-attention must be at least 1, got {args.export_attention}")
+    for flag in ("viewer_examples", "heatmaps"):
+        if getattr(args, flag) < 0:
+            return fail(f"--{flag.replace('_', '-')} must be 0 or more, got {getattr(args, flag)}")
     if export and len(args.data) > 1:
         return fail("--export-attention exports one data set: pass a single --data file")
     if args.texts_file is not None and args.data:
         return fail("--texts-file has no labels to evaluate: drop --data, or evaluate it "
                     "without --texts-file")
+    exporting = export or args.texts_file is not None
+    if not exporting and (args.out or args.overwrite):
+        return fail("--out and --overwrite are for an attention export: add "
+                    "--export-attention N, --export-attention-ids or --texts-file")
+    if args.out and len(args.run_dirs) > 1:
+        return fail("--out names one export folder: give one RUN_DIR")
+    problems = [cli.missing_input("--data", path) for path in args.data]
+    problems += [cli.missing_input("--texts-file", args.texts_file)]
+    problems += [runs.run_dir_problem(run_dir) for run_dir in args.run_dirs]
+    if any(problems):
+        return fail(next(problem for problem in problems if problem))
     cli.start_tensorflow()
     import inspection
     from data import DataError, read_texts_file
 
-    verbose = 1 if sys.stdout.isatty() else 0
+    options = {"overwrite": args.overwrite, "viewer_examples": args.viewer_examples,
+               "heatmap_examples": args.heatmaps, "verbose": 1 if sys.stdout.isatty() else 0}
     reports, viewers = [], []
     try:
         texts = read_texts_file(args.texts_file) if args.texts_file is not None else None
         if args.export_attention_ids is not None:
             inspection.check_example_ids(args.export_attention_ids)
         for run_dir in args.run_dirs:
+            # The export's folder is checked before any work: nothing is replaced unasked.
+            name = export_source(args, Path(args.data[0]).stem if args.data else args.split)
+            out_dir = inspection.export_dir(run_dir, name, args.out)
+            if exporting:
+                inspection.check_export_target(out_dir, args.overwrite)
             run = runs.load_run(run_dir)
             if texts is not None:
-                viewers.append(inspection.export_texts_attention(run, texts, args.texts_file,
-                                                                 verbose=verbose))
+                viewers.append(inspection.export_texts_attention(
+                    run, texts, args.texts_file, out_dir, **options))
                 continue
             run_reports = evaluate_run(run, args.split, args.data, args.batch_size, args.worst)
             reports += run_reports
             if export:
                 viewers.append(inspection.export_evaluation_attention(
-                    run, run_reports[0], args.export_attention, args.export_attention_ids,
-                    verbose=verbose,
-                ))
+                    run, run_reports[0], out_dir, args.export_attention,
+                    args.export_attention_ids, **options))
     except (runs.RunError, DataError, inspection.ExportError) as error:
         return fail(error)
     if reports:

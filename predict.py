@@ -2,14 +2,17 @@
 
 Usage:
     python predict.py runs/default "a wonderful, moving film" "dull and far too long"
-    python predict.py runs/default --file texts.txt          # one text per line ("-": stdin)
+    python predict.py runs/default --texts-file texts.txt    # one text per line ("-": stdin)
     python predict.py runs/default "a wonderful film" --explain --top 5
-    python predict.py runs/default --file texts.txt --json > predictions.json
+    python predict.py runs/default --texts-file texts.txt --json > predictions.json
 
 Loads `RUN_DIR/model.keras` in safe mode and prints, per text, the predicted label and the
 class probabilities. `--explain` adds the text's tokens ranked by attention rollout
 importance (Abnar & Zuidema, 2020), computed by the run's attention model on the same
-weights; `--json` prints one JSON document instead of tables.
+weights; `--json` prints one JSON document instead of tables. Texts given as arguments are
+numbered [1], [2], ...; those of a texts file by their line, [line 3]. A text with no word
+the model knows (all punctuation, or none in its vocabulary) gets a warning on stderr: its
+prediction says nothing about it.
 
 Exit codes: 0 done, 2 missing or unreadable run folder or model, no text or an empty one,
 an unreadable or empty texts file.
@@ -41,6 +44,12 @@ class Prediction:
     predicted_label: str
     probabilities: dict
     tokens: list | None = None
+    known_tokens: int = 0
+    line: int | None = None  # Its line in the texts file; None for an argument.
+
+    @property
+    def number(self) -> str:
+        return f"line {self.line}" if self.line is not None else ""
 
 
 def parse_args(argv):
@@ -51,9 +60,7 @@ def parse_args(argv):
     )
     parser.add_argument("run_dir", metavar="RUN_DIR", help="train.py run folder")
     parser.add_argument("texts", nargs="*", metavar="TEXT", help="texts to classify")
-    parser.add_argument(
-        "--file", metavar="FILE", help='texts file, one text per line ("-" reads stdin)'
-    )
+    parser.add_argument("--texts-file", metavar="FILE", help=cli.TEXTS_FILE_HELP)
     parser.add_argument(
         "--explain", action="store_true", help="rank each text's tokens by attention rollout"
     )
@@ -84,14 +91,18 @@ def predict(run, texts, explain=False, top=10, batch_size=256) -> list[Predictio
     texts = check_texts(texts)
     probabilities = predict_texts(run.model, texts, batch_size)  # (N, C)
     rankings = rank_tokens(run, texts, top) if explain else [None] * len(texts)
+    vectorizer, _ = run.parts
+    # Ids 0 and 1 are padding and out-of-vocabulary.
+    known = np.sum(np.asarray(vectorizer(np.array(texts, dtype=object))) > 1, axis=-1)  # (N,)
     return [
         Prediction(
             text=text,
             predicted_label=run.class_names[int(np.argmax(row))],
             probabilities={name: float(p) for name, p in zip(run.class_names, row, strict=True)},
             tokens=ranking,
+            known_tokens=int(count),
         )
-        for text, row, ranking in zip(texts, probabilities, rankings, strict=True)
+        for text, row, ranking, count in zip(texts, probabilities, rankings, known, strict=True)
     ]
 
 
@@ -101,7 +112,7 @@ def format_predictions(predictions, max_classes=10) -> str:
     for number, prediction in enumerate(predictions, start=1):
         text = prediction.text if len(prediction.text) <= 100 else prediction.text[:97] + "..."
         ranked = sorted(prediction.probabilities.items(), key=lambda item: -item[1])
-        lines.append(f"[{number}] {text}")
+        lines.append(f"[{prediction.number or number}] {text}")
         lines.append(f"    predicted: {prediction.predicted_label} ({ranked[0][1]:.4f})")
         width = max(len(name) for name, _ in ranked[:max_classes])
         lines.append(f"    {'class'.ljust(width)}  probability")
@@ -123,7 +134,10 @@ def predictions_to_json(run, predictions) -> dict:
     items = []
     for prediction in predictions:
         item = {"text": prediction.text, "predicted_label": prediction.predicted_label,
-                "probabilities": prediction.probabilities}
+                "probabilities": prediction.probabilities,
+                "known_tokens": prediction.known_tokens}
+        if prediction.line is not None:
+            item["line"] = prediction.line
         if prediction.tokens is not None:
             item["tokens"] = [
                 {"token": token, "position": position, "importance": importance}
@@ -145,19 +159,31 @@ def main(argv=None):
         return fail(f"--top must be at least 1, got {args.top}")
     if args.batch_size < 1:
         return fail(f"--batch-size must be at least 1, got {args.batch_size}")
+    problem = cli.missing_input("--texts-file", args.texts_file) or runs.run_dir_problem(
+        args.run_dir)
+    if problem:
+        return fail(problem)
     cli.start_tensorflow()
     from data import DataError, check_texts, read_texts_file
 
     try:
-        texts = list(args.texts)
-        if args.file is not None:
-            texts += read_texts_file(args.file)
+        texts, lines = list(args.texts), [None] * len(args.texts)
+        if args.texts_file is not None:
+            numbered = read_texts_file(args.texts_file)
+            texts += [text for _, text in numbered]
+            lines += [line for line, _ in numbered]
         texts = check_texts(texts)
         run = runs.load_run(args.run_dir)
         predictions = predict(run, texts, explain=args.explain, top=args.top,
                               batch_size=args.batch_size)
     except (runs.RunError, DataError) as error:
         return fail(error)
+    for number, (prediction, line) in enumerate(zip(predictions, lines, strict=True), start=1):
+        prediction.line = line
+        if prediction.known_tokens == 0:
+            print(f"predict.py: warning: [{prediction.number or number}] has no word the model "
+                  "knows (all punctuation, or none in its vocabulary): its prediction says "
+                  "nothing about the text", file=sys.stderr)
     if args.json:
         print(json.dumps(predictions_to_json(run, predictions), indent=2))
     else:

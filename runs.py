@@ -48,7 +48,11 @@ BACKUP_DIR = "backup"
 LOGS_DIR = "logs"
 ATTENTION_LOGS_DIR = "logs/attention"
 EVAL_DIR = "eval"
-ATTENTION_DIR = "attention"
+ATTENTION_DIR = "attention"  # attention/<split, data or texts file stem>/: one per export
+# How many of an export's first examples go into its index.html, and get heatmaps and
+# BertViz files (evaluate.py --viewer-examples, --heatmaps).
+VIEWER_EXAMPLES = 32
+HEATMAP_EXAMPLES = 8
 PARTIAL_SUFFIX = ".partial"
 # A pretraining run (pretrain.py) has config.yaml, history.csv, metrics.json, checkpoints/,
 # logs/ and these two instead of model.keras and labels.json:
@@ -272,6 +276,25 @@ class Run:
         return getattr(splits, split)
 
 
+def run_dir_problem(run_dir: str | Path) -> str | None:
+    """Why `run_dir` is not a run folder at all (missing, a file, unfinished), or None.
+
+    Example:
+    >>> run_dir_problem("runs/nothere")
+    'runs/nothere: no such run folder'
+    """
+    run_dir = Path(run_dir)
+    if run_dir.is_dir():
+        return None
+    if run_dir.is_file():
+        return (f"{run_dir} is a file, not a run folder: pass the folder that holds it, "
+                f"{run_dir.parent}")
+    staging = partial_dir(run_dir)
+    hint = (f"; {staging} is an unfinished run: rerun its train.py command to finish it"
+            if staging.is_dir() else "")
+    return f"{run_dir}: no such run folder{hint}"
+
+
 def load_run(run_dir: str | Path) -> Run:
     """A finished run, its model loaded in Keras' safe mode.
 
@@ -280,11 +303,9 @@ def load_run(run_dir: str | Path) -> Run:
             unreadable, or the run is unfinished (the message says how to finish it).
     """
     run_dir = Path(run_dir)
-    if not run_dir.is_dir():
-        staging = partial_dir(run_dir)
-        hint = (f"; {staging} is an unfinished run: rerun its train.py command to finish it"
-                if staging.is_dir() else "")
-        raise RunError(f"{run_dir}: no such run folder{hint}")
+    problem = run_dir_problem(run_dir)
+    if problem:
+        raise RunError(problem)
     model_path = run_dir / MODEL_FILE
     if not model_path.is_file():
         raise RunError(f"{model_path}: missing; is {run_dir} a finished train.py run?")

@@ -1,9 +1,15 @@
-"""Unlabelled texts given on the command line or in a file, one text per line."""
+"""Unlabelled texts given on the command line or in a file, one text per line.
+
+predict.py and evaluate.py take such a file under one flag, `--texts-file` (its help text
+is `cli.TEXTS_FILE_HELP`), which the errors name.
+"""
 
 import sys
 from pathlib import Path
 
 from data.errors import DataError
+
+TEXTS_FILE_FLAG = "--texts-file"
 
 
 def check_texts(texts) -> list[str]:
@@ -15,15 +21,18 @@ def check_texts(texts) -> list[str]:
     """
     texts = [str(text) for text in texts]
     if not texts:
-        raise DataError("no texts given: pass texts as arguments or --file FILE")
+        raise DataError(f"no texts given: pass texts as arguments or {TEXTS_FILE_FLAG} FILE")
     for index, text in enumerate(texts):
         if not text.strip():
             raise DataError(f"text {index + 1} is empty: every text needs at least one word")
     return texts
 
 
-def read_texts_file(path) -> list[str]:
-    """One text per line (UTF-8); blank lines are skipped. "-" reads standard input.
+def read_texts_file(path) -> list[tuple[int, str]]:
+    """(line number, text) of each non-blank line (UTF-8). "-" reads standard input.
+
+    Line numbers count from 1 and blank lines keep theirs, so a text's number is the line
+    it is on.
 
     Raises:
         DataError: the file is missing, unreadable, not UTF-8 or has no text.
@@ -34,10 +43,14 @@ def read_texts_file(path) -> list[str]:
         else:
             content = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise DataError(f"{path}: not a UTF-8 text file; save it as UTF-8") from None
+        raise DataError(f"{TEXTS_FILE_FLAG} {path}: not a UTF-8 text file; save it as UTF-8") \
+            from None
     except OSError as error:
-        raise DataError(f"{path}: cannot read the texts file ({error.strerror})") from None
-    texts = [line.strip() for line in content.splitlines() if line.strip()]
-    if not texts:
-        raise DataError(f"{path}: no texts in the file; write one text per line")
-    return texts
+        raise DataError(f"{TEXTS_FILE_FLAG} {path}: cannot read the texts file "
+                        f"({error.strerror})") from None
+    lines = [(number, line.strip())
+             for number, line in enumerate(content.splitlines(), start=1) if line.strip()]
+    if not lines:
+        raise DataError(f"{TEXTS_FILE_FLAG} {path}: no texts in the file; write one text per "
+                        "line")
+    return lines

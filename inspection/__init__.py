@@ -25,6 +25,8 @@ from inspection.rollout import attention_rollout, rollout_importance
 from inspection.run_export import (
     ExportError,
     check_example_ids,
+    check_export_target,
+    export_dir,
     export_evaluation_attention,
     export_run_attention,
     export_texts_attention,
@@ -43,6 +45,8 @@ __all__ = [
     "attention_image_size",
     "attention_rollout",
     "check_example_ids",
+    "check_export_target",
+    "export_dir",
     "export_evaluation_attention",
     "export_run_attention",
     "export_texts_attention",

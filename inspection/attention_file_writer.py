@@ -111,8 +111,13 @@ class AttentionFileWriter:
         self._example_ids.add(record.example_id)
         self.num_examples += 1
 
-    def finish(self, max_probability_difference=None, probability_tolerance=None):
-        """Closes the arrays and manifest and writes meta.json, completing the export."""
+    def finish(self, max_probability_difference=None, probability_tolerance=None,
+               viewer_examples=None, heatmap_examples=None):
+        """Closes the arrays and manifest and writes meta.json, completing the export.
+
+        `viewer_examples` and `heatmap_examples`: the settings the export used (at most so
+        many examples in index.html, and with heatmaps and BertViz files).
+        """
         self.close()
         difference = max_probability_difference
         if difference is not None and not math.isfinite(difference):
@@ -129,6 +134,8 @@ class AttentionFileWriter:
             "max_probability_difference": None if difference is None else float(difference),
             "probability_tolerance": probability_tolerance,
             "pooling": self.pooling,
+            "viewer_examples": viewer_examples,
+            "heatmap_examples": heatmap_examples,
             "rollout": ROLLOUT_DESCRIPTION,
             "run_info": self.run_info,
             "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat(

@@ -195,6 +195,8 @@ def export_attention(
         meta = writer.finish(
             max_probability_difference=largest_difference if num_examples else None,
             probability_tolerance=tolerance,
+            viewer_examples=max_viewer_examples,
+            heatmap_examples=max_rendered_examples,
         )
     write_viewer(out_dir / attention_file.VIEWER_FILENAME, viewer_records, class_names, meta=meta,
                  title="Attention viewer")

@@ -1,12 +1,14 @@
-"""Attention exports of a finished run, into `RUN_DIR/attention/`, for evaluate.py.
+"""Attention exports of a finished run, into `RUN_DIR/attention/<source>/`, for evaluate.py.
 
-`export_run_attention` runs `export_attention` with the run's attention model and
-vectoriser and writes the folder through `runs.staged_folder`, so an export replaces the
-previous one as a whole or not at all.
+Each export has its own folder, named after what was exported (the split, the data file's
+or the texts file's stem) unless given (`--out`). An existing export is never replaced
+unless asked (`overwrite`); then the new one replaces it as a whole or not at all
+(`runs.staged_folder`).
 
 Example:
 >>> # run = runs.load_run("runs/default")
->>> # viewer = export_texts_attention(run, ["a wonderful film"], source="cli")
+>>> # viewer = export_texts_attention(run, [(1, "a wonderful film")], "my.txt",
+>>> #                                   export_dir(run.run_dir, "my"))
 """
 
 from pathlib import Path
@@ -21,12 +23,32 @@ from models import predict_texts
 
 
 class ExportError(ValueError):
-    """Bad example ids or an empty selection; the message is one line."""
+    """Bad example ids, an empty selection or an export in the way; the message is one line."""
 
 
-def export_run_attention(run, texts, probabilities=None, true_labels=None, example_ids=None,
-                         run_info=None, out_dir=None, max_rendered_examples=8, verbose=0):
-    """Writes the attention of `texts` to `RUN_DIR/attention/` (or `out_dir`).
+def export_dir(run_dir, source, out_dir=None) -> Path:
+    """Where the export of `source` goes: `out_dir`, or `RUN_DIR/attention/<source>`."""
+    if out_dir is not None:
+        return Path(out_dir)
+    return Path(run_dir) / runs.ATTENTION_DIR / source
+
+
+def check_export_target(path, overwrite=False) -> None:
+    """An existing export (or anything else) at `path` is an ExportError unless `overwrite`."""
+    path = Path(path)
+    if path.is_file():
+        raise ExportError(f"{path} is a file; give --out a folder to write the export to")
+    if path.exists() and not overwrite:
+        raise ExportError(f"{path} already holds an export: pass --overwrite to replace it, "
+                          "or --out DIR to write this one elsewhere")
+
+
+def export_run_attention(run, texts, out_dir, probabilities=None, true_labels=None,
+                         example_ids=None, run_info=None, overwrite=False,
+                         viewer_examples=runs.VIEWER_EXAMPLES,
+                         heatmap_examples=runs.HEATMAP_EXAMPLES,
+                         verbose=0):
+    """Writes the attention of `texts` to `out_dir` (see `export_dir`).
 
     Args:
         run: a `runs.Run`.
@@ -36,15 +58,17 @@ def export_run_attention(run, texts, probabilities=None, true_labels=None, examp
         true_labels: optional label indices; None when unknown.
         example_ids: optional ids (default "00000", "00001", ...).
         run_info: extra entries for meta.json's `run_info` (run_dir and model are added).
-        out_dir: where to write; default `RUN_DIR/attention`.
-        max_rendered_examples: examples that get PNG heatmaps and BertViz JSON.
+        overwrite: replace an export already in `out_dir` (else an ExportError).
+        viewer_examples: the first examples that go into index.html.
+        heatmap_examples: the first examples that get PNG heatmaps and BertViz JSON.
         verbose: 1 shows a progress bar.
 
     Returns:
         The `AttentionFile` of the export (see `load_attention`).
     """
     texts = [str(text) for text in texts]
-    out_dir = Path(out_dir) if out_dir is not None else run.run_dir / runs.ATTENTION_DIR
+    out_dir = Path(out_dir)
+    check_export_target(out_dir, overwrite)
     if probabilities is None:
         probabilities = predict_texts(run.model, texts)
     info = {"run_dir": str(run.run_dir), "model": str(run.run_dir / runs.MODEL_FILE),
@@ -55,7 +79,8 @@ def export_run_attention(run, texts, probabilities=None, true_labels=None, examp
             run.attention_model, vectorizer, texts, staging, run.class_names,
             true_labels=true_labels, fast_path_probabilities=probabilities,
             pooling=run.pooling, example_ids=example_ids, batch_size=ATTENTION_BATCH_SIZE,
-            run_info=info, max_rendered_examples=max_rendered_examples, verbose=verbose,
+            run_info=info, max_rendered_examples=heatmap_examples,
+            max_viewer_examples=viewer_examples, verbose=verbose,
         ).close()
     return load_attention(out_dir)
 
@@ -91,8 +116,10 @@ def select_examples(num_examples, data_name, count=None, ids=None) -> np.ndarray
     return np.array(ids)
 
 
-def export_evaluation_attention(run, report, count=None, ids=None, verbose=0) -> Path:
+def export_evaluation_attention(run, report, out_dir, count=None, ids=None, **options) -> Path:
     """Exports some examples an evaluation just scored; returns the viewer's path.
+
+    `options`: those of `export_run_attention` (overwrite, viewer_examples, ...).
 
     The probabilities checked against the attention path are the evaluation's own; the
     example ids are the examples' positions in the evaluated data ("00003" is example 3).
@@ -102,19 +129,26 @@ def export_evaluation_attention(run, report, count=None, ids=None, verbose=0) ->
     export = export_run_attention(
         run,
         np.asarray(report.texts, dtype=object)[indices],
+        out_dir,
         probabilities=report.probabilities[indices],
         true_labels=report.labels[indices],
         example_ids=[str(index).zfill(width) for index in indices],
         run_info={"source": "evaluate.py", "data": report.data_name},
-        verbose=verbose,
+        **options,
     )
     export.close()
     return export.directory / VIEWER_FILENAME
 
 
-def export_texts_attention(run, texts, source, verbose=0) -> Path:
-    """Exports the attention of unlabelled texts (a texts file); returns the viewer's path."""
-    export = export_run_attention(run, texts, verbose=verbose,
-                                  run_info={"source": "evaluate.py", "data": source})
+def export_texts_attention(run, numbered_texts, source, out_dir, **options) -> Path:
+    """Exports the attention of unlabelled texts (a texts file); returns the viewer's path.
+
+    `numbered_texts`: (line number, text) pairs; the example ids are the line numbers.
+    """
+    width = max(5, len(str(numbered_texts[-1][0])))
+    export = export_run_attention(
+        run, [text for _, text in numbered_texts], out_dir,
+        example_ids=[str(line).zfill(width) for line, _ in numbered_texts],
+        run_info={"source": "evaluate.py", "data": source}, **options)
     export.close()
     return export.directory / VIEWER_FILENAME

@@ -103,14 +103,17 @@ def test_export_attention_of_the_first_examples(run_dir, capsys):
     from models import load_end_to_end_model
 
     capsys.readouterr()
-    assert evaluate.main([str(run_dir), "--export-attention", "5"]) == 0
+    assert evaluate.main([str(run_dir), "--export-attention", "5", "--heatmaps", "3"]) == 0
     out = capsys.readouterr().out
-    attention_dir = run_dir / "attention"
+    attention_dir = run_dir / "attention" / "test"
     assert f"attention viewer: {attention_dir / 'index.html'}" in out
     for name in ("meta.json", "manifest.jsonl", "attention.npz", "index.html"):
         assert (attention_dir / name).is_file()
-    assert (attention_dir / "heatmaps" / "00000_heads.png").read_bytes()[:4] == b"\x89PNG"
-    assert not attention_dir.with_name("attention.partial").exists()
+    assert (attention_dir / "heatmaps" / "00002_heads.png").read_bytes()[:4] == b"\x89PNG"
+    assert not (attention_dir / "heatmaps" / "00003_heads.png").exists()
+    assert not attention_dir.with_name("test.partial").exists()
+    meta = json.loads((attention_dir / "meta.json").read_text())
+    assert (meta["viewer_examples"], meta["heatmap_examples"]) == (32, 3)
 
     predictions = pd.read_csv(run_dir / "eval" / "test" / "predictions.csv")
     with load_attention(attention_dir) as export:
@@ -137,27 +140,60 @@ def test_export_attention_of_the_first_examples(run_dir, capsys):
         np.testing.assert_allclose(scores.sum(axis=-1), 1.0, atol=1e-5)
 
 
-def test_export_attention_ids_and_texts_file(run_dir, tmp_path, capsys):
+def test_exports_go_to_their_own_folders_and_never_replace_one_unasked(run_dir, tmp_path,
+                                                                         capsys):
     from inspection import load_attention
 
     assert evaluate.main([str(run_dir), "--split", "validation",
                           "--export-attention-ids", "3", "1"]) == 0
+    validation_dir = run_dir / "attention" / "validation"
     predictions = pd.read_csv(run_dir / "eval" / "validation" / "predictions.csv")
-    with load_attention(run_dir / "attention") as export:
+    with load_attention(validation_dir) as export:
         assert export.example_ids == ["00003", "00001"]
         assert list(export.manifest.text) == [predictions.text[3], predictions.text[1]]
         assert export.run_info["data"] == "validation"
+    before = (validation_dir / "meta.json").read_text()
+
+    # The same export again: refused before any work, the first one kept.
+    error = error_of([str(run_dir), "--split", "validation", "--export-attention", "2"], capsys)
+    assert error.endswith(f"{validation_dir} already holds an export: pass --overwrite to "
+                          "replace it, or --out DIR to write this one elsewhere")
+    assert (validation_dir / "meta.json").read_text() == before
 
     texts = tmp_path / "my.txt"
     texts.write_text("such a wonderful film\n\na dull boring plot\n")
     capsys.readouterr()
-    assert evaluate.main([str(run_dir), "--texts-file", str(texts)]) == 0
+    assert evaluate.main([str(run_dir), "--texts-file", str(texts), "--viewer-examples", "1"]) == 0
     out = capsys.readouterr().out
     assert "accuracy" not in out and "attention viewer:" in out
-    with load_attention(run_dir / "attention") as export:
+    with load_attention(run_dir / "attention" / "my") as export:
         assert list(export.manifest.text) == ["such a wonderful film", "a dull boring plot"]
+        assert export.example_ids == ["00001", "00003"]  # their line numbers
         assert export.manifest.true_label.isna().all()
-        assert not (run_dir / "attention" / "heatmaps" / "00003_heads.png").exists()
+    assert json.loads((run_dir / "attention" / "my" / "meta.json").read_text())[
+        "viewer_examples"] == 1
+    assert (validation_dir / "meta.json").read_text() == before  # still there
+
+    elsewhere = tmp_path / "elsewhere"
+    assert evaluate.main([str(run_dir), "--texts-file", str(texts), "--out", str(elsewhere)]) == 0
+    assert (elsewhere / "index.html").is_file()
+    assert evaluate.main([str(run_dir), "--split", "validation", "--export-attention", "2",
+                          "--overwrite"]) == 0
+    with load_attention(validation_dir) as export:
+        assert export.example_ids == ["00000", "00001"]
+
+
+def test_input_files_that_do_not_exist_are_named_as_typed(run_dir, capsys):
+    assert error_of([str(run_dir), "--data", "nothere.csv"], capsys) == (
+        "evaluate.py: error: --data nothere.csv: no such file")
+    assert error_of([str(run_dir), "--texts-file", "nothere.txt"], capsys) == (
+        "evaluate.py: error: --texts-file nothere.txt: no such file")
+    model = run_dir / "model.keras"
+    assert error_of([str(model)], capsys) == (
+        f"evaluate.py: error: {model} is a file, not a run folder: pass the folder that "
+        f"holds it, {run_dir}")
+    assert "--out and --overwrite are for an attention export" in error_of(
+        [str(run_dir), "--overwrite"], capsys)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -166,8 +202,10 @@ def test_export_attention_ids_and_texts_file(run_dir, tmp_path, capsys):
     (["--export-attention-ids", "-1"], "-1 is not an example id"),
     (["--export-attention", "0"], "--export-attention must be at least 1"),
 ])
-def test_export_attention_bad_ids(run_dir, capsys, args, message):
-    assert message in error_of([str(run_dir), *args], capsys)
+def test_export_attention_bad_ids(run_dir, tmp_path, capsys, args, message):
+    out = ["--out", str(tmp_path / "export")]  # RUN_DIR/attention/test/ may exist already
+    assert message in error_of([str(run_dir), *args, *out], capsys)
+    assert not (tmp_path / "export").exists()
 
 
 def test_export_attention_empty_texts_file(run_dir, tmp_path, capsys):

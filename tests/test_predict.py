@@ -1,4 +1,5 @@
-"""predict.py on a tiny trained run: the table, --explain, --json, --file and error cases."""
+"""predict.py on a tiny trained run: the table, --explain, --json, --texts-file, warnings and
+error cases."""
 
 import json
 import shutil
@@ -38,17 +39,33 @@ def test_json_output_matches_the_model_and_ranks_tokens_by_rollout(tiny_run_dir,
             assert token["token"] in (words[token["position"]], "[UNK]")
 
 
-def test_table_with_explain_and_a_texts_file(tiny_run_dir, tmp_path, capsys):
+def test_table_with_explain_and_a_texts_file_numbered_by_line(tiny_run_dir, tmp_path, capsys):
     texts = tmp_path / "texts.txt"
     texts.write_text("a good film\n\n   \nbad\n")
     capsys.readouterr()
-    assert predict.main([str(tiny_run_dir), "great", "--file", str(texts), "--explain"]) == 0
-    out = capsys.readouterr().out
+    assert predict.main([str(tiny_run_dir), "great", "--texts-file", str(texts),
+                         "--explain"]) == 0
+    captured = capsys.readouterr()
+    out = captured.out
     assert [line for line in out.splitlines() if line.startswith("[")] == [
-        "[1] great", "[2] a good film", "[3] bad"]
+        "[1] great", "[line 1] a good film", "[line 4] bad"]
     assert out.count("predicted: ") == 3
     assert out.count("tokens by rollout importance:") == 3
     assert "negative" in out and "positive" in out
+    assert captured.err == ""  # every text has a known word
+
+
+def test_a_text_with_no_known_word_gets_a_warning(tiny_run_dir, capsys):
+    capsys.readouterr()
+    assert predict.main([str(tiny_run_dir), "a good film", "?!... ---", "zyxw qqqq",
+                         "--json"]) == 0
+    captured = capsys.readouterr()
+    known = [item["known_tokens"] for item in json.loads(captured.out)["predictions"]]
+    assert known[0] > 0 and known[1:] == [0, 0]
+    assert captured.err.splitlines() == [
+        f"predict.py: warning: [{number}] has no word the model knows (all punctuation, or "
+        "none in its vocabulary): its prediction says nothing about the text"
+        for number in (2, 3)]
 
 
 def test_library_ranks_every_real_token_and_importances_sum_to_one(tiny_run_dir):
@@ -72,7 +89,7 @@ def error_of(argv, capsys):
 @pytest.mark.parametrize("args, message", [
     (["good", "  "], "text 2 is empty"),
     (["good", "--top", "0"], "--top must be at least 1"),
-    (["--file", "missing.txt"], "cannot read the texts file"),
+    (["--texts-file", "missing.txt"], "--texts-file missing.txt: no such file"),
 ])
 def test_bad_texts(tiny_run_dir, capsys, args, message):
     # The text checks themselves: tests/data/test_texts_file.py.
@@ -81,6 +98,10 @@ def test_bad_texts(tiny_run_dir, capsys, args, message):
 
 def test_missing_run_folder_and_corrupt_model(tiny_run_dir, tmp_path, capsys):
     assert "no such run folder" in error_of([str(tmp_path / "nope"), "good"], capsys)
+    model = tiny_run_dir / "model.keras"
+    assert error_of([str(model), "good"], capsys) == (
+        f"predict.py: error: {model} is a file, not a run folder: pass the folder that holds "
+        f"it, {tiny_run_dir}")
     broken = tmp_path / "broken"
     shutil.copytree(tiny_run_dir, broken, ignore=shutil.ignore_patterns("attention", "eval"))
     (broken / "model.keras").write_bytes(b"not a zip file")

@@ -7,15 +7,15 @@ import pytest
 from data import DataError, check_texts, read_texts_file
 
 
-def test_one_text_per_line_blank_lines_skipped(tmp_path):
+def test_one_text_per_line_blank_lines_skipped_and_numbers_kept(tmp_path):
     path = tmp_path / "texts.txt"
     path.write_text("such a wonderful film\n\n  a dull plot  \n")
-    assert read_texts_file(path) == ["such a wonderful film", "a dull plot"]
+    assert read_texts_file(path) == [(1, "such a wonderful film"), (3, "a dull plot")]
 
 
 def test_dash_reads_standard_input(monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO("good\nbad\n"))
-    assert read_texts_file("-") == ["good", "bad"]
+    assert read_texts_file("-") == [(1, "good"), (2, "bad")]
 
 
 @pytest.mark.parametrize("content, message", [
@@ -27,7 +27,7 @@ def test_bad_files(tmp_path, content, message):
     path.write_bytes(content)
     with pytest.raises(DataError, match=message):
         read_texts_file(path)
-    with pytest.raises(DataError, match="cannot read the texts file"):
+    with pytest.raises(DataError, match="--texts-file .*missing.txt: cannot read the texts file"):
         read_texts_file(tmp_path / "missing.txt")
 
 
