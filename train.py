@@ -219,6 +219,7 @@ def make_callbacks(training, data, run_dir: Path) -> list:
 
     from inspection import AttentionImagesCallback
     from models import (
+        HistoryLogger,
         RandomStateBackup,
         ResumableEarlyStopping,
         StopOnNonFiniteLoss,
@@ -239,7 +240,7 @@ def make_callbacks(training, data, run_dir: Path) -> list:
             # A resumed run must only replace the best checkpoint with a better one.
             initial_value_threshold=(min if mode == "min" else max)(earlier) if earlier else None,
         ),
-        keras.callbacks.CSVLogger(str(run_dir / runs.HISTORY_FILE), append=True),
+        HistoryLogger(str(run_dir / runs.HISTORY_FILE), append=True),
         keras.callbacks.TensorBoard(str(run_dir / runs.LOGS_DIR), write_graph=False),
     ]
     if training.attention_images:

@@ -150,8 +150,17 @@ def parse_overrides(sections: dict[str, type[Section]],
     return parsed
 
 
-def read_yaml(sections: dict[str, type[Section]], path: str | Path) -> dict[str, dict[str, Any]]:
-    """{'section': {'field': value}} from a YAML file; unknown sections or keys are errors."""
+BASE_KEY = "base"
+
+
+def read_yaml(sections: dict[str, type[Section]], path: str | Path,
+              _seen: tuple[Path, ...] = ()) -> dict[str, dict[str, Any]]:
+    """{'section': {'field': value}} from a YAML file; unknown sections or keys are errors.
+
+    A top-level `base: OTHER.yaml` (relative to the file) reads that file first; this
+    file's fields then replace its fields one by one, so a recipe is written once and a
+    variant holds only what differs.
+    """
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text())
@@ -165,10 +174,17 @@ def read_yaml(sections: dict[str, type[Section]], path: str | Path) -> dict[str,
         return {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of sections ({', '.join(sections)})")
-    for name, values in data.items():
+    values: dict[str, dict[str, Any]] = {}
+    if BASE_KEY in data:
+        base = path.parent / str(data.pop(BASE_KEY))
+        if base.resolve() in _seen + (path.resolve(),):
+            raise ConfigError(f"{path}: base: {base} includes itself")
+        values = read_yaml(sections, base, _seen + (path.resolve(),))
+    for name, fields in data.items():
         section = _section(sections, name)
-        if values is not None and not isinstance(values, dict):
-            raise ConfigError(f"{name}: expected a mapping of fields, got {values!r}")
-        for field_name in values or {}:
+        if fields is not None and not isinstance(fields, dict):
+            raise ConfigError(f"{name}: expected a mapping of fields, got {fields!r}")
+        for field_name in fields or {}:
             section.field_type(field_name)
-    return {name: values or {} for name, values in data.items()}
+        values.setdefault(name, {}).update(fields or {})
+    return values

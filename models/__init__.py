@@ -15,6 +15,7 @@ from models.end_to_end import (
 )
 from models.masked_language_model import build_masked_language_model, copy_encoder_weights
 from models.trainer import (
+    HistoryLogger,
     RandomStateBackup,
     ResumableEarlyStopping,
     StopOnNonFiniteLoss,
@@ -28,6 +29,7 @@ from models.trim_padding import TrimPadding
 
 __all__ = [
     "AttentionProbe",
+    "HistoryLogger",
     "RandomStateBackup",
     "ResumableEarlyStopping",
     "StopOnNonFiniteLoss",

@@ -80,6 +80,14 @@ class ResumableEarlyStopping(keras.callbacks.EarlyStopping):
                 self.best, self.best_epoch, self.wait = value, epoch, 0
 
 
+class HistoryLogger(keras.callbacks.CSVLogger):
+    """Keras' CSVLogger with epochs counted from 1, as training prints them and as
+    metrics.json's `best_epoch` counts (CSVLogger itself writes Keras' 0-based index)."""
+
+    def on_epoch_end(self, epoch, logs=None):
+        super().on_epoch_end(epoch + 1, logs)
+
+
 class RandomStateBackup(keras.callbacks.Callback):
     """Backs up the dropout layers' random state with every epoch; restores it on resume.
 

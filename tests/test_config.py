@@ -167,3 +167,32 @@ def test_tfds_catalog_dataset_and_split_names_reach_the_dataset_section():
         "train[10%:]", "train[:10%]", "test"
     )
     assert dataset.text_column == "review"
+
+
+def test_a_config_with_a_base_holds_only_what_differs(tmp_path):
+    write(tmp_path, "dataset:\n  name: bbc_news\nmodel:\n  d_model: 32\n  num_heads: 2\n")
+    variant = tmp_path / "variant.yaml"
+    variant.write_text("base: config.yaml\nmodel:\n  num_heads: 4\n")
+    config = load_config(variant)
+    assert (config.dataset.name, config.model.d_model, config.model.num_heads) == (
+        "bbc_news", 32, 4)
+    assert config.output.name == "variant"
+    # The default recipe is written once: configs/default.yaml is rotten_tomatoes.yaml.
+    default, recipe = (load_config(Path(CONFIGS[0]).parent / f"{name}.yaml")
+                       for name in ("default", "rotten_tomatoes"))
+    assert dataclasses.replace(default, output=recipe.output) == recipe
+
+
+def test_a_base_that_includes_itself_is_an_error(tmp_path):
+    loop = tmp_path / "loop.yaml"
+    loop.write_text("base: loop.yaml\n")
+    assert "includes itself" in error_of(loop)
+
+
+def test_a_dataset_source_override_replaces_the_files_source(tmp_path):
+    path = write(tmp_path, "dataset:\n  name: bbc_news\n  text_column: body\n")
+    config = load_config(path, ["dataset.tfds_name=imdb_reviews"])
+    assert (config.dataset.name, config.dataset.tfds_name) == (None, "imdb_reviews")
+    assert config.dataset.text_column == "body"  # only the source is replaced
+    config = load_config(path, ["dataset.train_file=mine.csv"])
+    assert (config.dataset.name, config.dataset.train_file) == (None, "mine.csv")

@@ -122,7 +122,7 @@ def test_interrupted_run_resumes_with_the_same_command(tmp_path, data_file, caps
     assert "Resuming the interrupted run" in capsys.readouterr().out
     with open(tmp_path / "tiny" / "history.csv") as file:
         epochs = [int(row["epoch"]) for row in csv.DictReader(file)]
-    assert epochs == [0, 1, 2]
+    assert epochs == [1, 2, 3]  # counted as metrics.json's best_epoch is
     assert not partial.exists()
     assert metrics_of(tmp_path / "tiny")["epochs"] == 3
 
