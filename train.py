@@ -26,7 +26,7 @@ import numpy as np
 
 import cli
 import runs
-from config import Config, ConfigError, load_config
+from config import Config, ConfigError, commented_config, load_config
 
 # Keras, TensorFlow and the modules built on them (data, models, inspection, reports) take
 # seconds to import: each step imports them itself, so that `main` reports a bad config at
@@ -342,6 +342,11 @@ def parse_args(argv):
         "--overwrite", action="store_true",
         help="replace a finished run of the same name (or discard an interrupted one)",
     )  # fmt: skip
+    parser.add_argument(
+        "--print-config", action="store_true",
+        help="print the resolved config, each field with its comment (docs/config.md), "
+             "and exit without training",
+    )  # fmt: skip
     return parser.parse_args(argv)
 
 
@@ -352,6 +357,9 @@ def main(argv=None):
     except ConfigError as error:
         print(f"train.py: error: {error}", file=sys.stderr)
         return 2
+    if args.print_config:
+        print(commented_config(config), end="")
+        return 0
     cli.start_tensorflow(find_devices=config.training.distribution != "multi_worker")
     from data import DataError
     from models import TrainingError

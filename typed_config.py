@@ -9,6 +9,7 @@ typed strictly: `epochs: true` is not 1, `d_model: '64'` is not 64. No TensorFlo
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import types
 import typing
@@ -68,6 +69,37 @@ class Section:
         return typing.get_type_hints(cls)[name]
 
     @classmethod
+    def field_comments(cls) -> dict[str, str]:
+        """{field: the comment written above it in the class}, the schema's documentation.
+
+        A comment covers the fields under it up to the next comment; `comment_starts`
+        tells which field each comment is written above.
+        """
+        comments, pending, current = {}, [], ""
+        for line in inspect.getsource(cls).splitlines()[1:]:
+            stripped = line.strip()
+            if stripped.startswith("#"):
+                pending.append(stripped.lstrip("#").strip())
+                continue
+            name = stripped.split(":", 1)[0]
+            if name.isidentifier() and ":" in stripped and not stripped.startswith("def "):
+                if pending:
+                    current, pending = " ".join(pending), []
+                comments[name] = current
+        known = {item.name for item in dataclasses.fields(cls)}
+        return {name: text for name, text in comments.items() if name in known}
+
+    @classmethod
+    def comment_starts(cls) -> set[str]:
+        """The fields a comment is written above (the first of those it covers)."""
+        comments, previous, starts = cls.field_comments(), None, set()
+        for item in dataclasses.fields(cls):
+            if comments.get(item.name) and comments[item.name] != previous:
+                starts.add(item.name)
+            previous = comments.get(item.name)
+        return starts
+
+    @classmethod
     def of(cls, values):
         """`values` itself if it is this section, else the section from that mapping."""
         return values if isinstance(values, cls) else cls.from_mapping(values)
@@ -89,7 +121,7 @@ def _types(annotation: Any) -> tuple[tuple[type, ...], bool]:
     return (annotation,), False
 
 
-def _expected(annotation: Any) -> str:
+def expected_type(annotation: Any) -> str:
     bases, optional = _types(annotation)
     return " or ".join([_TYPE_WORDS[base] for base in bases] + ["null"] * optional)
 
@@ -100,13 +132,13 @@ def _check_type(key: str, value: Any, annotation: Any) -> Any:
     if value is None:
         if optional:
             return None
-        raise ConfigError(f"{key}: must not be null (expected {_expected(annotation)})")
+        raise ConfigError(f"{key}: must not be null (expected {expected_type(annotation)})")
     if float in bases and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     # bool is a subclass of int: `epochs: true` must not pass as 1.
     if not any(isinstance(value, base) and isinstance(value, bool) == (base is bool)
                for base in bases):
-        raise ConfigError(f"{key}: expected {_expected(annotation)}, got {value!r} "
+        raise ConfigError(f"{key}: expected {expected_type(annotation)}, got {value!r} "
                           f"({type(value).__name__})")
     return value
 
@@ -123,7 +155,7 @@ def _parse_value(key: str, raw: str, annotation: Any) -> Any:
             return words[text.lower()] if base is bool else base(text)
         except (KeyError, ValueError):
             continue
-    raise ConfigError(f"{key}: expected {_expected(annotation)}, got {raw!r}")
+    raise ConfigError(f"{key}: expected {expected_type(annotation)}, got {raw!r}")
 
 
 def _section(sections: dict[str, type[Section]], name: str) -> type[Section]:

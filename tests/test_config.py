@@ -196,3 +196,20 @@ def test_a_dataset_source_override_replaces_the_files_source(tmp_path):
     assert config.dataset.text_column == "body"  # only the source is replaced
     config = load_config(path, ["dataset.train_file=mine.csv"])
     assert (config.dataset.name, config.dataset.train_file) == (None, "mine.csv")
+
+
+def test_docs_config_md_is_the_current_field_reference():
+    from config import field_reference
+
+    docs = Path(__file__).resolve().parents[1] / "docs" / "config.md"
+    assert docs.read_text() == field_reference(), "regenerate: python config.py > docs/config.md"
+    assert "| `learning_rate` | a number | `0.001` |" in docs.read_text()
+
+
+def test_every_field_has_a_comment_in_the_schema():
+    from config import SECTIONS
+
+    for name, section in SECTIONS.items():
+        comments = section.field_comments()
+        missing = [item.name for item in dataclasses.fields(section) if not comments.get(item.name)]
+        assert not missing, f"{name}: fields without a comment: {missing}"

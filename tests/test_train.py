@@ -409,3 +409,17 @@ def test_a_config_naming_only_a_csv_file_trains_a_sensible_model(tmp_path, data_
     # Two sentiment words decide each label: an easy task the defaults must learn.
     assert metrics["validation"]["accuracy"] >= 0.9 and metrics["test"]["accuracy"] >= 0.8
     assert load_config(tmp_path / "mine" / "config.yaml").text.sequence_length == 16
+
+
+def test_print_config_prints_the_resolved_config_with_comments(tmp_path, capsys):
+    config_path = ROOT / "configs" / "default.yaml"
+    assert train.main(["--config", str(config_path), "--set", "training.epochs=3",
+                       "--print-config"]) == 0
+    printed = capsys.readouterr().out
+    assert "  # Maximum epochs; early stopping usually ends the run sooner.\n  epochs: 3\n" in printed
+    assert "  epochs: 3\n" in printed and "  name: rotten_tomatoes\n" in printed
+    path = tmp_path / "printed.yaml"
+    path.write_text(printed)
+    assert load_config(path) == load_config(config_path, ["training.epochs=3",
+                                                          "output.name=default"])
+    assert not (ROOT / "runs" / "default.partial").exists()
