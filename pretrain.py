@@ -28,7 +28,14 @@ import numpy as np
 import cli
 import runs
 import train
-from config import BUILTIN_DATASETS, Config, ConfigError, DatasetConfig, load_config
+from config import (
+    BUILTIN_DATASETS,
+    Config,
+    ConfigError,
+    DatasetConfig,
+    commented_config,
+    load_config,
+)
 
 
 def corpus_texts(config: Config) -> np.ndarray:
@@ -187,12 +194,17 @@ def main(argv=None):
                         metavar="SECTION.FIELD=VALUE", help="override config fields")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace a finished run of the same name")
+    parser.add_argument("--print-config", action="store_true",
+                        help="print the resolved config with each field's comment and exit")
     args = parser.parse_args(argv)
     try:
         config = load_config(args.config, args.overrides)
     except ConfigError as error:
         print(f"pretrain.py: error: {error}", file=sys.stderr)
         return 2
+    if args.print_config:
+        print(commented_config(config), end="")
+        return 0
     cli.start_tensorflow()
     from data import DataError
 

