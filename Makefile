@@ -12,20 +12,26 @@ DOCTEST_PATHS := layers models data inspection config.py runs.py reports.py
 
 .PHONY: venv train test test-layers-torch test-layers-jax bench bench-accuracy lint clean
 
-$(VENV)/.installed: pyproject.toml
+# What training needs (`.[train]`); the test tooling (`.[test]`: pytest, the JAX and PyTorch
+# backends, Playwright) only for `make test`.
+$(VENV)/.installed-train: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet '.[dev]'
+	$(PY) -m pip install --quiet '.[train]'
 	touch $@
 
-venv: $(VENV)/.installed
+$(VENV)/.installed-test: $(VENV)/.installed-train
+	$(PY) -m pip install --quiet '.[train,test]'
+	touch $@
+
+venv: $(VENV)/.installed-train
 
 # The main job: prepare the default dataset, train configs/default.yaml into runs/default/
 # evaluate it on the test split and export the attention of 8 test examples (viewer:
 # runs/default/attention/test/index.html). A finished run is kept, not retrained:
 # `make train TRAIN_ARGS=--overwrite` retrains it.
 TRAIN_ARGS ?=
-train: $(VENV)/.installed
+train: $(VENV)/.installed-train
 	$(PY) -m data prepare rotten_tomatoes
 	@if [ -f runs/default/model.keras ] && [[ "$(TRAIN_ARGS)" != *--overwrite* ]]; then \
 	  echo "runs/default/ is already trained; make train TRAIN_ARGS=--overwrite retrains it"; \
@@ -42,31 +48,31 @@ train: $(VENV)/.installed
 	@echo "         runs/default/attention/test/ (attention of 8 test examples, heatmaps, rollout)"
 	@echo "Attention viewer (open in a browser, works offline): runs/default/attention/test/index.html"
 
-test: $(VENV)/.installed
+test: $(VENV)/.installed-test
 	$(PY) -m pytest -q tests
 	# The docstring examples run as written.
 	$(PY) -m pytest -q --doctest-modules $(DOCTEST_PATHS)
 	$(MAKE) test-layers-torch test-layers-jax
 
 # The layers use only keras.ops: prove it on the PyTorch and JAX backends too.
-test-layers-torch: $(VENV)/.installed
+test-layers-torch: $(VENV)/.installed-test
 	KERAS_BACKEND=torch $(PY) -m pytest -q tests/layers
 
-test-layers-jax: $(VENV)/.installed
+test-layers-jax: $(VENV)/.installed-test
 	KERAS_BACKEND=jax $(PY) -m pytest -q tests/layers
 
-bench: $(VENV)/.installed
+bench: $(VENV)/.installed-train
 	$(PY) bench/bench_attention.py
 
 # Ours vs the keras.io example (3 seeds each) vs TF-IDF + LR on the five built-in datasets,
 # same splits and protocol: about 70 minutes on 2 CPU cores. The README's accuracy table.
 BENCH_ACCURACY_ARGS ?=
-bench-accuracy: $(VENV)/.installed
+bench-accuracy: $(VENV)/.installed-train
 	for name in reuters_r8 reuters_r52 twenty_newsgroups rotten_tomatoes bbc_news; do \
 	  $(PY) -m data prepare $$name || exit 1; done
 	$(PY) bench/bench_accuracy.py $(BENCH_ACCURACY_ARGS)
 
-lint: $(VENV)/.installed
+lint: $(VENV)/.installed-test
 	$(PY) -m ruff check .
 
 clean:

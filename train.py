@@ -79,9 +79,7 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
         config, text=dataclasses.replace(config.text, sequence_length=data.sequence_length))
     final_dir, run_dir, resumed = runs.prepare_run_dir(config, overwrite, worker)
     with runs.cleaned_up_unless_started(run_dir):
-        if strategy.num_replicas_in_sync > 1:
-            print(f"Training on {strategy.num_replicas_in_sync} replicas "
-                  f"({config.training.distribution}).")
+        print(describe_replicas(strategy, config.training.distribution))
         with dtype_policy(config.training.mixed_precision):
             classifier, trainer = build_model(config, data, strategy, steps_per_epoch, pretrained)
             if resumed:
@@ -123,6 +121,22 @@ def make_strategy(training):
         # Reads the cluster and this worker's role from the TF_CONFIG environment variable.
         return tf.distribute.MultiWorkerMirroredStrategy()
     return tf.distribute.get_strategy()
+
+
+def describe_replicas(strategy, distribution) -> str:
+    """'Training on 2 replicas (mirrored): CPU:0, CPU:1', the devices of this worker."""
+    import tensorflow as tf
+
+    replicas = strategy.num_replicas_in_sync
+    if distribution == "none":  # The default strategy: TensorFlow's first GPU, else the CPU.
+        names = [(tf.config.list_logical_devices("GPU") or
+                  tf.config.list_logical_devices("CPU"))[0].name]
+    else:
+        names = strategy.extended.worker_devices
+    devices = ", ".join(name.split("device:")[-1] for name in names)
+    plural = "replica" if replicas == 1 else "replicas"
+    mode = "" if distribution == "none" else f" ({distribution})"
+    return f"Training on {replicas} {plural}{mode}: {devices}"
 
 
 def load_data(config: Config, pretrained=None):

@@ -290,7 +290,7 @@ def test_mirrored_strategy_on_two_logical_cpus(tmp_path, data_file, single_proce
         capture_output=True, text=True, timeout=300, cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "Training on 2 replicas (mirrored)" in result.stdout
+    assert "Training on 2 replicas (mirrored): CPU:0, CPU:1" in result.stdout
     assert_same_training(tmp_path / "tiny", single_process_twin)
 
 
@@ -424,3 +424,11 @@ def test_print_config_prints_the_resolved_config_with_comments(tmp_path, capsys)
     assert load_config(path) == load_config(config_path, ["training.epochs=3",
                                                           "output.name=default"])
     assert not (ROOT / "runs" / "default.partial").exists()
+
+
+def test_training_says_how_many_replicas_on_which_devices():
+    import tensorflow as tf
+
+    # One process on a CPU machine: TensorFlow lists all cores as one device.
+    assert train.describe_replicas(tf.distribute.get_strategy(), "none") == (
+        "Training on 1 replica: CPU:0")
