@@ -58,7 +58,8 @@ def load_file_split(
             f"use one of {', '.join(SUPPORTED_SUFFIXES)}"
         )
     if not path.is_file():
-        raise DataError(f"{path} does not exist; check the file name in the config")
+        raise DataError(f"{path} does not exist; check dataset.train_file, validation_file "
+                        "and test_file (paths are relative to where you run the command)")
     raw = path.read_bytes() if path.suffix != ".parquet" else b""
     try:
         raw.decode("utf-8-sig")
@@ -91,7 +92,8 @@ def load_file_split(
         if column not in table.columns:
             columns = ", ".join(map(str, table.columns))
             raise DataError(
-                f"{path} has no column '{column}' (columns: {columns}); set {role} to one of them"
+                f"{path} has no column '{column}' (columns: {columns}); set dataset.{role} to "
+                "one of them"
             )
     texts = table[text_column].to_numpy(dtype=object)
     labels = table[label_column].to_numpy(dtype=object)

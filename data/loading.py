@@ -71,7 +71,7 @@ def load_tfds_splits(dataset: DatasetConfig) -> TextSplits:
         if key not in features:
             raise DataError(
                 f"dataset '{builder.name}' has no feature '{key}' (features: "
-                f"{', '.join(features)}); set {role} to one of them"
+                f"{', '.join(features)}); set dataset.{role} to one of them"
             )
     prepare(builder)
 

@@ -212,8 +212,21 @@ def test_an_output_root_that_cannot_be_written_is_refused_before_data_work(tmp_p
     assert train.main(["--config", TINY, "--set", f"output.root={in_the_way}",
                        "dataset.name=null", "dataset.train_file=does_not_exist.csv"]) == 2
     error = capsys.readouterr().err.strip()
-    assert error.startswith(f"train.py: error: output.root: cannot write the run folder "
-                            f"{in_the_way}/tiny.partial") and "\n" not in error
+    assert error == (f"train.py: error: output.root: {in_the_way} is a file, not a folder; "
+                     "choose a folder with --set output.root=DIR")
+    read_only = tmp_path / "read_only"
+    read_only.mkdir()
+    read_only.chmod(0o500)
+    try:
+        if os.access(read_only, os.W_OK):  # root may write anywhere: nothing to check then
+            return
+        assert train.main(["--config", TINY, "--set", f"output.root={read_only}",
+                           "dataset.name=null", "dataset.train_file=does_not_exist.csv"]) == 2
+        error = capsys.readouterr().err.strip()
+        assert error.startswith(f"train.py: error: output.root: cannot write the run folder "
+                                f"{read_only}/tiny.partial") and "\n" not in error
+    finally:
+        read_only.chmod(0o700)
 
 
 def test_a_run_failing_before_its_first_epoch_leaves_nothing(tmp_path, data_file, monkeypatch):

@@ -37,7 +37,7 @@ def test_unknown_dataset_name():
 
 
 def test_unknown_feature_key(tmp_path):
-    with pytest.raises(DataError, match="no feature 'review' .* set text_column"):
+    with pytest.raises(DataError, match="no feature .review. .* set dataset.text_column"):
         load_text_splits(
             DatasetConfig(tfds_name="imdb_reviews", data_dir=str(tmp_path), text_column="review")
         )
