@@ -7,10 +7,15 @@ built-in datasets are prepared (TFDS_DATA_DIR): evaluate.py, predict.py, `python
 and the own-data section run as written. Jobs of minutes to hours run in a form that
 checks them without the hours: `train.py` / `pretrain.py` with `--print-config` (the config
 and every override resolve), `make` targets with `make -n`, benchmarks with `--help`.
+The commands of this project's scripts (`python train.py ...`) run in one Python process,
+in order, through each script's `main(argv)`, so that TensorFlow loads once; the others
+run in bash.
 """
 
+import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -69,6 +74,32 @@ def checkout_copy(tmp_path, tiny_run_dir):
     return copy
 
 
+SCRIPT_COMMAND = re.compile(r"^(?:\.venv/bin/)?python (\w+)\.py (.*)$")
+# Runs [(script, argv, stdout file or None)] through each script's main(argv), in order.
+DRIVER = """
+import contextlib, importlib, io, json, sys
+for script, argv, out in json.loads(sys.argv[1]):
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = importlib.import_module(script).main(argv)
+    if out:
+        open(out, "w").write(buffer.getvalue())
+    if code != 0:
+        sys.exit(f"{script}.py {' '.join(argv)} exited {code}")
+"""
+
+
+def script_call(command):
+    """(script, argv, stdout file or None) of `python SCRIPT.py ARGS [> FILE]`, else None."""
+    match = SCRIPT_COMMAND.match(command)
+    if not match:
+        return None
+    argv, out = shlex.split(match.group(2)), None
+    if ">" in argv:
+        argv, out = argv[:argv.index(">")], argv[argv.index(">") + 1]
+    return match.group(1), argv, out
+
+
 def run(command, cwd, env):
     return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=600)
@@ -82,9 +113,18 @@ def test_every_readme_block_runs(tmp_path, tiny_run_dir, builtin_data_dir):
     copy = checkout_copy(tmp_path, tiny_run_dir)
     env = {**os.environ, "PYTHONPATH": str(copy), "TFDS_DATA_DIR": builtin_data_dir,
            "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}"}
-    for command in commands():
-        completed = run(checked_form(command), copy, env)
+    calls = []
+    for command in map(checked_form, commands()):
+        call = script_call(command)
+        if call is not None:
+            calls.append(call)
+            continue
+        completed = run(command, copy, env)
         assert completed.returncode == 0, (command, completed.stderr[-2000:])
+    assert len(calls) > 15
+    completed = subprocess.run([sys.executable, "-c", DRIVER, json.dumps(calls)], cwd=copy,
+                               env=env, capture_output=True, text=True, timeout=900)
+    assert completed.returncode == 0, completed.stderr[-3000:]
     # The own-data section trained, evaluated, predicted and exported for real.
     example = copy / "runs" / "example_csv"
     assert (example / "model.keras").is_file()

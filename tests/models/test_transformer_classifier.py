@@ -67,9 +67,13 @@ def test_masked_tokens_get_no_attention_and_do_not_leak():
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[path.name for path in CONFIGS])
 def test_every_config_file_builds_its_model(path):
+    from data.vectorizer import AUTO_BOUNDS
+
     config = load_config(path)
-    model = build_classifier(config.model, config.text.vocabulary_size,
-                             config.text.sequence_length, num_classes=4)
+    length = config.text.sequence_length
+    if length == "auto":  # resolved from the training texts, at most the upper bound
+        length = AUTO_BOUNDS[1]
+    model = build_classifier(config.model, config.text.vocabulary_size, length, num_classes=4)
     assert model.output.shape == (None, 4)
     assert model.count_params() > 0
 
