@@ -7,9 +7,9 @@ built-in datasets are prepared (TFDS_DATA_DIR): evaluate.py, predict.py, `python
 and the own-data section run as written. Jobs of minutes to hours run in a form that
 checks them without the hours: `train.py` / `pretrain.py` with `--print-config` (the config
 and every override resolve), `make` targets with `make -n`, benchmarks with `--help`.
-The commands of this project's scripts (`python train.py ...`) run in one Python process,
-in order, through each script's `main(argv)`, so that TensorFlow loads once; the others
-run in bash.
+The commands of this project's scripts (`python train.py ...`, `python -m data`, the
+benchmarks) run in one Python process, in order, through each one's `main(argv)`, so that
+TensorFlow loads once; the others (`make -n`, `TF_CONFIG=... python ...`) run in bash.
 """
 
 import json
@@ -74,30 +74,37 @@ def checkout_copy(tmp_path, tiny_run_dir):
     return copy
 
 
-SCRIPT_COMMAND = re.compile(r"^(?:\.venv/bin/)?python (\w+)\.py (.*)$")
-# Runs [(script, argv, stdout file or None)] through each script's main(argv), in order.
+SCRIPT_COMMAND = re.compile(r"^(?:\.venv/bin/)?python (?:-m (\w+)|([\w/]+)\.py) ?(.*)$")
+# Runs [(module, argv, stdout file or None)] through each module's main(argv), in order.
 DRIVER = """
 import contextlib, importlib, io, json, sys
-for script, argv, out in json.loads(sys.argv[1]):
+sys.path.insert(0, "bench")
+for module, argv, out in json.loads(sys.argv[1]):
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
-        code = importlib.import_module(script).main(argv)
+        try:
+            code = importlib.import_module(module).main(argv)
+        except SystemExit as exit:  # --help
+            code = exit.code or 0
     if out:
         open(out, "w").write(buffer.getvalue())
     if code != 0:
-        sys.exit(f"{script}.py {' '.join(argv)} exited {code}")
+        sys.exit(f"{module} {' '.join(argv)} exited {code}")
 """
 
 
 def script_call(command):
-    """(script, argv, stdout file or None) of `python SCRIPT.py ARGS [> FILE]`, else None."""
+    """(module, argv, stdout file or None) of `python SCRIPT.py ARGS [> FILE]` or
+    `python -m PACKAGE ARGS`, else None."""
     match = SCRIPT_COMMAND.match(command)
     if not match:
         return None
-    argv, out = shlex.split(match.group(2)), None
+    package, script, rest = match.groups()
+    module = f"{package}.__main__" if package else script.split("/")[-1]
+    argv, out = shlex.split(rest), None
     if ">" in argv:
         argv, out = argv[:argv.index(">")], argv[argv.index(">") + 1]
-    return match.group(1), argv, out
+    return module, argv, out
 
 
 def run(command, cwd, env):

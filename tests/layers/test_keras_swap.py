@@ -102,6 +102,7 @@ def build_model(block, num_outputs, per_token):
     model.compile(
         optimizer=keras.optimizers.SGD(learning_rate=1.0),
         loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        jit_compile=False,  # one step: compiling costs more than it saves
     )
     return model
 

@@ -84,10 +84,6 @@ def test_explicit_and_keras_padding_masks_are_combined_with_and():
     np.testing.assert_allclose(row[[0, 2]].sum(), 1.0, atol=1e-6)
 
 
-@pytest.mark.skipif(
-    keras.backend.backend() == "jax",
-    reason="JAX on CPU has no float16 matmul with float32 accumulation (F16_F16_F32)",
-)
 def test_use_causal_mask_makes_a_decoder_block_whose_tokens_ignore_the_future():
     x = RNG.normal(size=(2, 5, 8)).astype("float32")
     block = TransformerEncoderBlock(num_heads=2, intermediate_dim=16)
@@ -100,6 +96,10 @@ def test_use_causal_mask_makes_a_decoder_block_whose_tokens_ignore_the_future():
     assert not np.allclose(to_numpy(block(changed_future))[:, :3], to_numpy(block(x))[:, :3])
 
 
+@pytest.mark.skipif(
+    keras.backend.backend() == "jax",
+    reason="JAX on CPU has no float16 matmul with float32 accumulation (F16_F16_F32)",
+)
 def test_mixed_precision_training_step_has_finite_gradients():
     keras.config.set_dtype_policy("mixed_float16")
     try:
