@@ -4,7 +4,8 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-export TF_CPP_MIN_LOG_LEVEL ?= 2
+# 3: TensorFlow's C++ notes stay out of the commands' output (see cli.py).
+export TF_CPP_MIN_LOG_LEVEL ?= 3
 # The code runs from the checkout: `layers`, `models`, `data`, ... are imported from here.
 export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 # The packages whose docstring examples `make test` runs.

@@ -16,7 +16,11 @@ import sys
 
 VERBOSE_ENV = "KERAS_ATTENTION_LAB_VERBOSE"
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# TensorFlow's C++ log lines at run time too (level 3 keeps only fatal ones; e.g. oneDNN's
+# "supports DT_BOOL only on platforms with AVX-512" note during an attention export).
+# Failures still raise Python errors; KERAS_ATTENTION_LAB_VERBOSE=1 leaves the level alone.
+if os.environ.get(VERBOSE_ENV, "").lower() in ("", "0", "false", "no"):
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 
 TEXTS_FILE_HELP = ('texts file, one text per line, UTF-8 ("-" reads standard input); blank '
