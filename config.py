@@ -21,8 +21,6 @@ model.num_heds: unknown key
 from __future__ import annotations
 
 import dataclasses
-import json
-import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -329,39 +327,17 @@ def dump_config(config: Config) -> str:
 def commented_config(config: Config) -> str:
     """The resolved config as YAML with each field's comment from the schema above it
     (`train.py --print-config`); `load_config` reads it back to an equal Config."""
-    lines = []
-    for name, section in SECTIONS.items():
-        comments, starts = section.field_comments(), section.comment_starts()
-        lines.append(f"{name}:")
-        for key, value in getattr(config, name).__dict__.items():
-            if key in starts:
-                lines += textwrap.wrap(comments[key], 88, initial_indent="  # ",
-                                       subsequent_indent="  # ")
-            lines.append("  " + yaml.safe_dump({key: value}, width=1000).strip())
-    return "\n".join(lines) + "\n"
+    return typed_config.commented_yaml(SECTIONS, config)
 
 
 def field_reference() -> str:
     """docs/config.md: every field of the schema with its type, default and comment."""
-    lines = ["# Config reference", "",
-             "Generated from `config.py` by `python config.py > docs/config.md` (a test checks "
-             "that it is current). A config file holds only what differs from these defaults "
-             "(`base: OTHER.yaml` starts from another file); `--set section.field=value` "
-             "overrides a field; `train.py --config FILE --print-config` prints the resolved "
-             "config with these comments.", ""]
-    for name, section in SECTIONS.items():
-        comments, starts, first = section.field_comments(), section.comment_starts(), None
-        lines += [f"## `{name}`", "", "| field | type | default | meaning |", "|---|---|---|---|"]
-        for item in dataclasses.fields(section):
-            default = item.default if item.default is not dataclasses.MISSING else None
-            kind = typed_config.expected_type(section.field_type(item.name))
-            if item.name in starts:
-                first, meaning = item.name, comments[item.name].replace("|", "\\|")
-            else:
-                meaning = f"see `{first}`" if comments.get(item.name) else ""
-            lines.append(f"| `{item.name}` | {kind} | `{json.dumps(default)}` | {meaning} |")
-        lines.append("")
-    return "\n".join(lines)
+    return typed_config.field_reference(SECTIONS, intro=(
+        "Generated from `config.py` by `python config.py > docs/config.md` (a test checks "
+        "that it is current). A config file holds only what differs from these defaults "
+        "(`base: OTHER.yaml` starts from another file); `--set section.field=value` "
+        "overrides a field; `train.py --config FILE --print-config` prints the resolved "
+        "config with these comments."))
 
 
 if __name__ == "__main__":

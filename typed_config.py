@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import json
 import math
+import textwrap
 import types
 import typing
 from pathlib import Path
@@ -220,3 +222,36 @@ def read_yaml(sections: dict[str, type[Section]], path: str | Path,
             section.field_type(field_name)
         values.setdefault(name, {}).update(fields or {})
     return values
+
+
+def commented_yaml(sections: dict[str, type[Section]], config: Any) -> str:
+    """`config` (an object with one attribute per section) as YAML, each field under the
+    comment its schema has above it."""
+    lines = []
+    for name, section in sections.items():
+        comments, starts = section.field_comments(), section.comment_starts()
+        lines.append(f"{name}:")
+        for key, value in getattr(config, name).__dict__.items():
+            if key in starts:
+                lines += textwrap.wrap(comments[key], 88, initial_indent="  # ",
+                                       subsequent_indent="  # ")
+            lines.append("  " + yaml.safe_dump({key: value}, width=1000).strip())
+    return "\n".join(lines) + "\n"
+
+
+def field_reference(sections: dict[str, type[Section]], intro: str) -> str:
+    """A Markdown reference of `sections`: per field its type, default and comment."""
+    lines = ["# Config reference", "", intro, ""]
+    for name, section in sections.items():
+        comments, starts, first = section.field_comments(), section.comment_starts(), None
+        lines += [f"## `{name}`", "", "| field | type | default | meaning |", "|---|---|---|---|"]
+        for item in dataclasses.fields(section):
+            default = item.default if item.default is not dataclasses.MISSING else None
+            kind = expected_type(section.field_type(item.name))
+            if item.name in starts:
+                first, meaning = item.name, comments[item.name].replace("|", "\\|")
+            else:
+                meaning = f"see `{first}`" if comments.get(item.name) else ""
+            lines.append(f"| `{item.name}` | {kind} | `{json.dumps(default)}` | {meaning} |")
+        lines.append("")
+    return "\n".join(lines)
