@@ -31,12 +31,14 @@ def causal_attention_mask(batch_size, n_dest, n_src, dtype):
     return ops.broadcast_to(mask[None], (batch_size, n_dest, n_src))
 
 
-class TextClassificationBlock(keras.layers.Layer):
-    """keras.io "Text classification with Transformer": TransformerBlock."""
+class KerasIoBlock(keras.layers.Layer):
+    """The Transformer block both keras.io examples write out, around `attention`:
+    attention, dropout, residual + LayerNorm, feed-forward, dropout, residual + LayerNorm.
+    Each example's subclass builds and calls the attention as that example does."""
 
-    def __init__(self, attention_class, embed_dim, num_heads, ff_dim, rate=0.0, **kwargs):
-        super().__init__(**kwargs)
-        self.att = attention_class(num_heads=num_heads, key_dim=embed_dim)
+    def __init__(self, attention, embed_dim, ff_dim, rate=0.0):
+        super().__init__()
+        self.att = attention  # first: the weights keep the examples' order
         self.ffn = keras.Sequential(
             [keras.layers.Dense(ff_dim, activation="relu"), keras.layers.Dense(embed_dim)]
         )
@@ -45,16 +47,28 @@ class TextClassificationBlock(keras.layers.Layer):
         self.dropout1 = keras.layers.Dropout(rate)
         self.dropout2 = keras.layers.Dropout(rate)
 
+    def attend(self, inputs):
+        raise NotImplementedError
+
     def call(self, inputs):
-        attn_output = self.att(inputs, inputs)
-        attn_output = self.dropout1(attn_output)
+        attn_output = self.dropout1(self.attend(inputs))
         out1 = self.layernorm1(inputs + attn_output)
-        ffn_output = self.ffn(out1)
-        ffn_output = self.dropout2(ffn_output)
+        ffn_output = self.dropout2(self.ffn(out1))
         return self.layernorm2(out1 + ffn_output)
 
 
-class MiniatureGPTBlock(keras.layers.Layer):
+class TextClassificationBlock(KerasIoBlock):
+    """keras.io "Text classification with Transformer": TransformerBlock."""
+
+    def __init__(self, attention_class, embed_dim, num_heads, ff_dim, rate=0.0):
+        super().__init__(attention_class(num_heads=num_heads, key_dim=embed_dim), embed_dim,
+                         ff_dim, rate)
+
+    def attend(self, inputs):
+        return self.att(inputs, inputs)
+
+
+class MiniatureGPTBlock(KerasIoBlock):
     """keras.io "Text generation with a miniature GPT": TransformerBlock.
 
     `causal` picks how the causal mask reaches the attention: the example's own (B, T, S)
@@ -62,31 +76,18 @@ class MiniatureGPTBlock(keras.layers.Layer):
     """
 
     def __init__(self, attention_class, embed_dim, num_heads, ff_dim, causal, rate=0.0):
-        super().__init__()
+        super().__init__(attention_class(num_heads, embed_dim), embed_dim, ff_dim, rate)
         self.causal = causal
-        self.att = attention_class(num_heads, embed_dim)
-        self.ffn = keras.Sequential(
-            [keras.layers.Dense(ff_dim, activation="relu"), keras.layers.Dense(embed_dim)]
-        )
-        self.layernorm1 = keras.layers.LayerNormalization(epsilon=1e-6)
-        self.layernorm2 = keras.layers.LayerNormalization(epsilon=1e-6)
-        self.dropout1 = keras.layers.Dropout(rate)
-        self.dropout2 = keras.layers.Dropout(rate)
 
-    def call(self, inputs):
+    def attend(self, inputs):
         batch_size, seq_len = ops.shape(inputs)[0], ops.shape(inputs)[1]
         if self.causal == "use_causal_mask":
-            attention_output = self.att(inputs, inputs, use_causal_mask=True)
-        elif self.causal == "batch_mask":
+            return self.att(inputs, inputs, use_causal_mask=True)
+        if self.causal == "batch_mask":
             mask = causal_attention_mask(batch_size, seq_len, seq_len, "bool")
-            attention_output = self.att(inputs, inputs, attention_mask=mask)
         else:
             mask = ops.tril(ops.ones((seq_len, seq_len), "bool"))  # (T, S)
-            attention_output = self.att(inputs, inputs, attention_mask=mask)
-        attention_output = self.dropout1(attention_output)
-        out1 = self.layernorm1(inputs + attention_output)
-        ffn_output = self.dropout2(self.ffn(out1))
-        return self.layernorm2(out1 + ffn_output)
+        return self.att(inputs, inputs, attention_mask=mask)
 
 
 def build_model(block, num_outputs, per_token):
