@@ -39,3 +39,9 @@ def builtin_data_dir(tmp_path_factory):
     for name in BUILTIN_BUILDERS:
         tfds.builder(name, data_dir=data_dir).download_and_prepare()
     return data_dir
+
+
+@pytest.fixture(scope="session")
+def data_file(tmp_path_factory):
+    """The reviews fixture as a CSV file, for the training tests."""
+    return write_reviews_fixture(tmp_path_factory.mktemp("data") / "reviews.csv")
