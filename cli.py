@@ -1,6 +1,6 @@
-"""What the commands (train.py, evaluate.py, predict.py) share: a quiet TensorFlow start-up,
-the help of the inputs they share, and the checks of a path the user typed that run before
-TensorFlow loads.
+"""What the commands (train.py, pretrain.py, evaluate.py, predict.py) share: a quiet
+TensorFlow start-up, the arguments and help of the inputs they share, and the checks of a
+path the user typed that run before TensorFlow loads.
 
 TensorFlow's C++ side prints its start-up lines (the absl "before InitializeLog" warning,
 the oneDNN notice, "Could not find cuda drivers", CPU feature notes) straight to the
@@ -10,6 +10,7 @@ run with file descriptor 2 pointed at /dev/null. Numerics do not change (oneDNN 
 `KERAS_ATTENTION_LAB_VERBOSE=1` shows them again.
 """
 
+import argparse
 import contextlib
 import os
 import sys
@@ -25,6 +26,27 @@ if os.environ.get(VERBOSE_ENV, "").lower() in ("", "0", "false", "no"):
 
 TEXTS_FILE_HELP = ('texts file, one text per line, UTF-8 ("-" reads standard input); blank '
                    "lines are skipped and the others keep their line numbers")
+
+
+def config_command_parser(prog, description, epilog) -> argparse.ArgumentParser:
+    """The arguments of the commands that run a config (train.py, pretrain.py)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description, epilog=epilog)
+    parser.add_argument("--config", required=True, help="YAML config file (see configs/)")
+    parser.add_argument(
+        "--set", dest="overrides", nargs="+", action="extend", default=[],
+        metavar="SECTION.FIELD=VALUE",
+        help="override config fields, e.g. --set model.num_layers=4 training.epochs=3",
+    )  # fmt: skip
+    parser.add_argument(
+        "--overwrite", action="store_true",
+        help="replace a finished run of the same name (or discard an interrupted one)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--print-config", action="store_true",
+        help="print the resolved config, each field with its comment (docs/config.md), "
+             "and exit without training",
+    )  # fmt: skip
+    return parser
 
 
 def missing_input(flag, path) -> str | None:

@@ -17,8 +17,8 @@ the resolved config, `encoder.weights.h5`, `vocabulary.json`, `history.csv` and
 Exit codes: 0 done, 1 training failed, 2 bad config or data, 130 interrupted.
 """
 
-import argparse
 import dataclasses
+import json
 import sys
 import time
 from pathlib import Path
@@ -147,13 +147,50 @@ def run_pretraining(config: Config, *, overwrite=False, verbose=None) -> train.R
     return train.RunResult(run_dir=final_dir, metrics=metrics, resumed=resumed)
 
 
+@dataclasses.dataclass
+class PretrainingRun:
+    """A finished pretrain.py run: its folder, resolved config and token vocabulary."""
+
+    run_dir: Path
+    config: Config
+    vocabulary: list[str]
+
+    @property
+    def encoder_weights(self) -> Path:
+        return self.run_dir / runs.ENCODER_WEIGHTS
+
+
+def load_pretraining_run(run_dir: str | Path) -> PretrainingRun:
+    """A finished pretrain.py run (for `model.init_from`).
+
+    Raises:
+        ConfigError: one line naming `model.init_from`: the folder is missing, unfinished
+            or not a pretraining run.
+    """
+    run_dir = Path(run_dir)
+    files = (runs.CONFIG_FILE, runs.ENCODER_WEIGHTS, runs.VOCABULARY_FILE)
+    needed = [run_dir / name for name in files]
+    missing = [path.name for path in needed if not path.is_file()]
+    if missing:
+        what = ("no such folder" if not run_dir.is_dir()
+                else f"no {', '.join(missing)}: not a finished pretrain.py run")
+        raise ConfigError(f"model.init_from: {run_dir}: {what}; run pretrain.py first")
+    try:
+        config = load_config(run_dir / runs.CONFIG_FILE)
+        tokens = json.loads((run_dir / runs.VOCABULARY_FILE).read_text())
+        vocabulary = [str(token) for token in tokens]
+    except (ConfigError, OSError, ValueError) as error:
+        raise ConfigError(f"model.init_from: {run_dir}: unreadable ({error})") from None
+    return PretrainingRun(run_dir, config, vocabulary)
+
+
 # The model fields that shape the encoder: a pretrained one fits only the same values.
 ENCODER_FIELDS = ("d_model", "num_heads", "key_dim", "num_layers", "intermediate_dim",
                   "activation", "positional_encoding", "mask_zero", "norm_first",
                   "layer_norm_epsilon")
 
 
-def with_pretrained_text(config: Config, pretrained: runs.PretrainingRun) -> Config:
+def with_pretrained_text(config: Config, pretrained: PretrainingRun) -> Config:
     """`config` with the pretraining run's text section (its vocabulary, standardisation
     and cap), after checking that the encoder fields match.
 
@@ -172,7 +209,7 @@ def with_pretrained_text(config: Config, pretrained: runs.PretrainingRun) -> Con
     return dataclasses.replace(config, text=pretrained.config.text)
 
 
-def start_from_encoder(classifier, pretrained: runs.PretrainingRun) -> None:
+def start_from_encoder(classifier, pretrained: PretrainingRun) -> None:
     """Loads the pretrained encoder's weights into `classifier`'s embedding and blocks (its
     class token and head stay as initialised)."""
     from models import build_masked_language_model, copy_encoder_weights
@@ -186,17 +223,10 @@ def start_from_encoder(classifier, pretrained: runs.PretrainingRun) -> None:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog="pretrain.py", description=__doc__.splitlines()[0],
-        epilog="Then: python train.py --config CONFIG --set model.init_from=runs/NAME")
-    parser.add_argument("--config", required=True, help="YAML config file (see configs/)")
-    parser.add_argument("--set", dest="overrides", nargs="+", action="extend", default=[],
-                        metavar="SECTION.FIELD=VALUE", help="override config fields")
-    parser.add_argument("--overwrite", action="store_true",
-                        help="replace a finished run of the same name")
-    parser.add_argument("--print-config", action="store_true",
-                        help="print the resolved config with each field's comment and exit")
-    args = parser.parse_args(argv)
+    args = cli.config_command_parser(
+        "pretrain.py", __doc__.splitlines()[0],
+        "Then: python train.py --config CONFIG --set model.init_from=runs/NAME",
+    ).parse_args(argv)
     try:
         config = load_config(args.config, args.overrides)
     except ConfigError as error:

@@ -331,38 +331,3 @@ def load_run(run_dir: str | Path) -> Run:
             f"{model_path}: cannot load the model ({type(error).__name__}: {reason})"
         ) from None
     return Run(run_dir, config, model, class_names)
-
-
-@dataclasses.dataclass
-class PretrainingRun:
-    """A finished pretrain.py run: its folder, resolved config and token vocabulary."""
-
-    run_dir: Path
-    config: Config
-    vocabulary: list[str]
-
-    @property
-    def encoder_weights(self) -> Path:
-        return self.run_dir / ENCODER_WEIGHTS
-
-
-def load_pretraining_run(run_dir: str | Path) -> PretrainingRun:
-    """A finished pretrain.py run (for `model.init_from`).
-
-    Raises:
-        ConfigError: one line naming `model.init_from`: the folder is missing, unfinished
-            or not a pretraining run.
-    """
-    run_dir = Path(run_dir)
-    needed = [run_dir / name for name in (CONFIG_FILE, ENCODER_WEIGHTS, VOCABULARY_FILE)]
-    missing = [path.name for path in needed if not path.is_file()]
-    if missing:
-        what = ("no such folder" if not run_dir.is_dir()
-                else f"no {', '.join(missing)}: not a finished pretrain.py run")
-        raise ConfigError(f"model.init_from: {run_dir}: {what}; run pretrain.py first")
-    try:
-        config = load_config(run_dir / CONFIG_FILE)
-        vocabulary = [str(token) for token in json.loads((run_dir / VOCABULARY_FILE).read_text())]
-    except (ConfigError, OSError, ValueError) as error:
-        raise ConfigError(f"model.init_from: {run_dir}: unreadable ({error})") from None
-    return PretrainingRun(run_dir, config, vocabulary)

@@ -15,7 +15,6 @@ resumes from the last finished epoch. A finished run is only replaced with `--ov
 Exit codes: 0 done, 1 training failed (e.g. NaN loss), 2 bad config or data, 130 interrupted.
 """
 
-import argparse
 import dataclasses
 import shutil
 import sys
@@ -56,7 +55,7 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
         DataError: the dataset cannot be loaded.
         models.TrainingError: the loss became NaN, or the saved model does not reproduce.
     """
-    from models import dtype_policy
+    from models import describe_replicas, dtype_policy, make_strategy
 
     start = time.perf_counter()
     runs.check_writable(config)
@@ -66,8 +65,9 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
     worker = None if strategy.extended.should_checkpoint else strategy.cluster_resolver.task_id
     pretrained = None
     if config.model.init_from:
-        pretrained = runs.load_pretraining_run(config.model.init_from)
-        from pretrain import with_pretrained_text
+        from pretrain import load_pretraining_run, with_pretrained_text
+
+        pretrained = load_pretraining_run(config.model.init_from)
 
         config = with_pretrained_text(config, pretrained)
     data, pipelines, steps_per_epoch = load_data(config, pretrained)
@@ -98,51 +98,10 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
     return RunResult(run_dir=final_dir, metrics=metrics, resumed=resumed, worker=worker)
 
 
-def make_strategy(training):
-    """Makes ops deterministic and returns `training.distribution`'s strategy."""
-    import tensorflow as tf
-
-    if training.jit_compile:
-        # Keras turns XLA off when TensorFlow's op determinism is on (not every op has a
-        # deterministic XLA kernel): XLA runs are seeded but not bit-for-bit repeatable.
-        print("training.jit_compile: XLA on; runs are seeded but not bit-for-bit repeatable.")
-    else:
-        tf.config.experimental.enable_op_determinism()
-    if training.distribution == "mirrored":
-        if tf.config.list_logical_devices("GPU"):
-            return tf.distribute.MirroredStrategy()
-        # MirroredStrategy() alone would use a single CPU; spread over all logical CPUs.
-        devices = [device.name for device in tf.config.list_logical_devices("CPU")]
-        if len(devices) == 1:
-            print("training.distribution: mirrored found no GPU and one CPU device, so it "
-                  "trains one replica (TensorFlow lists all cores as one device).")
-        return tf.distribute.MirroredStrategy(devices=devices)
-    if training.distribution == "multi_worker":
-        # Reads the cluster and this worker's role from the TF_CONFIG environment variable.
-        return tf.distribute.MultiWorkerMirroredStrategy()
-    return tf.distribute.get_strategy()
-
-
-def describe_replicas(strategy, distribution) -> str:
-    """'Training on 2 replicas (mirrored): CPU:0, CPU:1', the devices of this worker."""
-    import tensorflow as tf
-
-    replicas = strategy.num_replicas_in_sync
-    if distribution == "none":  # The default strategy: TensorFlow's first GPU, else the CPU.
-        names = [(tf.config.list_logical_devices("GPU") or
-                  tf.config.list_logical_devices("CPU"))[0].name]
-    else:
-        names = strategy.extended.worker_devices
-    devices = ", ".join(name.split("device:")[-1] for name in names)
-    plural = "replica" if replicas == 1 else "replicas"
-    mode = "" if distribution == "none" else f" ({distribution})"
-    return f"Training on {replicas} {plural}{mode}: {devices}"
-
-
 def load_data(config: Config, pretrained=None):
     """Seeds everything, then (Datasets, {split: (ids, one-hot label) batches}, train steps).
 
-    With a `runs.PretrainingRun`, texts become token ids by its vocabulary."""
+    With a `pretrain.PretrainingRun`, texts become token ids by its vocabulary."""
     import keras
     import tensorflow as tf
 
@@ -181,7 +140,7 @@ def build_model(config: Config, data, strategy, steps_per_epoch, pretrained=None
     """(classifier, trainer): the classifier to save, and the compiled model that trains it.
 
     The two share every layer; only the trainer holds the optimizer (`models.build_trainer`).
-    With a `runs.PretrainingRun`, the classifier's encoder starts from its weights.
+    With a `pretrain.PretrainingRun`, the classifier's encoder starts from its weights.
     """
     from models import (
         build_classifier,
@@ -340,32 +299,11 @@ def save(classifier, data, trim_padding, run_dir: Path) -> None:
             )
 
 
-def parse_args(argv):
-    parser = argparse.ArgumentParser(
-        prog="train.py",
-        description="Train the transformer text classifier described by a YAML config.",
-        epilog="Example: python train.py --config configs/default.yaml --set training.epochs=3",
-    )
-    parser.add_argument("--config", required=True, help="YAML config file (see configs/)")
-    parser.add_argument(
-        "--set", dest="overrides", nargs="+", action="extend", default=[],
-        metavar="SECTION.FIELD=VALUE",
-        help="override config fields, e.g. --set model.num_layers=4 training.epochs=3",
-    )  # fmt: skip
-    parser.add_argument(
-        "--overwrite", action="store_true",
-        help="replace a finished run of the same name (or discard an interrupted one)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--print-config", action="store_true",
-        help="print the resolved config, each field with its comment (docs/config.md), "
-             "and exit without training",
-    )  # fmt: skip
-    return parser.parse_args(argv)
-
-
 def main(argv=None):
-    args = parse_args(argv)
+    args = cli.config_command_parser(
+        "train.py", "Train the transformer text classifier described by a YAML config.",
+        "Example: python train.py --config configs/default.yaml --set training.epochs=3",
+    ).parse_args(argv)
     try:
         config = load_config(args.config, args.overrides)
     except ConfigError as error:

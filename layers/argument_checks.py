@@ -77,5 +77,14 @@ def check_sequence_axis(attention_axes):
         )
 
 
+def check_no_gate(use_gate):
+    """Keras' gated attention (`use_gate=True`) is not implemented."""
+    if use_gate:
+        raise ValueError(
+            "Gated attention is not supported: pass `use_gate=False` or use "
+            f"keras.layers.MultiHeadAttention. Received: use_gate={use_gate!r}"
+        )
+
+
 def _or_none(allow_none):
     return " or None" if allow_none else ""

@@ -9,13 +9,15 @@ import keras
 from keras import ops
 
 from layers.argument_checks import (
+    check_no_gate,
     check_positive_int,
     check_rate,
     check_sequence_axis,
     output_dim_from_keras_names,
 )
+from layers.attention_masks import all_of, attention_mask_4d, key_padding_mask, sliding_window_mask
 from layers.initializers import sublayer_initializer
-from layers.scaled_dot_product_attention import ScaledDotProductAttention, attention_mask_4d
+from layers.scaled_dot_product_attention import ScaledDotProductAttention
 
 
 @keras.saving.register_keras_serializable(package="keras_attention_lab")
@@ -145,11 +147,7 @@ class MultiHeadAttention(keras.layers.Layer):
             check_positive_int(name, value, allow_none=True)
         check_rate("dropout", dropout)
         check_sequence_axis(attention_axes)
-        if use_gate:
-            raise ValueError(
-                "Gated attention is not supported: pass `use_gate=False` or use "
-                f"keras.layers.MultiHeadAttention. Received: use_gate={use_gate!r}"
-            )
+        check_no_gate(use_gate)
         self.num_heads = num_heads
         self.key_dim = key_dim
         self.value_dim = value_dim
@@ -310,24 +308,17 @@ class MultiHeadAttention(keras.layers.Layer):
         """AND of the key-side masks as boolean (B|1, N|1, 1|T, S), or None."""
         masks = []
         if value_mask is not None:
-            masks.append(ops.cast(value_mask, "bool")[:, None, None, :])  # (B, 1, 1, S)
+            masks.append(key_padding_mask(value_mask))  # (B, 1, 1, S)
         if key_mask is not None and key_mask is not value_mask:
-            masks.append(ops.cast(key_mask, "bool")[:, None, None, :])  # (B, 1, 1, S)
+            masks.append(key_padding_mask(key_mask))  # (B, 1, 1, S)
         if attention_mask is not None:
             masks.append(
                 attention_mask_4d(attention_mask, self.num_heads, query.shape[1], key.shape[1])
             )
         if self.sliding_window is not None:
-            query_positions = ops.arange(ops.shape(query)[1])[:, None]  # (T, 1)
-            key_positions = ops.arange(ops.shape(key)[1])[None, :]  # (1, S)
-            band = ops.abs(query_positions - key_positions) < self.sliding_window  # (T, S)
-            masks.append(band[None, None, :, :])  # (1, 1, T, S)
-        if not masks:
-            return None
-        mask = masks[0]
-        for other in masks[1:]:
-            mask = ops.logical_and(mask, other)
-        return mask
+            masks.append(sliding_window_mask(
+                ops.shape(query)[1], ops.shape(key)[1], self.sliding_window))  # (1, 1, T, S)
+        return all_of(masks)
 
     def compute_mask(self, query, previous_mask=None):
         # The output is aligned with the queries, so it keeps the query mask.

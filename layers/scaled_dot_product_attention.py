@@ -10,6 +10,7 @@ import keras
 from keras import ops
 
 from layers.argument_checks import check_positive, check_rate
+from layers.attention_masks import all_of, attention_mask_4d, causal_mask
 
 # Bias of masked logits. The logits are always float32 here (see `call`), so a large
 # finite negative is safe; -inf would turn a fully masked row into NaN.
@@ -22,38 +23,6 @@ _FUSED_KERNEL_BACKENDS = ("jax", "torch")
 # Largest finite float16. float16 logits that overflowed to +-inf are clipped to it so the
 # float32 softmax never sees inf - inf = NaN.
 _FLOAT16_MAX = 65504.0
-
-
-def attention_mask_4d(mask, num_heads, query_length, key_length, name="attention_mask"):
-    """A boolean attention mask of any accepted shape as (B|1, N|1, T, S).
-
-    Accepted: (B, T, S), (T, S) and, when `num_heads` is given (multi-head attention),
-    (B, N, T, S) and (B, 1, T, S). Sizes that are known are checked against
-    `num_heads`, `query_length` and `key_length` (None: unknown, not checked).
-    """
-    accepted = "(B, T, S) or (T, S)" if num_heads is None else (
-        "(B, T, S), (T, S), (B, N, T, S) or (B, 1, T, S)"
-    )
-    shape = tuple(mask.shape)
-    rank = len(shape)
-    known_heads = (1, num_heads) if num_heads is not None else (1,)
-    fits = rank in (2, 3) or (rank == 4 and num_heads is not None)
-    if fits and rank == 4:
-        fits = shape[1] is None or shape[1] in known_heads
-    if fits:
-        for size, expected in ((shape[-2], query_length), (shape[-1], key_length)):
-            fits = fits and (size is None or expected is None or size in (1, expected))
-    if not fits:
-        raise ValueError(
-            f"`{name}` must have shape {accepted} (B batch, N={num_heads} heads, "
-            f"T={query_length} queries, S={key_length} keys). Received: {name}.shape={shape}"
-        )
-    mask = ops.cast(mask, "bool")
-    if rank == 2:
-        return mask[None, None, :, :]  # (1, 1, T, S)
-    if rank == 3:
-        return mask[:, None, :, :]  # (B, 1, T, S)
-    return mask
 
 
 @keras.saving.register_keras_serializable(package="keras_attention_lab")
@@ -185,18 +154,13 @@ class ScaledDotProductAttention(keras.layers.Layer):
 
         `query` and `key` are in the multi-head layout (B, T, N, H) and (B, S, N, H).
         """
-        mask = None
+        masks = []
         if attention_mask is not None:
             num_heads = None if single_head else query.shape[2]
-            mask = attention_mask_4d(
-                attention_mask, num_heads, query.shape[1], key.shape[1], "attention_mask"
-            )
+            masks.append(attention_mask_4d(attention_mask, num_heads, query.shape[1], key.shape[1]))
         if causal:
-            query_length, key_length = ops.shape(query)[1], ops.shape(key)[1]
-            causal_mask = ops.tril(ops.ones((query_length, key_length), "bool"))
-            causal_mask = causal_mask[None, None, :, :]  # (1, 1, T, S)
-            mask = causal_mask if mask is None else ops.logical_and(mask, causal_mask)
-        return mask
+            masks.append(causal_mask(ops.shape(query)[1], ops.shape(key)[1]))
+        return all_of(masks)
 
     @staticmethod
     def _logit_bias(mask):

@@ -7,6 +7,7 @@ so a saved `model.keras` loads in safe mode after `import models`.
 import layers  # noqa: F401  (registers the layers the saved models are made of)
 from models.attention_model import build_attention_model
 from models.attention_probe import AttentionProbe
+from models.distribution import describe_replicas, make_strategy
 from models.end_to_end import (
     build_end_to_end_model,
     get_model_parts,
@@ -41,10 +42,12 @@ __all__ = [
     "build_masked_language_model",
     "build_trainer",
     "copy_encoder_weights",
+    "describe_replicas",
     "dtype_policy",
     "get_model_parts",
     "load_end_to_end_model",
     "make_optimizer",
+    "make_strategy",
     "predict_texts",
     "token_embeddings",
 ]

@@ -69,7 +69,7 @@ def test_train_starts_from_the_pretrained_encoder(pretrained_run, tmp_path):
     run_dir, data_file = pretrained_run
     config = load_config(TINY, ["dataset.name=null", f"dataset.train_file={data_file}",
                                 f"output.root={tmp_path}", f"model.init_from={run_dir}"])
-    pretrained = runs.load_pretraining_run(run_dir)
+    pretrained = pretrain.load_pretraining_run(run_dir)
     config = pretrain.with_pretrained_text(config, pretrained)
     data, _, steps = train.load_data(config, pretrained)
     assert data.vectorizer.get_vocabulary() == pretrained.vocabulary

@@ -99,11 +99,3 @@ def test_multi_worker_training_on_two_processes(tmp_path, data_file, single_proc
     model = load_end_to_end_model(tmp_path / "tiny" / "model.keras")
     np.testing.assert_allclose(np.asarray(model(np.array(["a good film"]))).sum(), 1.0,
                                rtol=1e-5)
-
-
-def test_training_says_how_many_replicas_on_which_devices():
-    import tensorflow as tf
-
-    # One process on a CPU machine: TensorFlow lists all cores as one device.
-    assert train.describe_replicas(tf.distribute.get_strategy(), "none") == (
-        "Training on 1 replica: CPU:0")
