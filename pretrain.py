@@ -3,7 +3,7 @@
 Usage:
     python pretrain.py --config configs/pretrain_rotten_tomatoes.yaml
     python train.py --config configs/rotten_tomatoes.yaml \
-        --set model.init_from=runs/pretrain_rotten_tomatoes
+        --set model.init_from=runs/pretrain_rotten_tomatoes model.pretrained_embeddings=null
 
 The encoder (token and position embedding and the blocks, built by the same code and with
 the same layer names as the classifier's) learns to predict hidden tokens, BERT-style:
