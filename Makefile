@@ -11,7 +11,7 @@ export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 # The packages whose docstring examples `make test` runs.
 DOCTEST_PATHS := layers models data inspection config.py runs.py reports.py
 
-.PHONY: venv train test test-layers-torch test-layers-jax bench bench-accuracy lint clean
+.PHONY: venv train test test-tensorflow test-layers-backends test-layers-torch test-layers-jax bench bench-accuracy lint clean
 
 # What training needs (`.[train]`); the test tooling (`.[test]`: pytest, the JAX and PyTorch
 # backends, Playwright) only for `make test`.
@@ -49,11 +49,18 @@ train: $(VENV)/.installed-train
 	@echo "         runs/default/attention/test/ (attention of 8 test examples, heatmaps, rollout)"
 	@echo "Attention viewer (open in a browser, works offline): runs/default/attention/test/index.html"
 
+# The TensorFlow suite and the other backends' layer tests run side by side (-j2): much of
+# either is single-threaded Python, so on 2 cores the pair takes little longer than the
+# TensorFlow suite alone. -O prints each one's output in one piece when it ends.
 test: $(VENV)/.installed-test
+	$(MAKE) --no-print-directory -j2 -O test-tensorflow test-layers-backends
+
+test-tensorflow: $(VENV)/.installed-test
 	$(PY) -m pytest -q tests
 	# The docstring examples run as written.
 	$(PY) -m pytest -q --doctest-modules $(DOCTEST_PATHS)
-	$(MAKE) test-layers-torch test-layers-jax
+
+test-layers-backends: test-layers-torch test-layers-jax
 
 # The layers use only keras.ops: prove it on the PyTorch and JAX backends too.
 test-layers-torch: $(VENV)/.installed-test
