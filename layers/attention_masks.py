@@ -58,6 +58,24 @@ def sliding_window_mask(query_length, key_length, window):
     return (ops.abs(query_positions - key_positions) < window)[None, None, :, :]
 
 
+def key_side_mask(query, key, num_heads, value_mask=None, key_mask=None, attention_mask=None,
+                  sliding_window=None):
+    """What `MultiHeadAttention` hands to the softmax: the AND of its key padding masks
+    (B, S), its `attention_mask` and its sliding-window band, as boolean
+    (B|1, N|1, 1|T, S), or None. `query` (B, T, D) and `key` (B, S, Dk) give the lengths.
+    """
+    masks = []
+    if value_mask is not None:
+        masks.append(key_padding_mask(value_mask))  # (B, 1, 1, S)
+    if key_mask is not None and key_mask is not value_mask:
+        masks.append(key_padding_mask(key_mask))  # (B, 1, 1, S)
+    if attention_mask is not None:
+        masks.append(attention_mask_4d(attention_mask, num_heads, query.shape[1], key.shape[1]))
+    if sliding_window is not None:
+        masks.append(sliding_window_mask(ops.shape(query)[1], ops.shape(key)[1], sliding_window))
+    return all_of(masks)
+
+
 def all_of(masks):
     """The logical AND of broadcastable boolean masks, or None for none."""
     if not masks:

@@ -15,7 +15,7 @@ from layers.argument_checks import (
     check_sequence_axis,
     output_dim_from_keras_names,
 )
-from layers.attention_masks import all_of, attention_mask_4d, key_padding_mask, sliding_window_mask
+from layers.attention_masks import key_side_mask
 from layers.initializers import sublayer_initializer
 from layers.scaled_dot_product_attention import ScaledDotProductAttention
 
@@ -252,7 +252,8 @@ class MultiHeadAttention(keras.layers.Layer):
 
         # Key padding and attention masks go into the softmax; padded queries are
         # zeroed afterwards, which is cheaper than a full (B, 1, T, S) mask.
-        mask = self._combine_masks(query, key, value_mask, key_mask, attention_mask)
+        mask = key_side_mask(query, key, self.num_heads, value_mask, key_mask, attention_mask,
+                             self.sliding_window)
         result = self.attention(
             query_heads,
             key_heads,
@@ -303,22 +304,6 @@ class MultiHeadAttention(keras.layers.Layer):
             batch_size = ops.cast(ops.shape(outputs)[0], "float32")
             loss = self.projection_activity_regularizer(outputs)
             self.add_loss(ops.cast(loss, "float32") / batch_size)
-
-    def _combine_masks(self, query, key, value_mask, key_mask, attention_mask):
-        """AND of the key-side masks as boolean (B|1, N|1, 1|T, S), or None."""
-        masks = []
-        if value_mask is not None:
-            masks.append(key_padding_mask(value_mask))  # (B, 1, 1, S)
-        if key_mask is not None and key_mask is not value_mask:
-            masks.append(key_padding_mask(key_mask))  # (B, 1, 1, S)
-        if attention_mask is not None:
-            masks.append(
-                attention_mask_4d(attention_mask, self.num_heads, query.shape[1], key.shape[1])
-            )
-        if self.sliding_window is not None:
-            masks.append(sliding_window_mask(
-                ops.shape(query)[1], ops.shape(key)[1], self.sliding_window))  # (1, 1, T, S)
-        return all_of(masks)
 
     def compute_mask(self, query, previous_mask=None):
         # The output is aligned with the queries, so it keeps the query mask.

@@ -8,6 +8,7 @@ from layers.attention_masks import (
     attention_mask_4d,
     causal_mask,
     key_padding_mask,
+    key_side_mask,
     sliding_window_mask,
 )
 
@@ -49,3 +50,15 @@ def test_all_of_is_the_logical_and_and_none_without_masks():
     combined = np.asarray(all_of([causal_mask(3, 3), sliding_window_mask(3, 3, 2)]))[0, 0]
     np.testing.assert_array_equal(
         combined, [[True, False, False], [True, True, False], [False, True, True]])
+
+
+def test_key_side_mask_ands_padding_attention_mask_and_band():
+    query, key = np.zeros((1, 3, 4)), np.zeros((1, 3, 4))
+    assert key_side_mask(query, key, 2) is None
+    padding = np.array([[1, 1, 0]])
+    below_diagonal = np.tril(np.ones((3, 3), bool))  # (T, S)
+    mask = np.asarray(key_side_mask(query, key, 2, value_mask=padding, key_mask=padding,
+                                    attention_mask=below_diagonal, sliding_window=2))
+    assert mask.shape == (1, 1, 3, 3)
+    np.testing.assert_array_equal(
+        mask[0, 0], [[True, False, False], [True, True, False], [False, True, False]])
