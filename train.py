@@ -68,7 +68,6 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
         from pretrain import load_pretraining_run, with_pretrained_text
 
         pretrained = load_pretraining_run(config.model.init_from)
-
         config = with_pretrained_text(config, pretrained)
     data, pipelines, steps_per_epoch = load_data(config, pretrained)
     if config.text.sequence_length == "auto":
