@@ -88,8 +88,6 @@ def start_tensorflow(find_devices: bool = True) -> None:
 
     `find_devices=False` leaves the devices alone: a MultiWorkerMirroredStrategy must be
     created before TensorFlow's runtime starts (the CUDA probe may then log later)."""
-    if "tensorflow" in sys.modules and "keras" in sys.modules:
-        return
     with contextlib.nullcontext() if verbose() else stderr_silenced():
         import keras  # noqa: F401
         import tensorflow as tf

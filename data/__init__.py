@@ -8,16 +8,23 @@ Example:
 >>> # datasets = build_datasets({"name": "bbc_news"}, {"sequence_length": 128}, 32, seed=0)
 """
 
-from data.builders import BUILTIN_BUILDERS
-from data.datasets import Datasets, build_datasets
-from data.errors import DataError
-from data.files import load_file_split, load_file_splits, load_labelled_file
-from data.loading import load_text_splits
-from data.pipelines import make_pipelines
-from data.text_splits import TextSplits
-from data.texts_file import check_texts, read_texts_file
-from data.vectorizer import make_vectorizer
-from data.wheel_fetcher import PinnedWheel, fetch_wheel
+import cli
+
+# `python -m data` runs this file before data/__main__.py, and the imports below load
+# TensorFlow: start it here, with its C++ start-up lines silenced as the commands do. The
+# devices are left alone, so train.py can still create a multi-worker strategy first.
+cli.start_tensorflow(find_devices=False)
+
+from data.builders import BUILTIN_BUILDERS  # noqa: E402
+from data.datasets import Datasets, build_datasets  # noqa: E402
+from data.errors import DataError  # noqa: E402
+from data.files import load_file_split, load_file_splits, load_labelled_file  # noqa: E402
+from data.loading import load_text_splits  # noqa: E402
+from data.pipelines import make_pipelines  # noqa: E402
+from data.text_splits import TextSplits  # noqa: E402
+from data.texts_file import check_texts, read_texts_file  # noqa: E402
+from data.vectorizer import make_vectorizer  # noqa: E402
+from data.wheel_fetcher import PinnedWheel, fetch_wheel  # noqa: E402
 
 __all__ = [
     "BUILTIN_BUILDERS",

@@ -1,9 +1,11 @@
 """`python -m data`: the list of built-in datasets, prepare, and one-line errors."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import cli
 from data.__main__ import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,3 +41,16 @@ def test_runs_as_python_dash_m_data_from_the_checkout():
     result = subprocess.run([sys.executable, "-m", "data", "--help"], cwd=ROOT,
                             capture_output=True, text=True, check=True)
     assert result.stdout.startswith("usage: python -m data")
+
+
+def test_prints_only_its_own_output(builtin_data_dir):
+    # `python -m data` runs data/__init__.py, which loads TensorFlow, before __main__: its
+    # C++ start-up lines (absl, oneDNN, the CUDA probe) must be silenced there already.
+    command = [sys.executable, "-m", "data", "list", "--data-dir", builtin_data_dir]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True,
+                            timeout=120)
+    assert result.stderr == ""
+    assert result.stdout.split()[:2] == ["name", "train"]
+    verbose = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True,
+                             timeout=120, env={**os.environ, cli.VERBOSE_ENV: "1"})
+    assert verbose.stdout == result.stdout and verbose.stderr != ""
