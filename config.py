@@ -144,6 +144,11 @@ class ModelConfig(Section):
     dropout: float = option(0.1, RATE)
     # Dropout on the attention weights.
     attention_dropout: float = option(0.0, RATE)
+    # Local attention: the text is cut into blocks of this many consecutive tokens, and
+    # tokens attend only within their block (T x C attention scores instead of T x T:
+    # long texts train faster). Not with pooling: cls, whose token would see the first
+    # block only. null: every token attends to every token.
+    attention_block_size: int | None = option(None, POSITIVE)
     # Activation of the feed-forward networks: relu or gelu.
     activation: str = option("relu", choices=("relu", "gelu"))
     # learned (one vector per position, starting as small as the token vectors) or
@@ -176,6 +181,11 @@ class ModelConfig(Section):
             raise ConfigError(
                 f"model.num_heads: d_model must be divisible by num_heads, "
                 f"got d_model={self.d_model}, num_heads={self.num_heads}"
+            )
+        if self.attention_block_size and self.pooling == "cls":
+            raise ConfigError(
+                "model.attention_block_size: the class token would attend to the first "
+                "block only; use pooling mean or max with it, or set it to null"
             )
         if self.init_from and self.pretrained_embeddings:
             raise ConfigError(

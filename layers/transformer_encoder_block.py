@@ -7,9 +7,10 @@ In self-attention the keys are the queries: the key length S is T.
 import keras
 from keras import ops
 
-from layers.argument_checks import check_positive, check_rate
+from layers.argument_checks import check_positive, check_positive_int, check_rate
 from layers.feed_forward import FeedForward
 from layers.initializers import sublayer_initializer
+from layers.local_blocks import block_diagonal_scores, merge_blocks, split_into_blocks
 from layers.multi_head_attention import MultiHeadAttention
 
 
@@ -28,7 +29,10 @@ class TransformerEncoderBlock(keras.layers.Layer):
     `TokenAndPositionEmbedding(mask_zero=True)`); when both are present they are
     combined with AND, and with `attention_mask` ((B, T, T), (T, T), (B, N, T, T)
     or (B, 1, T, T)) and the causal mask of `use_causal_mask=True`. Padded keys
-    get zero attention weight. The output keeps the input's padding mask.
+    get zero attention weight. The output keeps the input's padding mask. With
+    `attention_block_size=C`, each token attends only to the tokens of its own
+    block of C consecutive positions, as if a block-diagonal `attention_mask`
+    were ANDed in (then `attention_mask` itself is not accepted).
 
     Args:
         num_heads: int > 0. Number of attention heads.
@@ -40,6 +44,10 @@ class TransformerEncoderBlock(keras.layers.Layer):
         activation: activation of the feed-forward network.
         norm_first: bool. Pre-norm instead of post-norm.
         layer_norm_epsilon: float. Epsilon of the layer normalisations.
+        attention_block_size: int or None. Local attention: the sequence is
+            cut into blocks of this many tokens that attend within, which cuts
+            the attention's T x T scores to T x C (long texts train faster).
+            None: every token attends to every token.
         kernel_initializer, bias_initializer: initializers of the dense layers.
             The attention and the feed-forward network each get their own
             copy, with their own seed when seeded, and copy it on per weight.
@@ -78,6 +86,7 @@ class TransformerEncoderBlock(keras.layers.Layer):
         activation="relu",
         norm_first=False,
         layer_norm_epsilon=1e-5,
+        attention_block_size=None,
         kernel_initializer="glorot_uniform",
         bias_initializer="zeros",
         **kwargs,
@@ -86,6 +95,7 @@ class TransformerEncoderBlock(keras.layers.Layer):
         check_rate("dropout", dropout)
         check_rate("attention_dropout", attention_dropout)
         check_positive("layer_norm_epsilon", layer_norm_epsilon)
+        check_positive_int("attention_block_size", attention_block_size, allow_none=True)
         self.num_heads = num_heads
         self.intermediate_dim = intermediate_dim
         self.key_dim = key_dim
@@ -94,6 +104,7 @@ class TransformerEncoderBlock(keras.layers.Layer):
         self.activation = keras.activations.get(activation)
         self.norm_first = bool(norm_first)
         self.layer_norm_epsilon = layer_norm_epsilon
+        self.attention_block_size = attention_block_size
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.bias_initializer = keras.initializers.get(bias_initializer)
         self.supports_masking = True
@@ -160,16 +171,10 @@ class TransformerEncoderBlock(keras.layers.Layer):
 
         residual = inputs
         x = self.attention_norm(inputs) if self.norm_first else inputs
-        attended = self.self_attention(
-            x,
-            query_mask=padding_mask,
-            value_mask=padding_mask,
-            attention_mask=attention_mask,
-            training=training,
-            return_attention_scores=return_attention_scores,
-            use_causal_mask=use_causal_mask,
+        attend = self._self_attend if self.attention_block_size is None else self._attend_in_blocks
+        attended, scores = attend(
+            x, padding_mask, attention_mask, training, return_attention_scores, use_causal_mask
         )
-        attended, scores = attended if return_attention_scores else (attended, None)
         x = residual + self.attention_output_dropout_layer(attended, training=training)
         if not self.norm_first:
             x = self.attention_norm(x)
@@ -186,6 +191,38 @@ class TransformerEncoderBlock(keras.layers.Layer):
         if return_attention_scores:
             return x, scores
         return x
+
+    def _self_attend(self, x, padding_mask, attention_mask, training, return_scores, causal):
+        """(B, T, D) -> (B, T, D) and the (B, N, T, T) weights, or None."""
+        attended = self.self_attention(
+            x,
+            query_mask=padding_mask,
+            value_mask=padding_mask,
+            attention_mask=attention_mask,
+            training=training,
+            return_attention_scores=return_scores,
+            use_causal_mask=causal,
+        )
+        return attended if return_scores else (attended, None)
+
+    def _attend_in_blocks(self, x, padding_mask, attention_mask, training, return_scores, causal):
+        """`_self_attend` within blocks of `attention_block_size` tokens."""
+        if attention_mask is not None:
+            raise ValueError(
+                "`attention_mask` cannot be combined with `attention_block_size`: the blocks "
+                "are the attention mask. Pass `padding_mask`, or set "
+                f"attention_block_size=None. Received: attention_block_size="
+                f"{self.attention_block_size}"
+            )
+        batch, length = ops.shape(x)[0], ops.shape(x)[1]
+        blocks, block_mask = split_into_blocks(x, padding_mask, self.attention_block_size)
+        attended, scores = self._self_attend(
+            blocks, block_mask, None, training, return_scores, causal
+        )  # (B * K, C, D), (B * K, N, C, C)
+        attended = merge_blocks(attended, batch, length)  # (B, T, D)
+        if scores is not None:
+            scores = block_diagonal_scores(scores, batch, length)  # (B, N, T, T)
+        return attended, scores
 
     def compute_mask(self, inputs, previous_mask=None):
         return previous_mask
@@ -210,6 +247,7 @@ class TransformerEncoderBlock(keras.layers.Layer):
                 "activation": keras.activations.serialize(self.activation),
                 "norm_first": self.norm_first,
                 "layer_norm_epsilon": self.layer_norm_epsilon,
+                "attention_block_size": self.attention_block_size,
                 "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
                 "bias_initializer": keras.initializers.serialize(self.bias_initializer),
             }

@@ -107,6 +107,7 @@ def _encoder_block(m, index):
         activation=m.activation,
         norm_first=m.norm_first,
         layer_norm_epsilon=m.layer_norm_epsilon,
+        attention_block_size=m.attention_block_size,
         name=f"{BLOCK_PREFIX}{index}",
     )
 

@@ -34,6 +34,9 @@ CASES = [
            2, 16, dropout=0.1, attention_dropout=0.1, norm_first=norm_first),
        padded_features(feature_dim=8), ATTENTION)
       for norm_first in (False, True)],
+    ("TransformerEncoderBlock",
+     lambda: layers.TransformerEncoderBlock(2, 16, dropout=0.1, attention_block_size=2),
+     padded_features(feature_dim=8), ATTENTION),
 ]
 
 

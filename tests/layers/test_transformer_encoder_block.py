@@ -168,8 +168,62 @@ def test_each_dropout_attribute_is_set_by_the_argument_it_is_named_after():
          "Received: attention_dropout=-1.0"),
         ({"num_heads": 2, "intermediate_dim": 4, "layer_norm_epsilon": 0},
          "Received: layer_norm_epsilon=0"),
+        ({"num_heads": 2, "intermediate_dim": 4, "attention_block_size": 0},
+         "Received: attention_block_size=0"),
     ],
 )
 def test_invalid_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
         TransformerEncoderBlock(**kwargs)
+
+
+def block_diagonal(length, block_size):
+    block = np.arange(length) // block_size
+    return block[:, None] == block[None, :]  # (T, T)
+
+
+@pytest.mark.parametrize("norm_first, causal", [(False, False), (True, False), (True, True)])
+def test_attention_in_blocks_is_full_attention_with_a_block_diagonal_mask(norm_first, causal):
+    # 11 tokens in blocks of 4: the last block is part filler; row 2 has one block of
+    # real tokens only, so its other blocks are padding throughout.
+    x = RNG.normal(size=(3, 11, 8)).astype("float32")
+    mask = np.ones((3, 11), bool)
+    mask[1, 7:] = False
+    mask[2, 3:] = False
+    full = TransformerEncoderBlock(num_heads=2, intermediate_dim=16, norm_first=norm_first)
+    blocks = TransformerEncoderBlock.from_config(
+        {**full.get_config(), "attention_block_size": 4, "name": "blocks"})
+    full.build(x.shape)
+    blocks.build(x.shape)
+    blocks.set_weights(full.get_weights())
+    expected, expected_scores = full(
+        x, padding_mask=mask, attention_mask=np.broadcast_to(block_diagonal(11, 4), (3, 11, 11)),
+        use_causal_mask=causal, return_attention_scores=True)
+    output, scores = blocks(x, padding_mask=mask, use_causal_mask=causal,
+                            return_attention_scores=True)
+    assert tuple(scores.shape) == (3, 2, 11, 11)
+    np.testing.assert_allclose(to_numpy(output), to_numpy(expected), atol=1e-6)
+    np.testing.assert_allclose(to_numpy(scores), to_numpy(expected_scores), atol=1e-7)
+    assert np.all(to_numpy(scores)[:, :, :4, 4:] == 0.0)  # nothing across blocks
+    # The fast path (no scores) gives the same output.
+    np.testing.assert_allclose(
+        to_numpy(blocks(x, padding_mask=mask, use_causal_mask=causal)), to_numpy(output),
+        atol=1e-6)
+    # Full attention without the block mask differs: the blocks do cut attention.
+    assert not np.allclose(to_numpy(full(x, padding_mask=mask)), to_numpy(output), atol=1e-3)
+
+
+def test_attention_in_blocks_without_a_padding_mask_attends_every_real_token():
+    x = RNG.normal(size=(2, 6, 8)).astype("float32")
+    blocks = TransformerEncoderBlock(num_heads=2, intermediate_dim=16, attention_block_size=4)
+    _, scores = blocks(x, return_attention_scores=True)
+    scores = to_numpy(scores)
+    # Blocks [0..3] and [4, 5]: the filler after token 5 gets no weight.
+    np.testing.assert_allclose(scores.sum(axis=-1), 1.0, rtol=1e-5)
+    assert np.all(scores[:, :, 4:, 4:6] > 0.0) and np.all(scores[:, :, 4:, :4] == 0.0)
+
+
+def test_attention_in_blocks_refuses_an_attention_mask():
+    blocks = TransformerEncoderBlock(num_heads=2, intermediate_dim=16, attention_block_size=2)
+    with pytest.raises(ValueError, match="cannot be combined with `attention_block_size`"):
+        blocks(np.ones((1, 4, 8), "float32"), attention_mask=np.ones((4, 4), bool))

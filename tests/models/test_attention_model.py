@@ -83,3 +83,17 @@ def test_a_classifier_that_is_not_a_chain():
     np.testing.assert_allclose(outputs["probabilities"], call(classifier, IDS), rtol=1e-6,
                                atol=1e-7)
     assert sorted(s.shape for s in outputs["attention_scores"]) == [(2, 2, 6, 6), (2, 4, 6, 6)]
+
+
+def test_local_attention_blocks_reach_the_exported_scores():
+    config = ModelConfig(d_model=16, num_heads=2, num_layers=2, intermediate_dim=32,
+                         dropout=0.0, attention_block_size=4)
+    classifier = build_classifier(config, vocabulary_size=50, sequence_length=6, num_classes=3)
+    outputs = call(build_attention_model(classifier), IDS)
+    np.testing.assert_allclose(outputs["probabilities"], call(classifier, IDS),
+                               rtol=1e-6, atol=1e-7)
+    for scores in outputs["attention_scores"]:
+        assert scores.shape == (2, 2, 6, 6)
+        # Tokens 0-3 and 4-5 are two blocks: no weight crosses between them.
+        assert np.all(scores[:, :, :4, 4:] == 0.0) and np.all(scores[:, :, 4:, :4] == 0.0)
+        np.testing.assert_allclose(scores[1].sum(axis=-1), 1.0, rtol=1e-5)
