@@ -66,6 +66,7 @@ KERAS_IO_EXAMPLE = [
     "model.intermediate_dim=32",
     "model.dropout=0.1",
     "model.attention_dropout=0.0",
+    "model.attention_block_size=null",
     "model.activation=relu",
     "model.positional_encoding=learned",
     "model.mask_zero=false",

@@ -18,11 +18,15 @@ def forward_flops(model, num_classes, batch, length):
 
     `model` is a `config.ModelConfig`; `length` is the padded length the step computes on.
     Per block: Q, K, V and output projections 8·T·D·N·K, scores and weighted sum 4·N·K·T²,
-    feed-forward 4·T·D·I; then the head.
+    feed-forward 4·T·D·I; then the head. With `attention_block_size` C < T, attention runs
+    on T' = ceil(T / C)·C positions (the last block filled up): projections 8·T'·D·N·K,
+    scores and weighted sum 4·N·K·T'·C.
     """
     length = length + (model.pooling == "cls")  # the class token is one more position
     heads = model.num_heads * (model.key_dim or model.d_model // model.num_heads)  # N·K
-    block = (8 * length * model.d_model * heads + 4 * heads * length**2
+    span = min(model.attention_block_size or length, length)  # keys each query sees
+    attended = -(-length // span) * span  # T', positions through the attention
+    block = (8 * attended * model.d_model * heads + 4 * heads * attended * span
              + 4 * length * model.d_model * model.intermediate_dim)
     head_in = model.head_hidden_dim or model.d_model
     head = 2 * model.d_model * model.head_hidden_dim + 2 * head_in * num_classes

@@ -27,6 +27,12 @@ def test_forward_flops_counts_the_matmuls_by_hand():
     # The class token is one more position.
     cls = ModelConfig(d_model=4, num_heads=2, num_layers=1, intermediate_dim=8, pooling="cls")
     assert forward_flops(cls, 2, 1, 2) == forward_flops(MODEL, 2, 1, 3)
+    # Local attention, blocks of 2 over T=3: T'=4 positions through the attention,
+    # projections 8·4·4·4 = 512, scores and weighted sum 4·4·4·2 = 128, feed-forward 384.
+    blocks = dataclasses.replace(MODEL, attention_block_size=2)
+    assert forward_flops(blocks, 2, 1, 3) == 512 + 128 + 384 + 16
+    # A text no longer than a block is one block: full attention's cost.
+    assert forward_flops(dataclasses.replace(MODEL, attention_block_size=8), 2, 1, 3) == 928
 
 
 def test_epoch_cost_counts_real_tokens_and_padded_shapes():
