@@ -6,8 +6,8 @@ that saved models carry (`keras_attention_lab>MultiHeadAttention`, ...), so
 
 Shape comments and docstrings here and in `models/` use one legend: B batch, T query
 (sequence) length, S key length, N heads, H head size, D model size, and L only for a
-number of layers. `argument_checks`, `attention_masks` and `initializers` are private
-helpers of these layers.
+number of layers. `argument_checks`, `attention_masks`, `initializers` and `local_blocks`
+are private helpers of these layers.
 """
 
 from layers.class_token import ClassToken
