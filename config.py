@@ -284,14 +284,9 @@ class Config:
         return self.output.name or "run"
 
 
-SECTIONS: dict[str, type[Section]] = {
-    "dataset": DatasetConfig,
-    "text": TextConfig,
-    "model": ModelConfig,
-    "training": TrainingConfig,
-    "output": OutputConfig,
-    "pretraining": PretrainingConfig,
-}
+# By each section's own name, in the order of `Config` (and of YAML dumps and docs).
+SECTIONS: dict[str, type[Section]] = {cls.section: cls for cls in (
+    DatasetConfig, TextConfig, ModelConfig, TrainingConfig, OutputConfig, PretrainingConfig)}
 
 
 def parse_overrides(overrides: list[str] | tuple[str, ...]) -> dict[str, dict[str, Any]]:
