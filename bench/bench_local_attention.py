@@ -16,7 +16,6 @@ import argparse
 import os
 import statistics
 import sys
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ["KERAS_BACKEND"] = "tensorflow"
@@ -26,6 +25,8 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from bench_attention import run_once  # noqa: E402  (bench/ is the script's folder)
+
 from layers import TransformerEncoderBlock  # noqa: E402
 
 BATCH, D_MODEL, NUM_HEADS, INTERMEDIATE_DIM = 32, 64, 2, 128
@@ -43,12 +44,6 @@ def make_train_step(block_size, x, mask):
         return tape.gradient(loss, block.trainable_variables)
 
     return train
-
-
-def run_once(step):
-    start = time.perf_counter()
-    tf.nest.map_structure(lambda t: t.numpy(), step())
-    return time.perf_counter() - start
 
 
 def time_length(length, block_sizes, repeats):
