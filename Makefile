@@ -49,14 +49,15 @@ train: $(VENV)/.installed-train
 	@echo "         runs/default/attention/test/ (attention of 8 test examples, heatmaps, rollout)"
 	@echo "Attention viewer (open in a browser, works offline): runs/default/attention/test/index.html"
 
-# The TensorFlow suite and the other backends' layer tests run side by side (-j2): much of
-# either is single-threaded Python, so on 2 cores the pair takes little longer than the
-# TensorFlow suite alone. -O prints each one's output in one piece when it ends.
+# The TensorFlow suite and the other backends' layer tests run side by side (-j2), and the
+# TensorFlow suite itself in two pytest-xdist workers: much of it is single-threaded Python
+# or waits on subprocesses, so on 2 cores this takes far less than one after the other.
+# -O prints each one's output in one piece when it ends.
 test: $(VENV)/.installed-test
 	$(MAKE) --no-print-directory -j2 -O test-tensorflow test-layers-backends
 
 test-tensorflow: $(VENV)/.installed-test
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -n 2 tests
 	# The docstring examples run as written.
 	$(PY) -m pytest -q --doctest-modules $(DOCTEST_PATHS)
 
