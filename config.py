@@ -130,16 +130,17 @@ class TextConfig(Section):
 @dataclass(frozen=True)
 class ModelConfig(Section):
     section: ClassVar[str] = "model"
-    # Width of the token embeddings and of every block's output.
-    d_model: int = option(128, POSITIVE)
+    # Width of the token embeddings and of every block's output. The size defaults (one
+    # block, 64 wide, 2 heads) are what the recipes chose on validation.
+    d_model: int = option(64, POSITIVE)
     # Attention heads per block; d_model must be divisible by it.
-    num_heads: int = option(4, POSITIVE)
+    num_heads: int = option(2, POSITIVE)
     # Size of each head; null means d_model // num_heads, so the heads split d_model.
     key_dim: int | None = option(None, POSITIVE)
     # Number of TransformerEncoderBlocks.
-    num_layers: int = option(2, POSITIVE)
+    num_layers: int = option(1, POSITIVE)
     # Hidden size of each block's feed-forward network.
-    intermediate_dim: int = option(256, POSITIVE)
+    intermediate_dim: int = option(128, POSITIVE)
     # Dropout after the embeddings, on the blocks' residual branches and before the head.
     dropout: float = option(0.1, RATE)
     # Dropout on the attention weights.
@@ -207,7 +208,7 @@ class TrainingConfig(Section):
     # adamw, adam or sgd (with momentum 0.9).
     optimizer: str = option("adamw", choices=("adamw", "adam", "sgd"))
     # Peak learning rate, reached after warmup.
-    learning_rate: float = option(1e-3, POSITIVE)
+    learning_rate: float = option(2e-3, POSITIVE)
     # Decoupled weight decay (adamw only).
     weight_decay: float = option(0.01, NOT_NEGATIVE)
     # Fraction of all training steps spent warming the learning rate up from 0.
@@ -217,13 +218,13 @@ class TrainingConfig(Section):
     # Clip each gradient update to this global norm; null disables clipping.
     clipnorm: float | None = option(1.0, POSITIVE)
     # Label smoothing of the cross-entropy loss (regularises overconfident heads).
-    label_smoothing: float = option(0.0, RATE)
+    label_smoothing: float = option(0.1, RATE)
     # Stop after this many epochs without a better `monitor` value and restore the best
     # weights; 0 disables early stopping.
     early_stopping_patience: int = option(3, NOT_NEGATIVE)
     # What picks the best epoch (checkpoint and early stopping): val_loss, or
     # val_accuracy where label smoothing makes the loss a poor guide to accuracy.
-    monitor: str = option("val_loss", choices=("val_loss", "val_accuracy"))
+    monitor: str = option("val_accuracy", choices=("val_loss", "val_accuracy"))
     # Seeds weights, dropout and shuffling; with op determinism, two runs of the same
     # command give the same metrics on CPU.
     seed: int = 0
