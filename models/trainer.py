@@ -193,18 +193,21 @@ def _replica_safe(optimizer_class):
 
 
 class Trainer(keras.Model):
-    """The functional trainer, with two fixes for TensorFlow's distribution strategies.
+    """The functional trainer: optimizer and metrics built before the first step, and
+    two fixes for TensorFlow's distribution strategies.
 
-    Before the first step, Keras' TensorFlow trainer takes one batch from the distributed
-    dataset and averages it across replicas, only to learn the input shapes for building
-    the metrics and the optimizer. Across workers that collective fails ("Attempt to
-    convert a value (PerReplica...) to a Tensor": the batches differ in length), and under
-    any strategy the batch comes from an extra iterator, which draws another seeded shuffle
-    order than one process's first epoch. The shapes are read from the dataset's element
-    spec instead. Then, after each step, Keras averages the logs across workers with
-    `reduce("MEAN", value, axis=0)`, which fails on scalars ("Invalid reduction dimension
-    0"): in multi-worker mode each log value gets an axis. (The optimizer's part of making
-    replicas train like one process is in `make_optimizer`.)
+    Outside a strategy, Keras' TensorFlow trainer builds the optimizer and the metrics
+    while tracing the first step, and a `tf.function` whose first trace creates variables
+    traces again: every fit traced its train step twice (about 2 s of an R52 run). Under
+    a strategy, it takes one batch from the distributed dataset and averages it across
+    replicas, only to learn the input shapes for building them. Across workers that
+    collective fails ("Attempt to convert a value (PerReplica...) to a Tensor": the
+    batches differ in length), and the batch comes from an extra iterator, which draws
+    another seeded shuffle order than one process's first epoch. Both cases build from
+    the dataset's element spec instead. Then, after each step, Keras averages the logs
+    across workers with `reduce("MEAN", value, axis=0)`, which fails on scalars ("Invalid
+    reduction dimension 0"): in multi-worker mode each log value gets an axis. (The
+    optimizer's part of making replicas train like one process is in `make_optimizer`.)
     """
 
     def train_step(self, data):
@@ -221,7 +224,7 @@ class Trainer(keras.Model):
                 for name, value in logs.items()}
 
     def _maybe_symbolic_build(self, iterator=None, data_batch=None):
-        if self._distribute_strategy is None or iterator is None or data_batch is not None:
+        if iterator is None or data_batch is not None:
             return super()._maybe_symbolic_build(iterator=iterator, data_batch=data_batch)
         # The shapes come from the dataset's element spec: taking a batch, as Keras does,
         # would make (and drop) an extra iterator of the train dataset, which draws a new
@@ -230,7 +233,7 @@ class Trainer(keras.Model):
         spec = iterator.data_adapter.get_tf_dataset().element_spec
         spec = keras.tree.map_structure(
             lambda value: getattr(value, "_value_specs", (value,))[0], spec)
-        with self._distribute_strategy.scope():
+        with self.distribute_strategy.scope():
             self._symbolic_build(data_batch=spec)
 
 
