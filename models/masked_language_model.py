@@ -7,6 +7,7 @@ positions in the whole batch.
 import keras
 from keras import ops
 
+from models.trainer import Trainer
 from models.transformer_classifier import FINAL_NORM, TOKEN_IDS, encode, encoder_layer_names
 
 MASKED_POSITIONS = "masked_positions"
@@ -32,7 +33,8 @@ def build_masked_language_model(model_config, vocabulary_size, sequence_length):
 
     The encoder is the classifier's (`transformer_classifier.encode`, same layer names),
     without the class token; the output layer predicts the hidden token at each masked
-    position only, so a 30,000-word vocabulary costs M x V logits, not B x T x V.
+    position only, so a 30,000-word vocabulary costs M x V logits, not B x T x V. It is a
+    `Trainer`, like the classifier's, so its fit traces the train step once.
 
     Example:
     >>> from config import ModelConfig
@@ -50,7 +52,7 @@ def build_masked_language_model(model_config, vocabulary_size, sequence_length):
             epsilon=model_config.layer_norm_epsilon, name=FINAL_NORM)(x)
     x = TakePositions(name="take_masked")(x, positions)  # (M, D)
     logits = keras.layers.Dense(vocabulary_size, dtype="float32", name="mlm_logits")(x)
-    return keras.Model([token_ids, positions], logits, name="masked_language_model")
+    return Trainer([token_ids, positions], logits, name="masked_language_model")
 
 
 def copy_encoder_weights(source, target, model_config):
