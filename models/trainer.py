@@ -226,9 +226,10 @@ class Trainer(keras.Model):
     def _maybe_symbolic_build(self, iterator=None, data_batch=None):
         if iterator is None or data_batch is not None:
             return super()._maybe_symbolic_build(iterator=iterator, data_batch=data_batch)
-        # The shapes come from the dataset's element spec: taking a batch, as Keras does,
-        # would make (and drop) an extra iterator of the train dataset, which draws a new
-        # seeded shuffle order, so a distributed run would see other batches than one
+        # The shapes come from the dataset's element spec. Outside a strategy Keras would
+        # build inside the first trace (which then traces again); under one it takes a
+        # batch, which makes (and drops) an extra iterator of the train dataset: that draws
+        # a new seeded shuffle order, so a distributed run would see other batches than one
         # process (and resumes would replay the wrong orders).
         spec = iterator.data_adapter.get_tf_dataset().element_spec
         spec = keras.tree.map_structure(

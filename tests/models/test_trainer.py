@@ -10,18 +10,18 @@ def test_fit_traces_its_train_and_test_steps_once(monkeypatch):
     # Building the optimizer and metrics inside the first trace made tf.function trace the
     # train step a second time (seconds of every run).
     traces = {"train": 0, "test": 0}
-    train_step, test_step = Trainer.train_step, Trainer.test_step
 
-    def counted_train_step(self, data):
-        traces["train"] += 1
-        return train_step(self, data)
+    def counted(kind):
+        step = getattr(Trainer, f"{kind}_step")
 
-    def counted_test_step(self, data):
-        traces["test"] += 1
-        return test_step(self, data)
+        def counted_step(self, data):
+            traces[kind] += 1  # Runs once per trace, not per step.
+            return step(self, data)
 
-    monkeypatch.setattr(Trainer, "train_step", counted_train_step)
-    monkeypatch.setattr(Trainer, "test_step", counted_test_step)
+        return counted_step
+
+    for kind in traces:
+        monkeypatch.setattr(Trainer, f"{kind}_step", counted(kind))
     classifier = build_classifier(
         ModelConfig(d_model=8, num_heads=2, intermediate_dim=8), 50, 16, num_classes=3)
     trainer = build_trainer(classifier, TrainingConfig(), steps_per_epoch=4)
