@@ -8,6 +8,7 @@ import numpy as np
 import tensorflow as tf
 
 from config import TextConfig
+from models.stop_words import lower_strip_punctuation_drop_stop_words
 
 # `text.sequence_length: auto` keeps this share of the training texts whole, rounded up to
 # a multiple of 8 within these bounds.
@@ -49,20 +50,20 @@ def make_vectorizer(
     vectorizer.adapt(texts)
     if not auto:
         return vectorizer
-    capped = keras.layers.TextVectorization.from_config({
-        **vectorizer.get_config(), "vocabulary": None,
-        "output_sequence_length": auto_sequence_length(vectorizer, texts),
-    })  # fmt: skip
+    capped = _vectorizer(text, auto_sequence_length(vectorizer, texts))
     capped.set_vocabulary(vectorizer.get_vocabulary())
     return capped
 
 
 def _vectorizer(text: TextConfig, sequence_length: int | None):
+    # The config spells "keep the text as it is" as "none" (YAML null means "unset").
+    standardize = None if text.standardize == "none" else text.standardize
+    if text.stop_words == "english":
+        standardize = lower_strip_punctuation_drop_stop_words
     return keras.layers.TextVectorization(
         max_tokens=text.vocabulary_size,
         output_sequence_length=sequence_length,
-        # The config spells "keep the text as it is" as "none" (YAML null means "unset").
-        standardize=None if text.standardize == "none" else text.standardize,
+        standardize=standardize,
         output_mode="int",
         name="text_vectorization",
     )

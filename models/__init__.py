@@ -15,6 +15,7 @@ from models.end_to_end import (
     predict_texts,
 )
 from models.masked_language_model import build_masked_language_model, copy_encoder_weights
+from models.stop_words import lower_strip_punctuation_drop_stop_words
 from models.trainer import (
     HistoryLogger,
     RandomStateBackup,
@@ -46,6 +47,7 @@ __all__ = [
     "dtype_policy",
     "get_model_parts",
     "load_end_to_end_model",
+    "lower_strip_punctuation_drop_stop_words",
     "make_optimizer",
     "make_strategy",
     "predict_texts",

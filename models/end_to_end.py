@@ -41,9 +41,10 @@ def build_end_to_end_model(vectorizer, classifier, name="text_classifier", trim_
     """
     if vectorizer.name != VECTORIZER:
         # The name is part of the saved-model contract; copy the adapted layer under it.
-        renamed = keras.layers.TextVectorization.from_config(
-            {**vectorizer.get_config(), "name": VECTORIZER, "vocabulary": None}
-        )
+        # Serialised, not get_config(): a custom `standardize` function must be named.
+        serialized = keras.saving.serialize_keras_object(vectorizer)
+        serialized["config"].update(name=VECTORIZER, vocabulary=None)
+        renamed = keras.saving.deserialize_keras_object(serialized)
         renamed.set_vocabulary(vectorizer.get_vocabulary())
         vectorizer = renamed
     if classifier.name != CLASSIFIER:

@@ -12,6 +12,8 @@ import os
 import keras
 import numpy as np
 
+from models.sparse_adamw import SparseAdamW
+
 
 class TrainingError(RuntimeError):
     """Training failed in a way the user can act on; the message is one line."""
@@ -144,8 +146,9 @@ def make_optimizer(training, steps_per_epoch):
         warmup_target=training.learning_rate if warmup_steps else None,
         warmup_steps=warmup_steps,
     )
-    if training.optimizer == "adamw":
-        optimizer = _replica_safe(keras.optimizers.AdamW)(
+    if training.optimizer in ("adamw", "sparse_adamw"):
+        adamw = SparseAdamW if training.optimizer == "sparse_adamw" else keras.optimizers.AdamW
+        optimizer = _replica_safe(adamw)(
             learning_rate=learning_rate,
             weight_decay=training.weight_decay,
             clipnorm=training.clipnorm,

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from config import ModelConfig
+from config import ModelConfig, TextConfig
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import bench_accuracy  # noqa: E402
@@ -64,6 +64,8 @@ def test_summary_gives_mean_std_and_the_median_epoch_throughput():
     assert bench_accuracy.summarize([None], peak=1.0) is None
 
 
-def test_the_keras_io_example_sets_every_model_field_so_no_recipe_leaks_in():
+def test_the_keras_io_example_sets_every_text_and_model_field_so_no_recipe_leaks_in():
     set_fields = {override.split("=")[0] for override in bench_accuracy.KERAS_IO_EXAMPLE}
-    assert {f"model.{item.name}" for item in dataclasses.fields(ModelConfig)} <= set_fields
+    for section in (TextConfig, ModelConfig):
+        assert {f"{section.section}.{item.name}" for item in dataclasses.fields(section)} \
+            <= set_fields
