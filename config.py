@@ -132,8 +132,9 @@ class TextConfig(Section):
 
     def check_together(self):
         if self.stop_words != "none" and self.standardize != "lower_and_strip_punctuation":
-            fail("text.stop_words", "needs text.standardize: lower_and_strip_punctuation",
-                 self.stop_words)
+            raise ConfigError(
+                f"text.stop_words: {self.stop_words} needs text.standardize: "
+                f"lower_and_strip_punctuation, got {self.standardize!r}; change one of them")
 
 
 @dataclass(frozen=True)

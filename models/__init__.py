@@ -1,7 +1,8 @@
 """Models built from our layers: the classifier, its attention sibling, the end-to-end model.
 
-Importing this package also registers every layer (`import layers`) and `AttentionProbe`,
-so a saved `model.keras` loads in safe mode after `import models`.
+Importing this package also registers every layer (`import layers`), `AttentionProbe` and
+the stop-word standardisation (`text.stop_words`), so a saved `model.keras` loads in safe
+mode after `import models`.
 """
 
 import layers  # noqa: F401  (registers the layers the saved models are made of)

@@ -8,13 +8,15 @@ class SparseAdamW(keras.optimizers.AdamW):
     """AdamW whose sparse gradients update only the rows looked up (`sparse_adamw`).
 
     An embedding lookup's gradient is a `tf.IndexedSlices`: a few hundred rows of a table
-    of tens of thousands. Keras' AdamW turns it into a dense gradient, then clips, decays
+    of tens of thousands. Keras' AdamW clips its slices, then makes it dense and decays
     and moves the whole table and both of its moment tables every step; for a 60,000-word
-    vocabulary that is most of a short batch's step. Here, as in TF Addons' LazyAdam, a
-    sparse gradient's rows are summed per index, clipped (the norm is the dense
-    gradient's), and only those rows of the moments, the weight decay and the variable are
-    updated; rows a batch does not use keep their moments until they are used again. Dense
-    gradients get Keras' AdamW unchanged. TensorFlow only, like the trainer.
+    vocabulary that is about a third of a short batch's step. Here, as in TF Addons'
+    LazyAdam, a sparse gradient's rows are summed per index and clipped (so the norm is
+    the dense gradient's; Keras takes it over the unsummed slices, a smaller norm when
+    rows repeat), and only those rows of the moments, the weight decay and the variable
+    are updated; rows a batch does not use keep their moments until they are used again.
+    Dense gradients get Keras' AdamW unchanged. TensorFlow only, like the trainer; no
+    `amsgrad` and no gradient accumulation (which would make the gradients dense).
 
     Example:
     >>> table = keras.Variable(tf.ones((4, 2)))
@@ -27,6 +29,13 @@ class SparseAdamW(keras.optimizers.AdamW):
      [1.  1. ]
      [1.  1. ]]
     """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in ("amsgrad", "gradient_accumulation_steps"):
+            if getattr(self, name):
+                raise ValueError(
+                    f"SparseAdamW has no {name}. Received: {name}={getattr(self, name)!r}")
 
     def _backend_apply_gradients(self, grads, trainable_variables):
         # Which variables' weight decay waits for update_step (rows touched only).
@@ -49,7 +58,7 @@ class SparseAdamW(keras.optimizers.AdamW):
     def update_step(self, gradient, variable, learning_rate):
         if not isinstance(gradient, tf.IndexedSlices):
             return super().update_step(gradient, variable, learning_rate)
-        gradient = _summed_per_row(gradient)  # No-op after clipping; not all paths clip.
+        # One slice per row already: `_clip_gradients` runs on every path through `apply`.
         rows, values = gradient.indices, tf.cast(gradient.values, variable.dtype)
         variable = _tf_variable(variable)
         lr = tf.cast(learning_rate, variable.dtype)

@@ -1,3 +1,5 @@
+import string
+
 import keras
 import numpy as np
 import pytest
@@ -26,9 +28,15 @@ def test_whole_tokens_only_and_runs_of_them():
 def test_punctuation_goes_first_as_in_keras_standardisation():
     # "isn't" becomes "isnt" (kept); "(the)" becomes "the" (dropped), as Keras strips.
     assert standardize("It isn't (the) end.") == [" isnt end "]
-    keras_only = keras.layers.TextVectorization(output_mode="int")
-    keras_only.adapt(["It isn't (the) end."])
-    assert "isnt" in keras_only.get_vocabulary()
+    # On text without stop words, the same tokens as Keras' lower_and_strip_punctuation.
+    text = "Cat" + "".join(f"{mark}dog{mark} " for mark in string.punctuation) + "ÉLAN"
+    keras_tokens = keras.layers.TextVectorization(output_mode="int")
+    keras_tokens.adapt([text])
+    ours = keras.layers.TextVectorization(
+        output_mode="int", standardize=lower_strip_punctuation_drop_stop_words)
+    ours.adapt([text])
+    assert ours.get_vocabulary() == keras_tokens.get_vocabulary()
+    assert len(ours.get_vocabulary()) > 3  # Not everything in one token.
 
 
 def test_the_vectorizer_never_sees_stop_words_and_caps_what_is_left():
@@ -60,6 +68,20 @@ def test_saved_model_reloads_in_safe_mode_and_still_drops_them(tmp_path):
     assert loaded_vectorizer(["the film"]).numpy().tolist() == [[film, 0, 0, 0]]
 
 
+def test_the_end_to_end_model_renames_a_vectorizer_and_keeps_its_function():
+    vectorizer = make_vectorizer(STOP_WORDS, ["a good film"])
+    renamed = keras.layers.TextVectorization(
+        output_sequence_length=4, standardize=lower_strip_punctuation_drop_stop_words,
+        name="my_vectorizer", vocabulary=vectorizer.get_vocabulary()[2:])
+    config = ModelConfig(d_model=8, num_heads=2, num_layers=1, intermediate_dim=8)
+    model = build_end_to_end_model(
+        renamed, build_classifier(config, 20, sequence_length=4, num_classes=2))
+    inside = model.get_layer("text_vectorization")
+    assert inside.get_config()["standardize"] is lower_strip_punctuation_drop_stop_words
+    assert inside(["the good film"]).numpy().tolist() == vectorizer(["good film"]).numpy().tolist()
+
+
 def test_other_standardisations_are_refused():
-    with pytest.raises(ConfigError, match="text.stop_words: needs text.standardize"):
+    with pytest.raises(ConfigError, match="text.stop_words: english needs text.standardize: "
+                       "lower_and_strip_punctuation, got 'lower'"):
         TextConfig(stop_words="english", standardize="lower")
