@@ -73,27 +73,33 @@ def make_steps(layer, x, mask):
 
 
 def run_once(step):
+    """Seconds of one call of `step`, up to its returned tensors' values (a step that
+    returns none, or plain values, has finished when it returns)."""
     start = time.perf_counter()
-    tf.nest.map_structure(lambda t: t.numpy(), step())
+    tf.nest.map_structure(lambda t: t.numpy() if hasattr(t, "numpy") else t, step())
     return time.perf_counter() - start
+
+
+def interleaved_medians_ms(steps, repeats, warmups=2):
+    """Median milliseconds of each of `steps` ({name: callable}), timed in turn `repeats`
+    times after `warmups` untimed runs each (tracing, the first run)."""
+    for step in steps.values():
+        for _ in range(warmups):
+            run_once(step)
+    times = {name: [] for name in steps}
+    order = list(steps)
+    for _ in range(repeats):
+        for name in order:
+            times[name].append(run_once(steps[name]))
+        order.reverse()  # ABBA: no step always runs right after the same other one
+    return {name: statistics.median(t) * 1000 for name, t in times.items()}
 
 
 def time_length(length, repeats):
     x, mask = make_inputs(length)
     steps = {name: make_steps(make_layer(name), x, mask) for name in ("ours", "keras")}
-    results = {}
-    for mode in MODES:
-        for name in steps:  # warm up: tracing and the first run
-            run_once(steps[name][mode])
-            run_once(steps[name][mode])
-        times = {name: [] for name in steps}
-        order = list(steps)
-        for _ in range(repeats):
-            for name in order:
-                times[name].append(run_once(steps[name][mode]))
-            order.reverse()  # ABBA: neither layer always runs right after the other
-        results[mode] = {name: statistics.median(t) * 1000 for name, t in times.items()}
-    return results
+    return {mode: interleaved_medians_ms({name: steps[name][mode] for name in steps}, repeats)
+            for mode in MODES}
 
 
 def peak_memory_mib(implementation, length):

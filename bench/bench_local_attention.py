@@ -14,7 +14,6 @@ milliseconds and the ratio against full attention measured in the same rounds.
 
 import argparse
 import os
-import statistics
 import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -25,7 +24,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from bench_attention import run_once  # noqa: E402  (bench/ is the script's folder)
+from bench_attention import interleaved_medians_ms  # noqa: E402  (bench/ is the script's folder)
 
 from layers import TransformerEncoderBlock  # noqa: E402
 
@@ -53,16 +52,7 @@ def time_length(length, block_sizes, repeats):
     mask = np.ones((BATCH, length), bool)
     mask[:, length - length // 8:] = False
     steps = {size: make_train_step(size, x, tf.constant(mask)) for size in [None, *block_sizes]}
-    for step in steps.values():  # warm up: tracing and the first run
-        run_once(step)
-        run_once(step)
-    times = {size: [] for size in steps}
-    order = list(steps)
-    for _ in range(repeats):
-        for size in order:
-            times[size].append(run_once(steps[size]))
-        order.reverse()
-    return {size: statistics.median(t) * 1000 for size, t in times.items()}
+    return interleaved_medians_ms(steps, repeats)
 
 
 def main(argv=None):

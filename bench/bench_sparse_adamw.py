@@ -13,9 +13,7 @@ median milliseconds per step and the ratio sparse / dense measured in the same r
 
 import argparse
 import os
-import statistics
 import sys
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ["KERAS_BACKEND"] = "tensorflow"
@@ -23,6 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
+from bench_attention import interleaved_medians_ms  # noqa: E402  (bench/ is the script's folder)
 
 from config import ModelConfig, TrainingConfig  # noqa: E402
 from models import build_classifier, build_trainer  # noqa: E402
@@ -50,17 +49,8 @@ def make_step(optimizer, vocabulary_size, length):
 def time_case(vocabulary_size, length, repeats):
     """Median milliseconds per step, {optimizer: ms}."""
     steps = {name: make_step(name, vocabulary_size, length) for name in OPTIMIZERS}
-    for run in steps.values():  # warm up: tracing and the first steps
-        run()
-    times = {name: [] for name in steps}
-    order = list(steps)
-    for _ in range(repeats):
-        for name in order:
-            start = time.perf_counter()
-            steps[name]()
-            times[name].append((time.perf_counter() - start) / STEPS_PER_TIMING)
-        order.reverse()
-    return {name: statistics.median(t) * 1000 for name, t in times.items()}
+    medians = interleaved_medians_ms(steps, repeats, warmups=1)
+    return {name: ms / STEPS_PER_TIMING for name, ms in medians.items()}
 
 
 def main(argv=None):
