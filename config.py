@@ -153,6 +153,9 @@ class ModelConfig(Section):
     intermediate_dim: int = option(128, POSITIVE)
     # Dropout after the embeddings, on the blocks' residual branches and before the head.
     dropout: float = option(0.1, RATE)
+    # Word dropout: the share of a training text's tokens set to padding, so that the
+    # model learns to classify from the words that remain; 0 turns it off.
+    token_dropout: float = option(0.0, RATE)
     # Dropout on the attention weights.
     attention_dropout: float = option(0.0, RATE)
     # Local attention: the text is cut into blocks of this many consecutive tokens, and

@@ -67,6 +67,7 @@ KERAS_IO_EXAMPLE = [
     "model.num_layers=1",
     "model.intermediate_dim=32",
     "model.dropout=0.1",
+    "model.token_dropout=0",
     "model.attention_dropout=0.0",
     "model.attention_block_size=null",
     "model.activation=relu",
@@ -238,7 +239,7 @@ def format_table(summaries):
             lines.append("| " + " | ".join((
                 dataset, model.replace("_", " "), spread("test_accuracy"),
                 spread("test_macro_f1"), "/".join(map(str, epochs)) or "-",
-                f"{summary['wall_time_s'] / 60:.1f} min",
+                f"{summary['wall_time_s']:.0f} s",
                 f"{summary['real_tokens_per_s']:,.0f}" if "real_tokens_per_s" in summary
                 else "-", throughput)) + " |")
     return "\n".join(lines)

@@ -18,6 +18,7 @@ from layers.scaled_dot_product_attention import ScaledDotProductAttention
 from layers.sequence_pooling import SequencePooling
 from layers.sinusoidal_positional_encoding import SinusoidalPositionalEncoding
 from layers.token_and_position_embedding import TokenAndPositionEmbedding
+from layers.token_dropout import TokenDropout
 from layers.transformer_encoder_block import TransformerEncoderBlock
 
 __all__ = [
@@ -29,5 +30,6 @@ __all__ = [
     "SequencePooling",
     "SinusoidalPositionalEncoding",
     "TokenAndPositionEmbedding",
+    "TokenDropout",
     "TransformerEncoderBlock",
 ]

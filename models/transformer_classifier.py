@@ -6,7 +6,7 @@ Shapes: B batch, T query (sequence) length, D model size, L number of layers
 
 import keras
 
-from layers import TokenAndPositionEmbedding, TransformerEncoderBlock
+from layers import TokenAndPositionEmbedding, TokenDropout, TransformerEncoderBlock
 from layers.class_token import ClassToken
 from layers.sequence_pooling import SequencePooling
 
@@ -21,13 +21,14 @@ HEAD_HIDDEN = "head_hidden"
 HEAD_DROPOUT = "head_dropout"
 PROBABILITIES = "probabilities"
 TOKEN_IDS = "token_ids"
+TOKEN_DROPOUT = "token_dropout"
 
 
 def build_classifier(model_config, vocabulary_size, sequence_length, num_classes,
                      name="classifier"):
     """Builds the transformer classifier: token ids `(B, T)` -> probabilities `(B, num_classes)`.
 
-    token + position embedding -> dropout -> [ClassToken] -> L = num_layers x
+    [token dropout] -> token + position embedding -> dropout -> [ClassToken] -> L = num_layers x
     TransformerEncoderBlock -> [LayerNorm if pre-norm] -> masked pooling -> dropout ->
     [Dense relu -> dropout] -> softmax. The padding mask (ids != 0, when `mask_zero`)
     travels as the Keras mask from the embedding through the blocks into the pooling.
@@ -52,7 +53,11 @@ def build_classifier(model_config, vocabulary_size, sequence_length, num_classes
     m = model_config
     # Any length up to `sequence_length`: batches are padded to their longest text only.
     token_ids = keras.Input(shape=(None,), dtype="int64", name=TOKEN_IDS)
-    x = encode(m, token_ids, vocabulary_size, sequence_length, class_token=m.pooling == "cls")
+    # Only the classifier drops words: the masked language model must see its targets.
+    kept_ids = token_ids
+    if m.token_dropout:
+        kept_ids = TokenDropout(m.token_dropout, name=TOKEN_DROPOUT)(token_ids)  # (B, T)
+    x = encode(m, kept_ids, vocabulary_size, sequence_length, class_token=m.pooling == "cls")
     return _head(m, x, token_ids, num_classes, name)
 
 

@@ -117,6 +117,7 @@ def test_override_errors_name_the_key(override, key):
         (["training.early_stopping_patience=-1"], "training.early_stopping_patience"),
         (["training.attention_images=-2"], "training.attention_images: must not be negative"),
         (["model.dropout=1.0"], "model.dropout: must be in [0, 1)"),
+        (["model.token_dropout=1.0"], "model.token_dropout: must be in [0, 1)"),
         (["training.label_smoothing=-0.1"], "training.label_smoothing: must be in [0, 1)"),
         (["dataset.validation_fraction=0"], "dataset.validation_fraction: must be in (0, 1)"),
         (["dataset.validation_fraction=0.5", "dataset.test_fraction=0.5"],

@@ -59,7 +59,7 @@ def test_summary_gives_mean_std_and_the_median_epoch_throughput():
     assert summary["real_tokens_per_s"] == pytest.approx(1000 / 2.5)  # median of 1, 2, 3, 9
     assert summary["share_of_peak"] == pytest.approx(4e9 / 2.5 / 8e9)
     table = bench_accuracy.format_table({"bbc_news": {"ours": summary, "keras_io_example": None}})
-    assert "| bbc_news | ours | 91.00 ± 1.41 | 81.00 ± 1.41 | 2/2 | 1.5 min | 400 | 1.6 (20.0%) |" \
+    assert "| bbc_news | ours | 91.00 ± 1.41 | 81.00 ± 1.41 | 2/2 | 90 s | 400 | 1.6 (20.0%) |" \
         in table
     assert bench_accuracy.summarize([None], peak=1.0) is None
 

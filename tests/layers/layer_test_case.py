@@ -3,8 +3,8 @@
 `run_layer_test` checks, for one layer: `get_config` / `from_config` and
 `keras.saving.serialize_keras_object` round trips; a symbolic call with unknown length;
 a training step whose gradients reach every trainable weight; finite `mixed_float16`
-outputs; the Keras mask passed on (and the real positions' outputs unchanged by the
-padding); and a `.keras` save/load in safe mode.
+outputs (token ids stay integers); the Keras mask passed on (and the real positions'
+outputs unchanged by the padding); and a `.keras` save/load in safe mode.
 """
 
 import os
@@ -104,7 +104,7 @@ def check_training_step(layer_factory, arrays, no_gradient):
             assert not np.allclose(before[weight.path], after), f"no gradient: {weight.path}"
 
 
-def check_mixed_float16(layer_factory, arrays):
+def check_mixed_float16(layer_factory, arrays, integer_output):
     previous = keras.config.dtype_policy()
     keras.config.set_dtype_policy("mixed_float16")
     try:
@@ -112,7 +112,8 @@ def check_mixed_float16(layer_factory, arrays):
         output = first_output(layer(*arrays))
     finally:
         keras.config.set_dtype_policy(previous)
-    assert keras.backend.standardize_dtype(output.dtype) == "float16"
+    expected = keras.backend.standardize_dtype(arrays[0].dtype) if integer_output else "float16"
+    assert keras.backend.standardize_dtype(output.dtype) == expected
     assert all(keras.backend.standardize_dtype(w.dtype) == "float32" for w in layer.weights)
     assert np.isfinite(to_numpy(output).astype("float32")).all()
 
@@ -163,6 +164,7 @@ def run_layer_test(
     length_offset=0,
     sequence_output=True,
     no_gradient=(),
+    integer_output=False,
 ):
     """The layer contract.
 
@@ -177,12 +179,14 @@ def run_layer_test(
         sequence_output: False for a layer that pools the length axis away.
         no_gradient: weight path endings whose gradient is zero by design (the key bias
             of attention: softmax ignores a logit shift shared by all keys).
+        integer_output: the layer maps token ids to token ids (TokenDropout), which keep
+            their dtype under `mixed_float16`.
     """
     arrays = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     check_config_round_trip(layer_factory())
     check_symbolic_call(layer_factory, arrays)
     check_training_step(layer_factory, arrays, tuple(no_gradient))
-    check_mixed_float16(layer_factory, arrays)
+    check_mixed_float16(layer_factory, arrays, integer_output)
     if real_length is not None:
         check_masking(layer_factory, arrays, real_length, length_offset, sequence_output)
     check_save_and_load(layer_factory, arrays, str(tmp_path))

@@ -29,6 +29,8 @@ CASES = [
            20, 8, sequence_length=8, positional_encoding=encoding),
        padded_token_ids(), SEQUENCE)
       for encoding in ("learned", "sinusoidal")],
+    ("TokenDropout", lambda: layers.TokenDropout(0.5, seed=1), padded_token_ids(),
+     {"integer_output": True}),
     *[("TransformerEncoderBlock",
        lambda norm_first=norm_first: layers.TransformerEncoderBlock(
            2, 16, dropout=0.1, attention_dropout=0.1, norm_first=norm_first),

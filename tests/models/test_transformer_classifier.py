@@ -90,3 +90,20 @@ def test_mixed_precision_keeps_softmax_in_float32():
     probabilities = call(model, np.array([[5, 6, 7, 0, 0, 0, 0, 0]]))
     assert probabilities.dtype == np.float32
     np.testing.assert_allclose(probabilities.sum(), 1.0, rtol=1e-5)
+
+
+def test_token_dropout_drops_words_in_training_only():
+    config = ModelConfig(**SMALL, token_dropout=0.5)
+    model = build_classifier(config, vocabulary_size=50, sequence_length=8, num_classes=3)
+    plain = build_classifier(ModelConfig(**SMALL), vocabulary_size=50, sequence_length=8,
+                             num_classes=3)
+    plain.set_weights(model.get_weights())  # the dropout layer adds no weights
+    token_ids = np.array([[5, 6, 7, 8, 9, 10, 11, 0]] * 4)
+    np.testing.assert_allclose(call(model, token_ids), call(plain, token_ids), rtol=1e-6)
+    # In training each row loses its own words, so identical rows differ; the ids that
+    # reach the embedding are a subset of the text's, padding included.
+    trained = np.asarray(model(token_ids, training=True))
+    assert not np.allclose(trained, trained[:1])
+    dropped = np.asarray(model.get_layer("token_dropout")(token_ids, training=True))
+    assert ((dropped == token_ids) | (dropped == 0)).all() and (dropped == 0).any()
+    assert "token_dropout" not in [layer.name for layer in plain.layers]
