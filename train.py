@@ -266,9 +266,7 @@ def evaluate(classifier, pipelines, class_names, training, run_dir) -> dict:
 
     metrics = {}
     for split in ("validation", "test"):
-        dataset = pipelines[split]
-        probabilities = classifier.predict(dataset.map(lambda ids, label: ids), verbose=0)
-        labels = np.concatenate([label.argmax(-1) for _, label in dataset.as_numpy_iterator()])
+        probabilities, labels = predict_batches(classifier, pipelines[split])
         metrics[split] = classification_metrics(labels, probabilities, len(class_names))
     monitored = [float(row[training.monitor]) for row in runs.read_history(run_dir)]
     best = np.argmin if monitor_mode(training) == "min" else np.argmax
@@ -277,6 +275,23 @@ def evaluate(classifier, pipelines, class_names, training, run_dir) -> dict:
     metrics["num_parameters"] = int(classifier.count_params())
     metrics["class_names"] = list(class_names)
     return metrics
+
+
+def predict_batches(classifier, batches):
+    """(probabilities (N, C), labels (N,)) of `classifier` over `batches` of
+    (token ids, one-hot labels).
+
+    One trace for every batch length: `classifier.predict` traces its step again for new
+    shapes until TensorFlow relaxes them, seconds on a test split batched by length."""
+    import tensorflow as tf
+
+    predict = tf.function(lambda token_ids: classifier(token_ids, training=False),
+                          input_signature=[batches.element_spec[0]])
+    probabilities, labels = [], []
+    for token_ids, label in batches:
+        probabilities.append(predict(token_ids).numpy())
+        labels.append(label.numpy().argmax(-1))
+    return np.concatenate(probabilities), np.concatenate(labels)
 
 
 def save(classifier, data, trim_padding, run_dir: Path) -> None:

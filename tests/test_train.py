@@ -344,3 +344,33 @@ def test_print_config_prints_the_resolved_config_with_comments(tmp_path, capsys)
     assert load_config(path) == load_config(config_path, ["training.epochs=3",
                                                           "output.name=default"])
     assert not (ROOT / "runs" / "default.partial").exists()
+
+
+def test_predict_batches_traces_the_classifier_once_for_every_batch_length(monkeypatch):
+    import tensorflow as tf
+
+    from config import ModelConfig
+    from models import build_classifier
+
+    classifier = build_classifier(ModelConfig(d_model=8, num_heads=2, intermediate_dim=8),
+                                  vocabulary_size=20, sequence_length=8, num_classes=3)
+    rng = np.random.default_rng(0)
+    # Three batches of three lengths, as the length-bucketed pipelines give them.
+    token_ids = [rng.integers(1, 20, size=(2, length)) for length in (3, 5, 8)]
+    labels = [keras.utils.to_categorical(rng.integers(0, 3, 2), 3) for _ in token_ids]
+    batches = tf.data.Dataset.from_generator(
+        lambda: zip(token_ids, labels),
+        output_signature=(tf.TensorSpec((None, None), tf.int64),
+                          tf.TensorSpec((None, 3), tf.float32)))
+    pooling = classifier.get_layer("pooling")
+    calls = []
+    original = pooling.call
+    # Python runs only while tracing: one call per trace.
+    monkeypatch.setattr(pooling, "call", lambda *args, **kwargs: calls.append(1) or original(
+        *args, **kwargs))
+    probabilities, predicted_labels = train.predict_batches(classifier, batches)
+    assert len(calls) == 1
+    expected = np.concatenate([np.asarray(classifier(ids, training=False)) for ids in token_ids])
+    assert len(calls) == 4  # the counter sees each eager call
+    np.testing.assert_allclose(probabilities, expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(predicted_labels, np.concatenate(labels).argmax(-1))
