@@ -153,8 +153,9 @@ class ModelConfig(Section):
     intermediate_dim: int = option(128, POSITIVE)
     # Dropout after the embeddings, on the blocks' residual branches and before the head.
     dropout: float = option(0.1, RATE)
-    # Word dropout: the share of a training text's tokens set to padding, so that the
-    # model learns to classify from the words that remain; 0 turns it off.
+    # Word dropout: the share of a training text's tokens set to padding (hidden by
+    # mask_zero), so that the model learns to classify from the words that remain; 0
+    # turns it off.
     token_dropout: float = option(0.0, RATE)
     # Dropout on the attention weights.
     attention_dropout: float = option(0.0, RATE)
@@ -200,6 +201,11 @@ class ModelConfig(Section):
             raise ConfigError(
                 "model.attention_block_size: the class token would attend to the first "
                 "block only; use pooling mean or max with it, or set it to null"
+            )
+        if self.token_dropout and not self.mask_zero:
+            raise ConfigError(
+                "model.token_dropout: dropped words become padding, which only "
+                "model.mask_zero: true hides; set mask_zero to true or token_dropout to 0"
             )
         if self.init_from and self.pretrained_embeddings:
             raise ConfigError(

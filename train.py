@@ -264,10 +264,10 @@ def evaluate(classifier, pipelines, class_names, training, run_dir) -> dict:
     """Validation and test metrics of the restored classifier, epochs and best epoch."""
     from reports import classification_metrics
 
-    metrics = {}
-    for split in ("validation", "test"):
-        probabilities, labels = predict_batches(classifier, pipelines[split])
-        metrics[split] = classification_metrics(labels, probabilities, len(class_names))
+    splits = ("validation", "test")
+    predictions = predict_batches(classifier, *(pipelines[split] for split in splits))
+    metrics = {split: classification_metrics(labels, probabilities, len(class_names))
+               for split, (probabilities, labels) in zip(splits, predictions)}
     monitored = [float(row[training.monitor]) for row in runs.read_history(run_dir)]
     best = np.argmin if monitor_mode(training) == "min" else np.argmax
     metrics["epochs"] = len(monitored)
@@ -277,21 +277,25 @@ def evaluate(classifier, pipelines, class_names, training, run_dir) -> dict:
     return metrics
 
 
-def predict_batches(classifier, batches):
-    """(probabilities (N, C), labels (N,)) of `classifier` over `batches` of
-    (token ids, one-hot labels).
+def predict_batches(classifier, *datasets):
+    """[(probabilities (N, C), labels (N,)) per dataset] of `classifier` over `datasets` of
+    (token ids, one-hot labels) batches, all of the first one's element spec.
 
-    One trace for every batch length: `classifier.predict` traces its step again for new
-    shapes until TensorFlow relaxes them, seconds on a test split batched by length."""
+    One trace for every batch length and dataset: `classifier.predict` traces its step
+    again for new shapes until TensorFlow relaxes them, seconds on a test split batched
+    by length."""
     import tensorflow as tf
 
     predict = tf.function(lambda token_ids: classifier(token_ids, training=False),
-                          input_signature=[batches.element_spec[0]])
-    probabilities, labels = [], []
-    for token_ids, label in batches:
-        probabilities.append(predict(token_ids).numpy())
-        labels.append(label.numpy().argmax(-1))
-    return np.concatenate(probabilities), np.concatenate(labels)
+                          input_signature=[datasets[0].element_spec[0]])
+    results = []
+    for batches in datasets:
+        probabilities, labels = [], []
+        for token_ids, label in batches:
+            probabilities.append(predict(token_ids).numpy())
+            labels.append(label.numpy().argmax(-1))
+        results.append((np.concatenate(probabilities), np.concatenate(labels)))
+    return results
 
 
 def save(classifier, data, trim_padding, run_dir: Path) -> None:

@@ -90,9 +90,9 @@ def train_once(config, data, pipelines, jit_compile):
     row = {"first epoch s": timer.seconds[0],
            "median epoch s": statistics.median(timer.seconds[1:] or timer.seconds),
            "epochs": len(timer.seconds)}
-    for split in ("validation", "test"):
-        probabilities = classifier.predict(pipelines[split].map(lambda ids, y: ids), verbose=0)
-        labels = np.concatenate([y.argmax(-1) for _, y in pipelines[split].as_numpy_iterator()])
+    splits = ("validation", "test")
+    predictions = train.predict_batches(classifier, *(pipelines[split] for split in splits))
+    for split, (probabilities, labels) in zip(splits, predictions):
         row[f"{split} acc"] = classification_metrics(
             labels, probabilities, len(data.class_names))["accuracy"] * 100
     return row

@@ -14,7 +14,8 @@ class TokenDropout(keras.layers.Layer):
     """Sets each real token id `(B, T)` to padding (0) with probability `rate` in training.
 
     The dropped words leave the text as if they had never been there: a masking
-    embedding (`mask_zero=True`) hides them from attention and pooling, so the model must
+    embedding (`mask_zero=True`; without it they become the padding vector) hides them
+    from attention and pooling, so the model must
     classify from the words that remain, as in the word dropout of deep averaging networks
     (Iyyer et al., 2015). Unlike `Dropout`, nothing is rescaled: a word is either seen or
     not. Padding stays padding, and outside training the ids pass through unchanged.
@@ -37,7 +38,7 @@ class TokenDropout(keras.layers.Layer):
 
     >>> import numpy as np
     >>> token_ids = np.array([[5, 6, 7, 0]])
-    >>> TokenDropout(0.5)(token_ids).numpy().tolist()  # inference: unchanged
+    >>> ops.convert_to_numpy(TokenDropout(0.5)(token_ids)).tolist()  # inference: unchanged
     [[5, 6, 7, 0]]
     """
 
@@ -54,8 +55,9 @@ class TokenDropout(keras.layers.Layer):
         kept = keras.random.uniform(ops.shape(token_ids), seed=self.seed_generator) >= self.rate
         return ops.where(kept, token_ids, ops.zeros_like(token_ids))
 
-    def compute_output_shape(self, input_shape):
-        return input_shape
+    def compute_output_spec(self, token_ids, training=False):
+        # Ids stay ids: Keras would give a layer's symbolic output its float compute dtype.
+        return keras.KerasTensor(token_ids.shape, dtype=token_ids.dtype)
 
     def get_config(self):
         config = super().get_config()

@@ -126,6 +126,8 @@ def test_override_errors_name_the_key(override, key):
         (["model.attention_block_size=0"], "model.attention_block_size: must be positive"),
         (["model.attention_block_size=64", "model.pooling=cls"],
          "model.attention_block_size: the class token would attend to the first block only"),
+        (["model.token_dropout=0.1", "model.mask_zero=false"],
+         "model.token_dropout: dropped words become padding, which only model.mask_zero"),
         (["training.distribution=tpu"], "training.distribution: must be one of"),
         (["training.monitor=accuracy"], "training.monitor: must be one of val_loss, val_accuracy"),
         (["dataset.name=mnist"], "dataset.name: must be one of"),

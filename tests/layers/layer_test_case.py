@@ -109,13 +109,16 @@ def check_mixed_float16(layer_factory, arrays, integer_output):
     keras.config.set_dtype_policy("mixed_float16")
     try:
         layer = layer_factory()
-        output = first_output(layer(*arrays))
+        outputs = [first_output(layer(*arrays))]
+        if integer_output:  # ids stay ids in training too, and in the graph
+            outputs.append(first_output(layer_factory()(*arrays, training=True)))
+            outputs.append(first_output(layer_factory()(*symbolic_inputs(arrays))))
     finally:
         keras.config.set_dtype_policy(previous)
     expected = keras.backend.standardize_dtype(arrays[0].dtype) if integer_output else "float16"
-    assert keras.backend.standardize_dtype(output.dtype) == expected
+    assert [keras.backend.standardize_dtype(x.dtype) for x in outputs] == [expected] * len(outputs)
     assert all(keras.backend.standardize_dtype(w.dtype) == "float32" for w in layer.weights)
-    assert np.isfinite(to_numpy(output).astype("float32")).all()
+    assert np.isfinite(to_numpy(outputs[0]).astype("float32")).all()
 
 
 def check_masking(layer_factory, arrays, real_length, length_offset, sequence_output):
