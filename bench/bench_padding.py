@@ -107,6 +107,10 @@ def main(argv=None):
                         help="also train the bucketed batches with jit_compile=True")
     args = parser.parse_args(argv)
     config = load_config(args.config, args.overrides)
+    if config.training.steps_per_epoch is not None:
+        # train.load_data makes a capped epoch's train pipeline endless.
+        parser.error("the bench times whole epochs: add --set training.steps_per_epoch=null. "
+                     f"Received: training.steps_per_epoch={config.training.steps_per_epoch}")
     keras.utils.set_random_seed(config.training.seed)
     data, bucketed, _ = train.load_data(config)
     fixed = {split: padded_to_cap(data, split, config.training.batch_size)
