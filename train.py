@@ -262,6 +262,7 @@ def fit(trainer, pipelines, steps_per_epoch, training, run_dir, callbacks, verbo
 
 def evaluate(classifier, pipelines, class_names, training, run_dir) -> dict:
     """Validation and test metrics of the restored classifier, epochs and best epoch."""
+    from models import predict_batches
     from reports import classification_metrics
 
     splits = ("validation", "test")
@@ -275,27 +276,6 @@ def evaluate(classifier, pipelines, class_names, training, run_dir) -> dict:
     metrics["num_parameters"] = int(classifier.count_params())
     metrics["class_names"] = list(class_names)
     return metrics
-
-
-def predict_batches(classifier, *datasets):
-    """[(probabilities (N, C), labels (N,)) per dataset] of `classifier` over `datasets` of
-    (token ids, one-hot labels) batches, all of the first one's element spec.
-
-    One trace for every batch length and dataset: `classifier.predict` traces its step
-    again for new shapes until TensorFlow relaxes them, seconds on a test split batched
-    by length."""
-    import tensorflow as tf
-
-    predict = tf.function(lambda token_ids: classifier(token_ids, training=False),
-                          input_signature=[datasets[0].element_spec[0]])
-    results = []
-    for batches in datasets:
-        probabilities, labels = [], []
-        for token_ids, label in batches:
-            probabilities.append(predict(token_ids).numpy())
-            labels.append(label.numpy().argmax(-1))
-        results.append((np.concatenate(probabilities), np.concatenate(labels)))
-    return results
 
 
 def save(classifier, data, trim_padding, run_dir: Path) -> None:

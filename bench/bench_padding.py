@@ -35,6 +35,7 @@ import tensorflow as tf  # noqa: E402
 
 import train  # noqa: E402
 from config import load_config  # noqa: E402
+from models import predict_batches  # noqa: E402
 from reports import classification_metrics  # noqa: E402
 
 
@@ -91,7 +92,7 @@ def train_once(config, data, pipelines, jit_compile):
            "median epoch s": statistics.median(timer.seconds[1:] or timer.seconds),
            "epochs": len(timer.seconds)}
     splits = ("validation", "test")
-    predictions = train.predict_batches(classifier, *(pipelines[split] for split in splits))
+    predictions = predict_batches(classifier, *(pipelines[split] for split in splits))
     for split, (probabilities, labels) in zip(splits, predictions):
         row[f"{split} acc"] = classification_metrics(
             labels, probabilities, len(data.class_names))["accuracy"] * 100

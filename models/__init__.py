@@ -8,6 +8,7 @@ mode after `import models`.
 import layers  # noqa: F401  (registers the layers the saved models are made of)
 from models.attention_model import build_attention_model
 from models.attention_probe import AttentionProbe
+from models.batch_prediction import predict_batches
 from models.distribution import describe_replicas, make_strategy
 from models.end_to_end import (
     build_end_to_end_model,
@@ -51,6 +52,7 @@ __all__ = [
     "lower_strip_punctuation_drop_stop_words",
     "make_optimizer",
     "make_strategy",
+    "predict_batches",
     "predict_texts",
     "token_embeddings",
 ]
