@@ -92,9 +92,17 @@ def get_model_parts(model):
 def predict_texts(model, texts, batch_size=256):
     """Class probabilities `(N, C)` float32 of raw strings, through the end-to-end model.
 
+    The texts go through in order of length (in characters, a proxy for tokens) and come
+    back in their own order: each batch is cut to its longest text, and in the given order
+    nearly every batch of 256 long texts holds one at the cap. The model's predictions
+    do not depend on the batch a text is in.
+
     Example:
     >>> # probabilities = predict_texts(load_end_to_end_model(path), ["a good film"])
     """
     texts = np.asarray(texts, dtype=object).astype(str)
-    dataset = tf.data.Dataset.from_tensor_slices(texts).batch(batch_size)
-    return np.asarray(model.predict(dataset, verbose=0), dtype=np.float32)
+    order = np.argsort(np.char.str_len(texts), kind="stable")
+    dataset = tf.data.Dataset.from_tensor_slices(texts[order]).batch(batch_size)
+    probabilities = np.empty((len(texts), model.output_shape[-1]), dtype=np.float32)
+    probabilities[order] = model.predict(dataset, verbose=0)
+    return probabilities

@@ -35,13 +35,30 @@ def test_elements_are_token_ids_and_labels(splits, vectorizer):
     assert np.all(token_ids.numpy() > 0)
 
 
-def test_evaluation_splits_keep_their_order(splits, vectorizer):
-    pipelines = make_pipelines(splits, vectorizer, batch_size=4, seed=0)
-    labels = np.concatenate([labels for _, labels in pipelines["validation"].as_numpy_iterator()])
-    assert labels.tolist() == [0, 1, 2, 0, 1]
-    expected = vectorizer(TEXTS[:3]).numpy()[:, :2]
-    token_ids = np.concatenate([ids for ids, _ in pipelines["test"].as_numpy_iterator()])
-    assert np.array_equal(token_ids, expected)
+def test_evaluation_splits_give_each_text_once_with_its_label_in_a_fixed_order():
+    # Texts of 1 to 40 words, with their length as label: batched by length, not in order.
+    lengths = np.array([40, 1, 17, 2, 39, 16, 33, 3, 18, 1])
+    texts = np.array([" ".join([f"w{n}"] * n) for n in lengths], dtype=object)
+    splits = TextSplits(train=(texts, lengths), validation=(texts, lengths),
+                        test=(texts[:3], lengths[:3]), class_names=["a"])
+    vectorizer = make_vectorizer(TextConfig(vocabulary_size=50, sequence_length=48), texts)
+    validation = make_pipelines(splits, vectorizer, batch_size=2, seed=0)["validation"]
+
+    def batches():
+        return [(ids, labels) for ids, labels in validation.as_numpy_iterator()]
+
+    first = batches()
+    assert len(first) == int(validation.cardinality())
+    labels = np.concatenate([batch_labels for _, batch_labels in first])
+    assert sorted(labels.tolist()) == sorted(lengths.tolist())
+    assert labels.tolist() != lengths.tolist()  # Length buckets, not the split's order.
+    for ids, batch_labels in first:
+        assert np.array_equal((ids != 0).sum(axis=1), batch_labels)  # Labels travel along.
+        # Buckets 16 tokens wide: every batch is padded by less than 16 tokens per text.
+        assert ids.shape[1] - batch_labels.min() < 16
+    again = batches()
+    assert all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+               for a, b in zip(first, again))
 
 
 def test_train_reshuffles_each_epoch_deterministically(splits, vectorizer):
@@ -100,9 +117,14 @@ def test_batches_are_padded_to_their_longest_text_and_bucketed_by_length():
         real, padded = real + batch_lengths.sum(), padded + token_ids.size
     # Bucketing: far less padding than a batch of random lengths has (about a third).
     assert real / padded > 0.8
-    # Evaluation batches keep their order and are padded to their own longest text.
+    # Evaluation batches are padded to their own longest text, bucketed more narrowly.
     test_ids = [ids for ids, _ in pipelines["test"].as_numpy_iterator()]
-    assert [ids.shape[1] for ids in test_ids] == [min(lengths[:7].max(), 48)]
+    assert max(ids.shape[1] for ids in test_ids) == min(lengths[:7].max(), 48)
+    assert sum(len(ids) for ids in test_ids) == 7
+    validation_ids = [ids for ids, _ in pipelines["validation"].as_numpy_iterator()]
+    real = sum((ids != 0).sum() for ids in validation_ids)
+    # 57% in the split's order; the partial batches of three buckets hold it below 80%.
+    assert real / sum(ids.size for ids in validation_ids) > 0.75
 
 
 def test_pad_to_cap_keeps_every_text_at_the_cap_for_models_that_see_padding(splits, vectorizer):

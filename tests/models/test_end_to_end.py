@@ -9,6 +9,7 @@ from models import (
     build_end_to_end_model,
     get_model_parts,
     load_end_to_end_model,
+    predict_texts,
 )
 
 
@@ -67,6 +68,23 @@ def test_predictions_do_not_depend_on_the_batch_a_text_is_in(pooling):
     np.testing.assert_allclose(together, alone, rtol=1e-6, atol=1e-6)
     token_ids = call(model.get_layer("trim_padding"), vectorizer(texts[:2].astype(str)))
     assert token_ids.shape == (2, 3)  # "a bad film": 3 tokens, not the cap of 8.
+
+
+def test_predict_texts_gives_probabilities_in_the_order_of_the_texts():
+    # Fed shortest first in batches of 2, they come back in the order given.
+    keras.utils.set_random_seed(0)
+    vectorizer = keras.layers.TextVectorization(max_tokens=30, output_sequence_length=8)
+    vectorizer.adapt(["a good film with a fine plot", "a bad film"])
+    config = ModelConfig(d_model=16, num_heads=2, num_layers=1, intermediate_dim=32,
+                         dropout=0.0)
+    model = build_end_to_end_model(
+        vectorizer, build_classifier(config, 30, sequence_length=8, num_classes=3))
+    texts = ["a good film with a fine plot", "bad", "a bad film", "good film", "plot"]
+    probabilities = predict_texts(model, texts, batch_size=2)
+    assert probabilities.shape == (5, 3) and probabilities.dtype == np.float32
+    alone = np.concatenate([call(model, np.array([text], dtype=object)) for text in texts])
+    np.testing.assert_allclose(probabilities, alone, rtol=1e-6, atol=1e-6)
+    assert len({tuple(row) for row in probabilities.round(6)}) == 5  # Rows differ.
 
 
 def test_a_model_that_sees_padding_gets_texts_padded_to_the_cap():
