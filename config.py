@@ -184,7 +184,8 @@ class ModelConfig(Section):
     head_hidden_dim: int = option(0, NOT_NEGATIVE)
     # Start the token embeddings from pretrained word vectors: glove_6b_50d (GloVe 6B,
     # 400k lowercase words, 50 dimensions, mapped linearly to d_model; fetched once, 76 MB,
-    # into the TFDS downloads folder). Words without a vector start random. null: all random.
+    # into the TFDS downloads folder, its 80 MB matrix extracted beside it). Words without
+    # a vector start random. null: all random.
     pretrained_embeddings: str | None = option(None, choices=PRETRAINED_EMBEDDINGS)
     # A pretraining run folder (pretrain.py): the token embeddings and the blocks start from
     # its encoder, and its text settings and vocabulary replace the `text` section. The
