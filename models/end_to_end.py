@@ -100,9 +100,11 @@ def predict_texts(model, texts, batch_size=256):
     Example:
     >>> # probabilities = predict_texts(load_end_to_end_model(path), ["a good film"])
     """
-    texts = np.asarray(texts, dtype=object).astype(str)
-    order = np.argsort(np.char.str_len(texts), kind="stable")
-    dataset = tf.data.Dataset.from_tensor_slices(texts[order]).batch(batch_size)
-    probabilities = np.empty((len(texts), model.output_shape[-1]), dtype=np.float32)
-    probabilities[order] = model.predict(dataset, verbose=0)
+    texts = [str(text) for text in texts]
+    probabilities = np.zeros((len(texts), model.output_shape[-1]), dtype=np.float32)
+    if not texts:
+        return probabilities
+    order = np.argsort([len(text) for text in texts], kind="stable")
+    dataset = tf.data.Dataset.from_tensor_slices(tf.constant([texts[i] for i in order]))
+    probabilities[order] = model.predict(dataset.batch(batch_size), verbose=0)
     return probabilities

@@ -37,7 +37,7 @@ def test_elements_are_token_ids_and_labels(splits, vectorizer):
 
 def test_evaluation_splits_give_each_text_once_with_its_label_in_a_fixed_order():
     # Texts of 1 to 40 words, with their length as label: batched by length, not in order.
-    lengths = np.array([40, 1, 17, 2, 39, 16, 33, 3, 18, 1])
+    lengths = np.array([40, 1, 17, 2, 32, 16, 33, 3, 18, 1])
     texts = np.array([" ".join([f"w{n}"] * n) for n in lengths], dtype=object)
     splits = TextSplits(train=(texts, lengths), validation=(texts, lengths),
                         test=(texts[:3], lengths[:3]), class_names=["a"])
@@ -54,11 +54,32 @@ def test_evaluation_splits_give_each_text_once_with_its_label_in_a_fixed_order()
     assert labels.tolist() != lengths.tolist()  # Length buckets, not the split's order.
     for ids, batch_labels in first:
         assert np.array_equal((ids != 0).sum(axis=1), batch_labels)  # Labels travel along.
-        # Buckets 16 tokens wide: every batch is padded by less than 16 tokens per text.
-        assert ids.shape[1] - batch_labels.min() < 16
+        # Buckets of lengths 1-16, 17-32, 33-48: a batch is padded by under 16 tokens.
+        assert len({(length - 1) // 16 for length in batch_labels}) == 1
+        assert ids.shape[1] == batch_labels.max()
     again = batches()
-    assert all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    assert len(again) == len(first) and all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
                for a, b in zip(first, again))
+
+
+def test_evaluation_splits_can_keep_their_order(splits, vectorizer):
+    pipelines = make_pipelines(splits, vectorizer, batch_size=4, seed=0,
+                               evaluation_buckets=False)
+    labels = np.concatenate([labels for _, labels in pipelines["validation"].as_numpy_iterator()])
+    assert labels.tolist() == [0, 1, 2, 0, 1]
+    expected = vectorizer(TEXTS[:3]).numpy()[:, :2]
+    token_ids = np.concatenate([ids for ids, _ in pipelines["test"].as_numpy_iterator()])
+    assert np.array_equal(token_ids, expected)
+
+
+def test_the_first_epoch_gets_the_first_seeded_order(splits, vectorizer):
+    # Counting the lengths must not draw a shuffle order (a resume replays the orders).
+    # All texts are two tokens long: one bucket, so batches keep the shuffled order.
+    train = make_pipelines(splits, vectorizer, batch_size=4, seed=7)["train"]
+    first_ids = vectorizer(TEXTS).numpy()[:, 0].tolist()
+    order = [first_ids.index(token) for ids, _ in train.as_numpy_iterator() for token in ids[:, 0]]
+    shuffled = tf.data.Dataset.range(10).shuffle(10, seed=7, reshuffle_each_iteration=True)
+    assert order == list(shuffled.as_numpy_iterator())
 
 
 def test_train_reshuffles_each_epoch_deterministically(splits, vectorizer):

@@ -59,12 +59,34 @@ def test_vectors_are_read_out_of_the_wheel_in_row_order(glove):
 def test_the_matrix_is_extracted_once_and_then_memory_mapped(glove):
     load_word_vectors("glove_6b_50d", str(glove))
     downloads = glove / "downloads"
-    extracted = downloads / "fake_glove-1.0-py3-none-any.emb.npy"
-    assert not list(downloads.glob("*.partial"))
+    extracted = downloads / "fake_glove-1.0-py3-none-any.glove.emb.npy"
+    assert sorted(path.name for path in downloads.glob(".*")) == []  # No temporary file left.
     np.testing.assert_array_equal(np.load(extracted), VECTORS)
-    # The second load reads the extracted copy: changed, it shows through.
+    wheel = downloads / "manual" / "fake_glove-1.0-py3-none-any.whl"
+    matrix = word_vectors.extracted_matrix(wheel, "glove/emb.npy", downloads)
+    assert isinstance(matrix, np.memmap) and not matrix.flags.writeable
+    # The second load reads the extracted copy: changed (same size), it shows through.
     np.save(extracted, VECTORS + 1)
     np.testing.assert_array_equal(load_word_vectors("glove_6b_50d", str(glove))[1], VECTORS + 1)
+
+
+def test_a_truncated_copy_is_extracted_again_and_a_read_only_folder_reads_the_zip(
+        glove, monkeypatch):
+    downloads = glove / "downloads"
+    wheel = downloads / "manual" / "fake_glove-1.0-py3-none-any.whl"
+    extracted = downloads / "fake_glove-1.0-py3-none-any.glove.emb.npy"
+    extracted.write_bytes(b"\x93NUMPY")  # What a crash mid-copy could leave.
+    np.testing.assert_array_equal(
+        word_vectors.extracted_matrix(wheel, "glove/emb.npy", downloads), VECTORS)
+    extracted.unlink()
+
+    def read_only(*args, **kwargs):  # (chmod does not stop root, who runs CI)
+        raise PermissionError(13, "Permission denied", str(downloads))
+
+    monkeypatch.setattr(word_vectors.tempfile, "mkstemp", read_only)
+    matrix = word_vectors.extracted_matrix(wheel, "glove/emb.npy", downloads)
+    np.testing.assert_array_equal(matrix, VECTORS)
+    assert not isinstance(matrix, np.memmap) and not extracted.exists()
 
 
 def test_found_words_keep_their_geometry_when_widened():

@@ -85,6 +85,7 @@ def test_predict_texts_gives_probabilities_in_the_order_of_the_texts():
     alone = np.concatenate([call(model, np.array([text], dtype=object)) for text in texts])
     np.testing.assert_allclose(probabilities, alone, rtol=1e-6, atol=1e-6)
     assert len({tuple(row) for row in probabilities.round(6)}) == 5  # Rows differ.
+    assert predict_texts(model, []).shape == (0, 3)
 
 
 def test_a_model_that_sees_padding_gets_texts_padded_to_the_cap():
