@@ -58,7 +58,8 @@ def test_evaluation_splits_give_each_text_once_with_its_label_in_a_fixed_order()
         assert len({(length - 1) // 16 for length in batch_labels}) == 1
         assert ids.shape[1] == batch_labels.max()
     again = batches()
-    assert len(again) == len(first) and all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    assert len(again) == len(first)
+    assert all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
                for a, b in zip(first, again))
 
 
