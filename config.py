@@ -4,30 +4,16 @@ Every field has a default and a comment here (detectron2-style); config files in
 hold only what differs. A section checks itself when it is built, so the data layer takes
 `config.dataset` and `config.text` (or a plain mapping, through `from_mapping`) under the
 same rules. Errors are one-line `ConfigError`s that name the key, raised before any data or
-model work: this module imports neither TensorFlow nor Keras. A loaded config is frozen.
-
-Example:
-
->>> config = load_config(None, ["dataset.name=bbc_news", "model.num_layers=4", "training.epochs=3"])
->>> config.model.num_layers, config.training.epochs
-(4, 3)
->>> try:
-...     load_config(None, ["dataset.name=bbc_news", "model.num_heds=4"])
-... except ConfigError as error:
-...     print(str(error).split(" (")[0])
-model.num_heds: unknown key
+model work: this module imports neither TensorFlow nor Keras. Reading, writing and
+documenting config files (`load_config`, `dump_config`, ...) is `config_files.py`'s.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, ClassVar
 
-import yaml
-
-import typed_config
 from typed_config import (
     FRACTION,
     NOT_NEGATIVE,
@@ -39,9 +25,9 @@ from typed_config import (
     option,
 )
 
-__all__ = ["BUILTIN_DATASETS", "POOLINGS", "PRETRAINED_EMBEDDINGS", "STANDARDIZE", "Config",
-           "ConfigError", "DatasetConfig", "ModelConfig", "OutputConfig", "PretrainingConfig",
-           "TextConfig", "TrainingConfig", "dump_config", "load_config", "parse_overrides"]
+__all__ = ["BUILTIN_DATASETS", "POOLINGS", "PRETRAINED_EMBEDDINGS", "SECTIONS", "STANDARDIZE",
+           "Config", "ConfigError", "DatasetConfig", "ModelConfig", "OutputConfig",
+           "PretrainingConfig", "TextConfig", "TrainingConfig"]
 
 BUILTIN_DATASETS = ("rotten_tomatoes", "reuters_r8", "reuters_r52", "twenty_newsgroups", "bbc_news")
 # The three ways to name a dataset; a config gives exactly one.
@@ -311,63 +297,3 @@ class Config:
 # By each section's own name, in the order of `Config` (and of YAML dumps and docs).
 SECTIONS: dict[str, type[Section]] = {cls.section: cls for cls in (
     DatasetConfig, TextConfig, ModelConfig, TrainingConfig, OutputConfig, PretrainingConfig)}
-
-
-def parse_overrides(overrides: list[str] | tuple[str, ...]) -> dict[str, dict[str, Any]]:
-    """Parses ['model.num_layers=4', ...] into {'model': {'num_layers': 4}} with typed values."""
-    return typed_config.parse_overrides(SECTIONS, overrides)
-
-
-def load_config(path: str | Path | None, overrides: list[str] | tuple[str, ...] = ()) -> Config:
-    """Loads a YAML config over the defaults, applies `section.field=value` overrides, checks.
-
-    Args:
-        path: a YAML file holding only what differs from the defaults, or None.
-        overrides: `section.field=value` strings; values are parsed as the field's type.
-
-    Returns:
-        A frozen `Config`. When `output.name` is unset it becomes the file's stem.
-
-    Raises:
-        ConfigError: one line naming the offending key.
-    """
-    values = typed_config.read_yaml(SECTIONS, path) if path is not None else {}
-    parsed = parse_overrides(list(overrides))
-    if set(parsed.get("dataset", {})) & set(DATASET_SOURCES):
-        # An override naming a dataset source replaces the file's source, not adds to it.
-        for key in DATASET_SOURCES:
-            values.get("dataset", {}).pop(key, None)
-    for section, fields in parsed.items():
-        values.setdefault(section, {}).update(fields)
-    config = Config(**{
-        section: cls.from_mapping(values.get(section, {})) for section, cls in SECTIONS.items()
-    })  # fmt: skip
-    if config.output.name is None:
-        name = Path(path).stem if path is not None else "run"
-        config = dataclasses.replace(config, output=dataclasses.replace(config.output, name=name))
-    return config
-
-
-def dump_config(config: Config) -> str:
-    """The resolved config as YAML that `load_config` reads back to an equal Config."""
-    return yaml.safe_dump(config.to_dict(), sort_keys=False)
-
-
-def commented_config(config: Config) -> str:
-    """The resolved config as YAML with each field's comment from the schema above it
-    (`train.py --print-config`); `load_config` reads it back to an equal Config."""
-    return typed_config.commented_yaml(SECTIONS, config)
-
-
-def field_reference() -> str:
-    """docs/config.md: every field of the schema with its type, default and comment."""
-    return typed_config.field_reference(SECTIONS, intro=(
-        "Generated from `config.py` by `python config.py > docs/config.md` (a test checks "
-        "that it is current). A config file holds only what differs from these defaults "
-        "(`base: OTHER.yaml` starts from another file); `--set section.field=value` "
-        "overrides a field; `train.py --config FILE --print-config` prints the resolved "
-        "config with these comments."))
-
-
-if __name__ == "__main__":
-    print(field_reference(), end="")

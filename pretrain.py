@@ -28,14 +28,8 @@ import numpy as np
 import cli
 import runs
 import train
-from config import (
-    BUILTIN_DATASETS,
-    Config,
-    ConfigError,
-    DatasetConfig,
-    commented_config,
-    load_config,
-)
+from config import BUILTIN_DATASETS, Config, ConfigError, DatasetConfig
+from config_files import commented_config, load_config
 
 
 def corpus_texts(config: Config) -> np.ndarray:

@@ -33,7 +33,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from config import Config, ConfigError, dump_config, load_config
+from config import Config, ConfigError
+from config_files import dump_config, load_config
 
 # `models` and `data` load TensorFlow, which takes seconds: they are imported inside the
 # functions that need them, so that commands report a bad argument before that wait.

@@ -25,7 +25,8 @@ import numpy as np
 
 import cli
 import runs
-from config import Config, ConfigError, commented_config, load_config
+from config import Config, ConfigError
+from config_files import commented_config, load_config
 
 # Keras, TensorFlow and the modules built on them (data, models, inspection, reports) take
 # seconds to import: each step imports them itself, so that `main` reports a bad config at

@@ -107,7 +107,7 @@ def parse_args(argv):
 
 
 def neural_config(dataset, model, seed):
-    from config import load_config
+    from config_files import load_config
 
     name = f"{dataset}{'_kerasio' if model == 'keras_io_example' else ''}_seed{seed}"
     overrides = [f"output.root={RESULTS / 'runs'}", f"output.name={name}",
@@ -159,7 +159,7 @@ def tfidf_baseline(dataset, reuse, no_train):
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
-    from config import load_config
+    from config_files import load_config
     from data import load_text_splits
     from reports import classification_metrics
 

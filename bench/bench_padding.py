@@ -34,7 +34,7 @@ import pandas as pd  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 import train  # noqa: E402
-from config import load_config  # noqa: E402
+from config_files import load_config  # noqa: E402
 from models import predict_batches  # noqa: E402
 from reports import classification_metrics  # noqa: E402
 

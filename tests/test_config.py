@@ -5,13 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from config import (
-    ConfigError,
-    ModelConfig,
-    dump_config,
-    load_config,
-    parse_overrides,
-)
+from config import ConfigError, ModelConfig
+from config_files import dump_config, load_config, parse_overrides
 
 CONFIGS = sorted(Path(__file__).resolve().parents[1].joinpath("configs").glob("*.yaml"))
 BASE = ["dataset.name=bbc_news"]
@@ -205,10 +200,11 @@ def test_a_dataset_source_override_replaces_the_files_source(tmp_path):
 
 
 def test_docs_config_md_is_the_current_field_reference():
-    from config import field_reference
+    from config_files import field_reference
 
     docs = Path(__file__).resolve().parents[1] / "docs" / "config.md"
-    assert docs.read_text() == field_reference(), "regenerate: python config.py > docs/config.md"
+    assert docs.read_text() == field_reference(), \
+        "regenerate: python config_files.py > docs/config.md"
     assert "| `learning_rate` | a number | `0.002` |" in docs.read_text()
 
 

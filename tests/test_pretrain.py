@@ -10,7 +10,7 @@ import tensorflow as tf
 import pretrain
 import runs
 import train
-from config import load_config
+from config_files import load_config
 from tests.review_fixture import write_reviews_fixture
 
 ROOT = Path(__file__).resolve().parents[1]

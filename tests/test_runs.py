@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 import runs
-from config import ConfigError, load_config
+from config import ConfigError
+from config_files import load_config
 
 TINY = str(Path(__file__).resolve().parents[1] / "configs" / "tiny.yaml")
 

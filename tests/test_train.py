@@ -17,7 +17,8 @@ import pytest
 import cli
 import runs
 import train
-from config import TrainingConfig, load_config
+from config import TrainingConfig
+from config_files import load_config
 from models import StopOnNonFiniteLoss, TrainingError
 from train import run_training
 
@@ -127,7 +128,7 @@ sys.path.insert(0, {root!r})
 import cli
 import runs
 import train
-from config import load_config
+from config_files import load_config
 
 class KillMidEpoch(keras.callbacks.Callback):
     def on_train_batch_begin(self, batch, logs=None):

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import config
+import config_files
 import train
 from data import word_vectors
 from data.word_vectors import WordVectors, embedding_matrix, load_word_vectors
@@ -121,7 +122,7 @@ def test_narrowing_keeps_the_principal_directions():
 
 def test_training_starts_from_the_vectors(glove, tmp_path, capsys):
     data_file = write_reviews_fixture(tmp_path / "reviews.csv")
-    run_config = config.load_config(ROOT / "configs" / "tiny.yaml", [
+    run_config = config_files.load_config(ROOT / "configs" / "tiny.yaml", [
         "dataset.name=null", f"dataset.train_file={data_file}", f"dataset.data_dir={glove}",
         "model.pretrained_embeddings=glove_6b_50d", "model.d_model=16",
     ])

@@ -6,7 +6,8 @@ import keras
 import numpy as np
 import pytest
 
-from config import ModelConfig, load_config
+from config import ModelConfig
+from config_files import load_config
 from layers import TokenAndPositionEmbedding, TransformerEncoderBlock
 from models import build_classifier
 

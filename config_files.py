@@ -1,0 +1,89 @@
+"""Config files: YAML over the schema's defaults (`config.py`), `section.field=value`
+overrides, the resolved config written back as YAML, and the schema's reference page.
+
+Example:
+
+>>> from config import ConfigError
+>>> config = load_config(None, ["dataset.name=bbc_news", "model.num_layers=4", "training.epochs=3"])
+>>> config.model.num_layers, config.training.epochs
+(4, 3)
+>>> try:
+...     load_config(None, ["dataset.name=bbc_news", "model.num_heds=4"])
+... except ConfigError as error:
+...     print(str(error).split(" (")[0])
+model.num_heds: unknown key
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+import typed_config
+from config import DATASET_SOURCES, SECTIONS, Config
+
+__all__ = ["commented_config", "dump_config", "field_reference", "load_config",
+           "parse_overrides"]
+
+
+def parse_overrides(overrides: list[str] | tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """Parses ['model.num_layers=4', ...] into {'model': {'num_layers': 4}} with typed values."""
+    return typed_config.parse_overrides(SECTIONS, overrides)
+
+
+def load_config(path: str | Path | None, overrides: list[str] | tuple[str, ...] = ()) -> Config:
+    """Loads a YAML config over the defaults, applies `section.field=value` overrides, checks.
+
+    Args:
+        path: a YAML file holding only what differs from the defaults, or None.
+        overrides: `section.field=value` strings; values are parsed as the field's type.
+
+    Returns:
+        A frozen `Config`. When `output.name` is unset it becomes the file's stem.
+
+    Raises:
+        ConfigError: one line naming the offending key.
+    """
+    values = typed_config.read_yaml(SECTIONS, path) if path is not None else {}
+    parsed = parse_overrides(list(overrides))
+    if set(parsed.get("dataset", {})) & set(DATASET_SOURCES):
+        # An override naming a dataset source replaces the file's source, not adds to it.
+        for key in DATASET_SOURCES:
+            values.get("dataset", {}).pop(key, None)
+    for section, fields in parsed.items():
+        values.setdefault(section, {}).update(fields)
+    config = Config(**{
+        section: cls.from_mapping(values.get(section, {})) for section, cls in SECTIONS.items()
+    })  # fmt: skip
+    if config.output.name is None:
+        name = Path(path).stem if path is not None else "run"
+        config = dataclasses.replace(config, output=dataclasses.replace(config.output, name=name))
+    return config
+
+
+def dump_config(config: Config) -> str:
+    """The resolved config as YAML that `load_config` reads back to an equal Config."""
+    return yaml.safe_dump(config.to_dict(), sort_keys=False)
+
+
+def commented_config(config: Config) -> str:
+    """The resolved config as YAML with each field's comment from the schema above it
+    (`train.py --print-config`); `load_config` reads it back to an equal Config."""
+    return typed_config.commented_yaml(SECTIONS, config)
+
+
+def field_reference() -> str:
+    """docs/config.md: every field of the schema with its type, default and comment."""
+    return typed_config.field_reference(SECTIONS, intro=(
+        "Generated from `config.py` by `python config_files.py > docs/config.md` (a test checks "
+        "that it is current). A config file holds only what differs from these defaults "
+        "(`base: OTHER.yaml` starts from another file); `--set section.field=value` "
+        "overrides a field; `train.py --config FILE --print-config` prints the resolved "
+        "config with these comments."))
+
+
+if __name__ == "__main__":
+    print(field_reference(), end="")
