@@ -261,15 +261,20 @@ def fit(trainer, pipelines, steps_per_epoch, training, run_dir, callbacks, verbo
         trainer.load_weights(best_path)
 
 
-def evaluate(classifier, pipelines, class_names, training, run_dir) -> dict:
-    """Validation and test metrics of the restored classifier, epochs and best epoch."""
+def score_splits(classifier, pipelines, num_classes) -> dict:
+    """{validation, test: classification metrics} of `classifier` on the batched pipelines."""
     from models import predict_batches
     from reports import classification_metrics
 
     splits = ("validation", "test")
     predictions = predict_batches(classifier, *(pipelines[split] for split in splits))
-    metrics = {split: classification_metrics(labels, probabilities, len(class_names))
-               for split, (probabilities, labels) in zip(splits, predictions)}
+    return {split: classification_metrics(labels, probabilities, num_classes)
+            for split, (probabilities, labels) in zip(splits, predictions)}
+
+
+def evaluate(classifier, pipelines, class_names, training, run_dir) -> dict:
+    """Validation and test metrics of the restored classifier, epochs and best epoch."""
+    metrics = score_splits(classifier, pipelines, len(class_names))
     monitored = [float(row[training.monitor]) for row in runs.read_history(run_dir)]
     best = np.argmin if monitor_mode(training) == "min" else np.argmax
     metrics["epochs"] = len(monitored)

@@ -35,8 +35,6 @@ import tensorflow as tf  # noqa: E402
 
 import train  # noqa: E402
 from config_files import load_config  # noqa: E402
-from models import predict_batches  # noqa: E402
-from reports import classification_metrics  # noqa: E402
 
 
 class EpochTimer(keras.callbacks.Callback):
@@ -91,11 +89,8 @@ def train_once(config, data, pipelines, jit_compile):
     row = {"first epoch s": timer.seconds[0],
            "median epoch s": statistics.median(timer.seconds[1:] or timer.seconds),
            "epochs": len(timer.seconds)}
-    splits = ("validation", "test")
-    predictions = predict_batches(classifier, *(pipelines[split] for split in splits))
-    for split, (probabilities, labels) in zip(splits, predictions):
-        row[f"{split} acc"] = classification_metrics(
-            labels, probabilities, len(data.class_names))["accuracy"] * 100
+    for split, metrics in train.score_splits(classifier, pipelines, len(data.class_names)).items():
+        row[f"{split} acc"] = metrics["accuracy"] * 100
     return row
 
 
