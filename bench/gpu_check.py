@@ -39,7 +39,8 @@ import cli  # noqa: E402
 # Largest fused-vs-explicit difference accepted, per dtype: float32 rounding, and float16
 # rounding (10 bits of mantissa) of outputs up to ~4, 8 units in the last place there: the
 # two paths round their float16 intermediates differently by CPU (up to 8.8e-3 over seeds
-# 0-3 on an AMD EPYC, under 2e-3 elsewhere). A wrong mask moves outputs by 0.1 or more.
+# 0-3 on an AMD EPYC; seed 0 stayed under 2e-3 on earlier machines). A wrong mask moves
+# outputs by 0.1 or more.
 TOLERANCE = {"float32": 1e-5, "float16": 1.6e-2}
 BENCH_ROW = re.compile(r"^\| *(\d+) \| ([^|]+?) \| *[\d.]+ \| *[\d.]+ \| *([\d.]+) \|$")
 
