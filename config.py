@@ -177,6 +177,19 @@ class ModelConfig(Section):
     # its encoder, and its text settings and vocabulary replace the `text` section. The
     # encoder fields above must match its. null: start from scratch.
     init_from: str | None = None
+    # A pretrained BERT-family encoder to fine-tune: a registered name (all_minilm_l6_v2:
+    # sentence-transformers' all-MiniLM-L6-v2, 6 blocks, 384 wide, 12 heads; fetched once,
+    # 83 MB, into the TFDS downloads folder) or the path of a folder in the Hugging Face
+    # layout (config.json, model.safetensors, tokenizer.json or vocab.txt). Its tokenizer
+    # (WordPiece) replaces the `text` section's vocabulary and standardisation (only
+    # text.sequence_length applies, [CLS] and [SEP] counted), and its architecture the
+    # encoder fields above (d_model ... layer_norm_epsilon); dropout, attention_dropout,
+    # pooling (cls: BERT's [CLS] token) and the head stay ours. null: no checkpoint.
+    pretrained: str | None = None
+    # Keep only the checkpoint's first N blocks (faster; null: all of them).
+    pretrained_layers: int | None = option(None, POSITIVE)
+    # Train only the head: the checkpoint's embedding and blocks stay as loaded.
+    freeze_pretrained: bool = False
 
     def check_together(self):
         if self.d_model % self.num_heads:
@@ -199,6 +212,16 @@ class ModelConfig(Section):
                 "model.init_from: the pretrained encoder brings its own token embeddings; "
                 "set model.pretrained_embeddings to null, or drop model.init_from"
             )
+        given = [name for name in ("pretrained", "init_from", "pretrained_embeddings")
+                 if getattr(self, name)]
+        if len(given) > 1:
+            raise ConfigError(
+                f"model.{given[1]}: model.{given[0]} already gives the starting weights; "
+                f"set one of model.{' / model.'.join(given)}, and the others to null")
+        if (self.pretrained_layers or self.freeze_pretrained) and not self.pretrained:
+            name = "pretrained_layers" if self.pretrained_layers else "freeze_pretrained"
+            raise ConfigError(f"model.{name}: only with model.pretrained; set model.pretrained "
+                              "to a checkpoint, or drop it")
 
 
 @dataclass(frozen=True)

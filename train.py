@@ -56,7 +56,7 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
         DataError: the dataset cannot be loaded.
         models.TrainingError: the loss became NaN, or the saved model does not reproduce.
     """
-    from models import describe_replicas, dtype_policy, make_strategy
+    from models import describe_replicas, dtype_policy, make_strategy, starting_weights
 
     start = time.perf_counter()
     runs.check_writable(config)
@@ -64,13 +64,9 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
     strategy = make_strategy(config.training)
     # The other workers of a multi-worker run train in a scratch folder, removed at the end.
     worker = None if strategy.extended.should_checkpoint else strategy.cluster_resolver.task_id
-    pretrained = None
-    if config.model.init_from:
-        from pretrain import load_pretraining_run, with_pretrained_text
-
-        pretrained = load_pretraining_run(config.model.init_from)
-        config = with_pretrained_text(config, pretrained)
-    data, pipelines, steps_per_epoch = load_data(config, pretrained)
+    weights = starting_weights(config)
+    config = weights.config
+    data, pipelines, steps_per_epoch = load_data(config, weights)
     if config.text.sequence_length == "auto":
         print(f"text.sequence_length: auto -> {data.sequence_length} (99% of the training "
               "texts have at most that many tokens; batches are padded to their longest)")
@@ -81,7 +77,7 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
     with runs.cleaned_up_unless_started(run_dir):
         print(describe_replicas(strategy, config.training.distribution))
         with dtype_policy(config.training.mixed_precision):
-            classifier, trainer = build_model(config, data, strategy, steps_per_epoch, pretrained)
+            classifier, trainer = build_model(config, data, strategy, steps_per_epoch, weights)
             if resumed:
                 print(f"Resuming the interrupted run in {run_dir} from its last finished epoch.")
             fit(trainer, pipelines, steps_per_epoch, config.training, run_dir,
@@ -98,10 +94,10 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
     return RunResult(run_dir=final_dir, metrics=metrics, resumed=resumed, worker=worker)
 
 
-def load_data(config: Config, pretrained=None):
+def load_data(config: Config, weights=None):
     """Seeds everything, then (Datasets, {split: (ids, one-hot label) batches}, train steps).
 
-    With a `pretrain.PretrainingRun`, texts become token ids by its vocabulary."""
+    With `models.StartingWeights`, texts become token ids by its tokenizer or vocabulary."""
     import keras
     import tensorflow as tf
 
@@ -114,7 +110,8 @@ def load_data(config: Config, pretrained=None):
     # A model that does not mask padding must see every text padded to the cap.
     data = build_datasets(config.dataset, config.text, config.training.batch_size,
                           seed=config.training.seed, pad_to_cap=not config.model.mask_zero,
-                          vocabulary=pretrained.vocabulary if pretrained else None)
+                          vocabulary=weights.vocabulary if weights else None,
+                          tokenizer=weights.tokenizer if weights else None)
     num_classes = len(data.class_names)
 
     def one_hot(token_ids, label):  # The trainer's loss takes categorical targets.
@@ -136,48 +133,26 @@ def epoch_steps(pipelines, training) -> int:
     return training.steps_per_epoch
 
 
-def build_model(config: Config, data, strategy, steps_per_epoch, pretrained=None):
+def build_model(config: Config, data, strategy, steps_per_epoch, weights=None):
     """(classifier, trainer): the classifier to save, and the compiled model that trains it.
 
     The two share every layer; only the trainer holds the optimizer (`models.build_trainer`).
-    With a `pretrain.PretrainingRun`, the classifier's encoder starts from its weights.
+    `weights` (`models.StartingWeights`) shapes the encoder and sets its starting weights.
     """
-    from models import (
-        build_classifier,
-        build_trainer,
-    )
+    from models import build_classifier, build_trainer, starting_weights
 
-    # A pretrained encoder's table has one more row: its mask token.
-    vocabulary_size = data.vectorizer.vocabulary_size() + (1 if pretrained else 0)
+    weights = weights or starting_weights(config)
+    vocabulary = data.vectorizer.get_vocabulary()
     with strategy.scope():
         classifier = build_classifier(
             config.model,
-            vocabulary_size=vocabulary_size,
+            vocabulary_size=len(vocabulary) + weights.extra_token_ids,
             sequence_length=config.text.sequence_length,
             num_classes=len(data.class_names),
+            checkpoint=weights.checkpoint,
         )
-        if pretrained:
-            from pretrain import start_from_encoder
-
-            start_from_encoder(classifier, pretrained)
-        if config.model.pretrained_embeddings:
-            load_token_vectors(classifier, config, data.vectorizer.get_vocabulary())
+        weights.load_into(classifier, vocabulary, seed=config.training.seed)
         return classifier, build_trainer(classifier, config.training, steps_per_epoch)
-
-
-def load_token_vectors(classifier, config: Config, vocabulary):
-    """Starts the token embeddings from `model.pretrained_embeddings` (a resumed run's
-    backup replaces them with the trained ones afterwards)."""
-    from data.word_vectors import embedding_matrix, load_word_vectors
-    from models import token_embeddings
-
-    name = config.model.pretrained_embeddings
-    words, vectors = load_word_vectors(name, config.dataset.data_dir)
-    matrix, found = embedding_matrix(vocabulary, words, vectors, config.model.d_model,
-                                     seed=config.training.seed)
-    token_embeddings(classifier).assign(matrix)
-    print(f"model.pretrained_embeddings: {name} has vectors for {found:,} of the "
-          f"{len(vocabulary):,} vocabulary words")
 
 
 def monitor_mode(training) -> str:

@@ -23,7 +23,6 @@ from data.loading import load_text_splits  # noqa: E402
 from data.pipelines import make_pipelines  # noqa: E402
 from data.text_splits import TextSplits  # noqa: E402
 from data.texts_file import check_texts, read_texts_file  # noqa: E402
-from data.vectorizer import make_vectorizer  # noqa: E402
 from data.wheel_fetcher import PinnedWheel, fetch_wheel  # noqa: E402
 
 __all__ = [
@@ -40,6 +39,5 @@ __all__ = [
     "load_labelled_file",
     "load_text_splits",
     "make_pipelines",
-    "make_vectorizer",
     "read_texts_file",
 ]

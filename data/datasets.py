@@ -11,7 +11,7 @@ from config import DatasetConfig, TextConfig
 from data.loading import load_text_splits
 from data.pipelines import make_pipelines
 from data.text_splits import TextSplits
-from data.vectorizer import make_vectorizer
+from tokenization import make_vectorizer
 
 
 @dataclasses.dataclass
@@ -39,6 +39,7 @@ def build_datasets(
     seed: int,
     pad_to_cap: bool = False,
     vocabulary: list[str] | None = None,
+    tokenizer=None,
 ) -> Datasets:
     """Loads the splits, adapts the vectorizer on train and builds the tf.data pipelines.
 
@@ -46,13 +47,14 @@ def build_datasets(
     a bad key or value is a ConfigError). `pad_to_cap` pads every batch to the sequence
     length cap, for models that see padding (`model.mask_zero: false`); by default batches
     are padded to their longest text (see `make_pipelines`). A `vocabulary` (a pretrained
-    encoder's) is used as it is instead of adapting one on the training texts.
+    encoder's) is used as it is instead of adapting one on the training texts; a
+    `tokenizer` (a checkpoint's `WordPieceTokenizer`) replaces the vectoriser.
 
     Example:
     >>> # data = build_datasets({"name": "reuters_r8"}, {"sequence_length": 128}, 32, seed=0)
     >>> # data.pipelines["train"], data.class_names
     """
     splits = load_text_splits(DatasetConfig.of(dataset))
-    vectorizer = make_vectorizer(TextConfig.of(text), splits.train[0], vocabulary)
+    vectorizer = make_vectorizer(TextConfig.of(text), splits.train[0], vocabulary, tokenizer)
     pipelines = make_pipelines(splits, vectorizer, batch_size, seed, pad_to_cap)
     return Datasets(pipelines=pipelines, splits=splits, vectorizer=vectorizer)

@@ -1,4 +1,4 @@
-"""Token embedding plus a sinusoidal or learned positional encoding.
+"""Token embedding plus a sinusoidal or learned positional encoding (and BERT's extras).
 
 Shapes: B batch, T query (sequence) length, D model size (`embedding_dim`).
 """
@@ -6,7 +6,7 @@ Shapes: B batch, T query (sequence) length, D model size (`embedding_dim`).
 import keras
 from keras import ops
 
-from layers.argument_checks import check_one_of, check_positive_int
+from layers.argument_checks import check_one_of, check_positive, check_positive_int
 from layers.initializers import sublayer_initializer
 from layers.position_embedding import PositionEmbedding
 from layers.sinusoidal_positional_encoding import (
@@ -19,6 +19,10 @@ POSITIONAL_ENCODINGS = ("sinusoidal", "learned")
 @keras.saving.register_keras_serializable(package="keras_attention_lab")
 class TokenAndPositionEmbedding(keras.layers.Layer):
     """Embeds token ids and adds a positional encoding.
+
+    With `num_token_types` it also adds a token-type (segment) embedding, and with
+    `layer_norm_epsilon` it normalises the sum: BERT's embedding, which pretrained
+    checkpoints load into (`models.checkpoints`).
 
     Masking: with `mask_zero=True` (the default) id 0 is padding and the layer
     emits the Keras mask `token_ids != 0` (True = real token), which downstream
@@ -33,10 +37,15 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         mask_zero: bool. Treat id 0 as padding.
         embeddings_initializer: initializer of the token table; the table gets
             its own copy (`layers.initializers.sublayer_initializer`).
+        num_token_types: int or None. Size of a token-type embedding table (BERT's
+            segments); None: no token types.
+        layer_norm_epsilon: float or None. LayerNormalization of the sum with this
+            epsilon; None: no normalisation.
         **kwargs: base layer arguments.
 
     Call arguments:
         token_ids: int tensor (B, T).
+        token_type_ids: optional int tensor (B, T); all type 0 when not given.
 
     Returns:
         Float tensor (B, T, D) with a Keras mask when `mask_zero=True`.
@@ -57,12 +66,16 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         positional_encoding="sinusoidal",
         mask_zero=True,
         embeddings_initializer="uniform",
+        num_token_types=None,
+        layer_norm_epsilon=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
         check_positive_int("vocabulary_size", vocabulary_size)
         check_positive_int("embedding_dim", embedding_dim)
         check_one_of("positional_encoding", positional_encoding, POSITIONAL_ENCODINGS)
+        check_positive_int("num_token_types", num_token_types, allow_none=True)
+        check_positive("layer_norm_epsilon", layer_norm_epsilon, allow_none=True)
         if positional_encoding == "learned" and sequence_length is None:
             raise ValueError(
                 "`sequence_length` is required with positional_encoding='learned'. "
@@ -74,6 +87,8 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         self.positional_encoding = positional_encoding
         self.mask_zero = mask_zero
         self.embeddings_initializer = keras.initializers.get(embeddings_initializer)
+        self.num_token_types = num_token_types
+        self.layer_norm_epsilon = layer_norm_epsilon
         self.supports_masking = mask_zero
         self.token_embedding = keras.layers.Embedding(
             vocabulary_size,
@@ -93,21 +108,43 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
                 dtype=self.dtype_policy, name="position_encoding"
             )
 
-    def build(self, input_shape):
+        # Only when asked for: the weight paths of saved models without them stay as they are.
+        if num_token_types:
+            self.token_type_embedding = keras.layers.Embedding(
+                num_token_types, embedding_dim, dtype=self.dtype_policy,
+                name="token_type_embedding")
+        if layer_norm_epsilon:
+            self.embedding_norm = keras.layers.LayerNormalization(
+                epsilon=layer_norm_epsilon, dtype=self.dtype_policy, name="embedding_norm")
+
+    def build(self, token_ids_shape, token_type_ids_shape=None):
+        input_shape = token_ids_shape
         self.token_embedding.build(input_shape)
         self.position_encoding.build(tuple(input_shape) + (self.embedding_dim,))
+        if self.num_token_types:
+            self.token_type_embedding.build(input_shape)
+        if self.layer_norm_epsilon:
+            self.embedding_norm.build(tuple(input_shape) + (self.embedding_dim,))
 
-    def call(self, token_ids):
+    def call(self, token_ids, token_type_ids=None):
         embeddings = self.token_embedding(token_ids)  # (B, T, D)
-        return embeddings + self.position_encoding(embeddings)
+        embeddings = embeddings + self.position_encoding(embeddings)
+        if self.num_token_types:
+            if token_type_ids is None:  # One segment: every token has type 0.
+                embeddings = embeddings + self.token_type_embedding.embeddings[0]
+            else:
+                embeddings = embeddings + self.token_type_embedding(token_type_ids)
+        if self.layer_norm_epsilon:
+            embeddings = self.embedding_norm(embeddings)
+        return embeddings
 
-    def compute_mask(self, token_ids, previous_mask=None):
+    def compute_mask(self, token_ids, token_type_ids=None, previous_mask=None):
         if not self.mask_zero:
             return None
         return ops.not_equal(token_ids, 0)
 
-    def compute_output_shape(self, input_shape):
-        return tuple(input_shape) + (self.embedding_dim,)
+    def compute_output_shape(self, token_ids_shape, token_type_ids_shape=None):
+        return tuple(token_ids_shape) + (self.embedding_dim,)
 
     def get_config(self):
         config = super().get_config()
@@ -121,6 +158,8 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
                 "embeddings_initializer": keras.initializers.serialize(
                     self.embeddings_initializer
                 ),
+                "num_token_types": self.num_token_types,
+                "layer_norm_epsilon": self.layer_norm_epsilon,
             }
         )
         return config

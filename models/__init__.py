@@ -1,11 +1,12 @@
 """Models built from our layers: the classifier, its attention sibling, the end-to-end model.
 
-Importing this package also registers every layer (`import layers`), `AttentionProbe` and
-the stop-word standardisation (`text.stop_words`), so a saved `model.keras` loads in safe
-mode after `import models`.
+Importing this package also registers every layer (`import layers`), `AttentionProbe`, the
+WordPiece tokenizer and the stop-word standardisation (`import tokenization`), so a saved
+`model.keras` loads in safe mode after `import models`.
 """
 
 import layers  # noqa: F401  (registers the layers the saved models are made of)
+import tokenization  # noqa: F401  (registers the tokenizer and the stop-word standardisation)
 from models.attention_model import build_attention_model
 from models.attention_probe import AttentionProbe
 from models.batch_prediction import predict_batches
@@ -17,7 +18,6 @@ from models.end_to_end import (
     predict_texts,
 )
 from models.masked_language_model import build_masked_language_model, copy_encoder_weights
-from models.stop_words import lower_strip_punctuation_drop_stop_words
 from models.trainer import (
     HistoryLogger,
     RandomStateBackup,
@@ -28,14 +28,18 @@ from models.trainer import (
     dtype_policy,
     make_optimizer,
 )
+from models.pretrained_encoder import PaddingMask, load_pretrained_encoder
+from models.starting_weights import StartingWeights, starting_weights
 from models.transformer_classifier import build_classifier, token_embeddings
 from models.trim_padding import TrimPadding
 
 __all__ = [
     "AttentionProbe",
     "HistoryLogger",
+    "PaddingMask",
     "RandomStateBackup",
     "ResumableEarlyStopping",
+    "StartingWeights",
     "StopOnNonFiniteLoss",
     "TrimPadding",
     "TrainingError",
@@ -49,10 +53,11 @@ __all__ = [
     "dtype_policy",
     "get_model_parts",
     "load_end_to_end_model",
-    "lower_strip_punctuation_drop_stop_words",
+    "load_pretrained_encoder",
     "make_optimizer",
     "make_strategy",
     "predict_batches",
     "predict_texts",
+    "starting_weights",
     "token_embeddings",
 ]

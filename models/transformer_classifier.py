@@ -25,7 +25,7 @@ TOKEN_DROPOUT = "token_dropout"
 
 
 def build_classifier(model_config, vocabulary_size, sequence_length, num_classes,
-                     name="classifier"):
+                     name="classifier", checkpoint=None):
     """Builds the transformer classifier: token ids `(B, T)` -> probabilities `(B, num_classes)`.
 
     [token dropout] -> token + position embedding -> dropout -> [ClassToken] -> L = num_layers x
@@ -39,6 +39,10 @@ def build_classifier(model_config, vocabulary_size, sequence_length, num_classes
         sequence_length: the most token ids an example may have (positions learned).
         num_classes: number of classes of the softmax head.
         name: model name; the end-to-end model finds the classifier by it.
+        checkpoint: a `models.checkpoints.Checkpoint` whose encoder to build (its
+            architecture replaces the config's; `model.pretrained_layers` blocks of it).
+            Its weights are loaded by `models.starting_weights`. Its tokenizer already
+            puts `[CLS]` first: pooling "cls" takes that token, no `ClassToken` is added.
 
     Returns:
         A functional `keras.Model`. The softmax runs in float32 under mixed precision.
@@ -51,19 +55,28 @@ def build_classifier(model_config, vocabulary_size, sequence_length, num_classes
     (None, 3)
     """
     m = model_config
+    embedding_options = {}
+    if checkpoint is not None:
+        m = checkpoint.model_config(m, m.pretrained_layers)
+        vocabulary_size, sequence_length = len(checkpoint.vocabulary), checkpoint.max_positions
+        embedding_options = dict(num_token_types=checkpoint.num_token_types,
+                                 layer_norm_epsilon=checkpoint.layer_norm_epsilon)
     # Any length up to `sequence_length`: batches are padded to their longest text only.
     token_ids = keras.Input(shape=(None,), dtype="int64", name=TOKEN_IDS)
     # Only the classifier drops words: the masked language model must see its targets.
     kept_ids = token_ids
     if m.token_dropout:
         kept_ids = TokenDropout(m.token_dropout, name=TOKEN_DROPOUT)(token_ids)  # (B, T)
-    x = encode(m, kept_ids, vocabulary_size, sequence_length, class_token=m.pooling == "cls")
+    x = encode(m, kept_ids, vocabulary_size, sequence_length,
+               class_token=m.pooling == "cls" and checkpoint is None, **embedding_options)
     return _head(m, x, token_ids, num_classes, name)
 
 
-def encode(m, token_ids, vocabulary_size, sequence_length, class_token=False):
+def encode(m, token_ids, vocabulary_size, sequence_length, class_token=False,
+           **embedding_options):
     """token ids (B, T) -> the last block's output (B, T, D), or (B, T + 1, D) with the
-    class token, through layers named `ENCODER_LAYERS` (pretrain.py trains the same)."""
+    class token, through layers named `ENCODER_LAYERS` (pretrain.py trains the same).
+    `embedding_options` go to `TokenAndPositionEmbedding` (BERT's token types and norm)."""
     x = TokenAndPositionEmbedding(
         vocabulary_size=vocabulary_size,
         embedding_dim=m.d_model,
@@ -72,6 +85,7 @@ def encode(m, token_ids, vocabulary_size, sequence_length, class_token=False):
         mask_zero=m.mask_zero,
         embeddings_initializer=_token_initializer(m.positional_encoding),
         name=EMBEDDING,
+        **embedding_options,
     )(token_ids)  # (B, T, D)
     x = keras.layers.Dropout(m.dropout, name=EMBEDDING_DROPOUT)(x)
     if class_token:

@@ -35,8 +35,8 @@ class TrimPadding(keras.layers.Layer):
         longest = ops.maximum(ops.max(ends), 1)
         return token_ids[:, :longest]  # (B, T')
 
-    def compute_output_shape(self, input_shape):
-        return (input_shape[0], None)
+    def compute_output_spec(self, token_ids):
+        return keras.KerasTensor((token_ids.shape[0], None), dtype=token_ids.dtype)
 
     def get_config(self):
         config = super().get_config()

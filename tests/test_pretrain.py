@@ -10,6 +10,7 @@ import tensorflow as tf
 import pretrain
 import runs
 import train
+from models import starting_weights
 from config_files import load_config
 from tests.review_fixture import write_reviews_fixture
 
@@ -69,12 +70,13 @@ def test_train_starts_from_the_pretrained_encoder(pretrained_run, tmp_path):
     run_dir, data_file = pretrained_run
     config = load_config(TINY, ["dataset.name=null", f"dataset.train_file={data_file}",
                                 f"output.root={tmp_path}", f"model.init_from={run_dir}"])
-    pretrained = pretrain.load_pretraining_run(run_dir)
-    config = pretrain.with_pretrained_text(config, pretrained)
-    data, _, steps = train.load_data(config, pretrained)
+    weights = starting_weights(config)
+    config, pretrained = weights.config, weights.pretraining_run
+    assert pretrained.run_dir == run_dir
+    data, _, steps = train.load_data(config, weights)
     assert data.vectorizer.get_vocabulary() == pretrained.vocabulary
     classifier, _ = train.build_model(config, data, tf.distribute.get_strategy(), steps,
-                                      pretrained)
+                                      weights)
     from models import build_masked_language_model
 
     encoder = build_masked_language_model(pretrained.config.model, len(pretrained.vocabulary) + 1,

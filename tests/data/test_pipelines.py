@@ -4,7 +4,8 @@ import pytest
 import tensorflow as tf
 
 from config import TextConfig
-from data import TextSplits, make_pipelines, make_vectorizer
+from data import TextSplits, make_pipelines
+from tokenization import make_vectorizer
 
 TEXTS = np.array([f"word{index} shared" for index in range(10)], dtype=object)
 

@@ -68,7 +68,7 @@ def test_masked_tokens_get_no_attention_and_do_not_leak():
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[path.name for path in CONFIGS])
 def test_every_config_file_builds_its_model(path):
-    from data.vectorizer import AUTO_BOUNDS
+    from tokenization.vectorizer import AUTO_BOUNDS
 
     config = load_config(path)
     length = config.text.sequence_length

@@ -6,9 +6,9 @@ import pytest
 import tensorflow as tf
 
 from config import ConfigError, ModelConfig, TextConfig
-from data import make_vectorizer
+from tokenization import make_vectorizer
 from models import build_classifier, build_end_to_end_model, load_end_to_end_model
-from models.stop_words import lower_strip_punctuation_drop_stop_words
+from tokenization.stop_words import lower_strip_punctuation_drop_stop_words
 
 STOP_WORDS = TextConfig(vocabulary_size=20, sequence_length=4, stop_words="english")
 

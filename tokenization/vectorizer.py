@@ -8,7 +8,7 @@ import numpy as np
 import tensorflow as tf
 
 from config import TextConfig
-from models.stop_words import lower_strip_punctuation_drop_stop_words
+from tokenization.stop_words import lower_strip_punctuation_drop_stop_words
 
 # `text.sequence_length: auto` keeps this share of the training texts whole, rounded up to
 # a multiple of 8 within these bounds.
@@ -17,7 +17,8 @@ AUTO_BOUNDS = (8, 512)
 
 
 def make_vectorizer(
-    text: TextConfig | dict, train_texts: Sequence[str], vocabulary: Sequence[str] | None = None
+    text: TextConfig | dict, train_texts: Sequence[str], vocabulary: Sequence[str] | None = None,
+    tokenizer=None,
 ) -> keras.layers.TextVectorization:
     """Returns a `TextVectorization` adapted on `train_texts` only.
 
@@ -35,6 +36,13 @@ def make_vectorizer(
     8
     """
     text = TextConfig.of(text)
+    if tokenizer is not None:
+        # A checkpoint's WordPiece tokenizer: only the cap is ours to set.
+        if text.sequence_length != "auto":
+            return tokenizer.with_sequence_length(text.sequence_length)
+        # Lengths over the bound need not be counted: the cap stops there.
+        counting = tokenizer.with_sequence_length(AUTO_BOUNDS[1] + 1)
+        return tokenizer.with_sequence_length(auto_sequence_length(counting, _batches(train_texts)))
     if vocabulary is not None:
         # A pretrained encoder's vocabulary: its token ids must mean what they meant then.
         vectorizer = _vectorizer(text, text.sequence_length)
@@ -45,14 +53,20 @@ def make_vectorizer(
     vectorizer = _vectorizer(text, None if auto else text.sequence_length)
     # Object arrays become tf.string directly; astype(str) would pad every text to the
     # longest one (gigabytes for 20 Newsgroups).
-    texts = tf.data.Dataset.from_tensor_slices(
-        tf.constant(np.asarray(train_texts, dtype=object))).batch(2048)
+    texts = _batches(train_texts)
     vectorizer.adapt(texts)
     if not auto:
         return vectorizer
     capped = _vectorizer(text, auto_sequence_length(vectorizer, texts))
     capped.set_vocabulary(vectorizer.get_vocabulary())
     return capped
+
+
+def _batches(texts):
+    # Object arrays become tf.string directly; astype(str) would pad every text to the
+    # longest one (gigabytes for 20 Newsgroups).
+    return tf.data.Dataset.from_tensor_slices(
+        tf.constant(np.asarray(texts, dtype=object))).batch(2048)
 
 
 def _vectorizer(text: TextConfig, sequence_length: int | None):

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from config import ConfigError, TextConfig
-from data import make_vectorizer
+from tokenization import make_vectorizer
 
 TRAIN = np.array(["the cat sat", "the cat ran", "the dog"], dtype=object)
 

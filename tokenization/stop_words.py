@@ -1,8 +1,8 @@
 """The vectoriser's standardisation that also drops English stop words (`text.stop_words`).
 
-It lives with the models because it is part of the saved end-to-end model: the
-`TextVectorization` inside `model.keras` names it, and `import models` registers it, so the
-model loads in safe mode and drops the same words from new text.
+It is part of the saved end-to-end model: the `TextVectorization` inside `model.keras`
+names it, and `import models` (through `import tokenization`) registers it, so the model
+loads in safe mode and drops the same words from new text.
 """
 
 import re
