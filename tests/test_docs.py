@@ -186,6 +186,17 @@ def broken_links(pages):
     return problems
 
 
+# A file of the repository named in backticks: `tests/test_train.py`, `configs/tiny.yaml`.
+NAMED_FILE = re.compile(r"`((?:bench|configs|data|docs|inspection|layers|models|tests|"
+                        r"tokenization)/[\w/.-]+\.(?:py|yaml|md|png|csv))`")
+
+
+def test_files_the_pages_name_exist():
+    named = {path for page in PAGES for path in NAMED_FILE.findall(page.read_text("utf-8"))}
+    assert len(named) > 10
+    assert sorted(path for path in named if not (ROOT / path).is_file()) == []
+
+
 def test_pages_have_python_and_command_blocks():
     assert blocks(("python",)) and blocks(("py",)) and len(commands()) > 40
 
