@@ -238,8 +238,11 @@ class TrainingConfig(Section):
     # as LazyAdam does: a large vocabulary costs little per step), adam or sgd (with
     # momentum 0.9).
     optimizer: str = option("adamw", choices=("adamw", "sparse_adamw", "adam", "sgd"))
-    # Peak learning rate, reached after warmup.
-    learning_rate: float = option(2e-3, POSITIVE)
+    # Peak learning rate, reached after warmup. auto: 2e-3 from scratch, 1e-4 when
+    # fine-tuning a model.pretrained checkpoint (saved as a number in the run's config.yaml).
+    learning_rate: float | str = option(
+        "auto", (lambda value: value == "auto" if isinstance(value, str) else value > 0,
+                 "must be a positive number or auto"))
     # Decoupled weight decay (adamw and sparse_adamw only).
     weight_decay: float = option(0.01, NOT_NEGATIVE)
     # Fraction of all training steps spent warming the learning rate up from 0.
@@ -272,6 +275,12 @@ class TrainingConfig(Section):
     # Number of validation examples (the first N) whose attention heatmaps are written to
     # TensorBoard (logs/attention, Images tab) after every epoch; 0 turns them off.
     attention_images: int = option(0, NOT_NEGATIVE)
+
+    def peak_learning_rate(self, pretrained: bool = False) -> float:
+        """`learning_rate`, with auto resolved for a run from scratch or a checkpoint."""
+        if self.learning_rate != "auto":
+            return float(self.learning_rate)
+        return 1e-4 if pretrained else 2e-3
 
 
 @dataclass(frozen=True)

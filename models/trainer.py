@@ -136,14 +136,15 @@ def make_optimizer(training, steps_per_epoch):
     ('AdamW', 0.0)
     """
     total_steps = max(1, training.epochs * steps_per_epoch)
+    peak = training.peak_learning_rate()  # train.py resolved auto already, for its model
     warmup_steps = int(training.warmup_fraction * total_steps)
     # CosineDecay ramps linearly from initial_learning_rate to warmup_target, then decays
     # to alpha * peak; alpha=1 keeps the rate constant after warmup.
     learning_rate = keras.optimizers.schedules.CosineDecay(
-        initial_learning_rate=0.0 if warmup_steps else training.learning_rate,
+        initial_learning_rate=0.0 if warmup_steps else peak,
         decay_steps=max(1, total_steps - warmup_steps),
         alpha=0.0 if training.schedule == "cosine" else 1.0,
-        warmup_target=training.learning_rate if warmup_steps else None,
+        warmup_target=peak if warmup_steps else None,
         warmup_steps=warmup_steps,
     )
     if training.optimizer in ("adamw", "sparse_adamw"):

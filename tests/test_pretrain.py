@@ -10,8 +10,8 @@ import tensorflow as tf
 import pretrain
 import runs
 import train
-from models import starting_weights
 from config_files import load_config
+from models import starting_weights
 from tests.review_fixture import write_reviews_fixture
 
 ROOT = Path(__file__).resolve().parents[1]

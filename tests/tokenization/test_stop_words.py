@@ -6,8 +6,8 @@ import pytest
 import tensorflow as tf
 
 from config import ConfigError, ModelConfig, TextConfig
-from tokenization import make_vectorizer
 from models import build_classifier, build_end_to_end_model, load_end_to_end_model
+from tokenization import make_vectorizer
 from tokenization.stop_words import lower_strip_punctuation_drop_stop_words
 
 STOP_WORDS = TextConfig(vocabulary_size=20, sequence_length=4, stop_words="english")
