@@ -1,0 +1,108 @@
+"""train.py with `model.pretrained`: a tiny BERT checkpoint fine-tuned end to end, its
+saved model (WordPiece inside) reloaded in a fresh process, the options, the errors, and
+the real MiniLM on the sample CSV with the defaults."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import runs
+import train
+from config_files import load_config
+from models import starting_weights
+from models.checkpoints import read_tensors
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = str(ROOT / "configs" / "tiny.yaml")
+
+
+def pretrained_args(root, data_file, checkpoint, *overrides):
+    return ["--config", TINY, "--set", "dataset.name=null", f"dataset.train_file={data_file}",
+            f"output.root={root}", f"model.pretrained={checkpoint}", *overrides]
+
+
+@pytest.fixture(scope="module")
+def pretrained_run(tmp_path_factory, data_file, tiny_checkpoint):
+    root = tmp_path_factory.mktemp("runs")
+    assert train.main(pretrained_args(root, data_file, tiny_checkpoint,
+                                      "text.sequence_length=auto")) == 0
+    return root / "tiny"
+
+
+def test_a_checkpoint_fine_tunes_and_its_saved_model_reloads_elsewhere(pretrained_run):
+    saved = load_config(pretrained_run / runs.CONFIG_FILE)
+    assert saved.training.learning_rate == pytest.approx(1e-4)  # auto, for a checkpoint
+    assert isinstance(saved.text.sequence_length, int) and saved.text.sequence_length <= 64
+    texts = ["the film was very good !", "bad , bad plot", "Café"]
+    code = ("import json, sys, numpy as np, keras, models; "
+            f"model = keras.saving.load_model({str(pretrained_run / 'model.keras')!r}); "
+            f"print(json.dumps(np.asarray(model(np.array({texts!r}))).tolist()))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                            text=True, check=True)
+    probabilities = np.array(json.loads(result.stdout.strip().splitlines()[-1]))
+    assert probabilities.shape == (3, 2)
+    np.testing.assert_allclose(probabilities.sum(1), 1.0, atol=1e-5)
+
+
+def test_the_encoder_starts_from_the_checkpoint(tmp_path, data_file, tiny_checkpoint):
+    config = load_config(TINY, pretrained_args(tmp_path, data_file, tiny_checkpoint)[3:])
+    weights = starting_weights(config)
+    data, _, steps = train.load_data(config, weights)
+    assert data.vectorizer.get_vocabulary()[:4] == ["[PAD]", "[UNK]", "[CLS]", "[SEP]"]
+    classifier, _ = train.build_model(config, data, tf.distribute.get_strategy(), steps, weights)
+    tensors = read_tensors(tiny_checkpoint)
+    embedding = classifier.get_layer("token_and_position_embedding")
+    np.testing.assert_array_equal(embedding.token_embedding.embeddings.numpy(),
+                                  tensors["embeddings.word_embeddings.weight"])
+    block = classifier.get_layer("encoder_block_1")
+    np.testing.assert_array_equal(block.feed_forward.output_dense.kernel.numpy(),
+                                  tensors["encoder.layer.1.output.dense.weight"].T)
+    assert not block.norm_first and block.layer_norm_epsilon == 1e-12
+
+
+def test_pretrained_layers_keeps_the_first_blocks_and_freezing_trains_only_the_head(
+        tmp_path, data_file, tiny_checkpoint):
+    assert train.main(pretrained_args(tmp_path, data_file, tiny_checkpoint,
+                                      "model.pretrained_layers=1", "model.freeze_pretrained=true",
+                                      "training.epochs=1")) == 0
+    from models import get_model_parts, load_end_to_end_model
+
+    _, classifier = get_model_parts(load_end_to_end_model(tmp_path / "tiny" / "model.keras"))
+    blocks = [layer.name for layer in classifier.layers if layer.name.startswith("encoder_block")]
+    assert blocks == ["encoder_block_0"]
+    tensors = read_tensors(tiny_checkpoint)
+    np.testing.assert_array_equal(
+        classifier.get_layer("encoder_block_0").self_attention.value_bias.numpy(),
+        tensors["encoder.layer.0.attention.self.value.bias"].reshape(2, 8))
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (["model.pretrained_embeddings=glove_6b_50d"], "model.pretrained_embeddings: model.pretrained"),
+    (["text.sequence_length=100"], "more than the checkpoint's 64 positions"),
+    (["model.pretrained_layers=5"], "more than the checkpoint's 2 blocks"),
+    (["text.stop_words=english"], "text.stop_words: a pretrained encoder"),
+    (["model.pretrained=/no/such/folder"], "is neither a registered checkpoint"),
+])
+def test_settings_a_checkpoint_cannot_follow_are_one_line_exit_2(
+        tmp_path, data_file, tiny_checkpoint, capsys, overrides, message):
+    code = train.main(pretrained_args(tmp_path, data_file, tiny_checkpoint, *overrides))
+    error = capsys.readouterr().err
+    assert code == 2 and message in error and "Traceback" not in error
+    assert error.count("\n") == 1
+    assert not (tmp_path / "tiny").exists()
+
+
+def test_only_a_csv_and_minilm_with_the_defaults_train_a_good_model(tmp_path, minilm_folder):
+    config = tmp_path / "mine.yaml"
+    config.write_text(f"dataset:\n  train_file: {ROOT / 'data/samples/movie_reviews.csv'}\n"
+                      f"  data_dir: {minilm_folder.parent.parent}\n"
+                      "model:\n  pretrained: all_minilm_l6_v2\n"
+                      f"output:\n  root: {tmp_path}\n")
+    assert train.main(["--config", str(config)]) == 0
+    metrics = json.loads((tmp_path / "mine" / runs.METRICS_FILE).read_text())
+    assert metrics["test"]["accuracy"] >= 0.9
