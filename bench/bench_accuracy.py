@@ -3,11 +3,15 @@
 Usage:
     make bench-accuracy                                   # all five datasets, 3 seeds
     python bench/bench_accuracy.py --datasets bbc_news reuters_r8 --seeds 0
+    python bench/bench_accuracy.py --models minilm --datasets rotten_tomatoes --reuse
     python bench/bench_accuracy.py --reuse                # reuse finished runs, train the rest
     python bench/bench_accuracy.py --reuse --no-train     # only print the table
 
 For each dataset, on the same splits and in the same run:
-- ours: `configs/<dataset>.yaml`, trained with each seed;
+- ours: `configs/<dataset>.yaml`, trained from scratch with each seed;
+- minilm: `configs/<dataset>_minilm.yaml`, the pretrained all-MiniLM-L6-v2 encoder in our
+  layers fine-tuned with each seed (same splits, the recipe's own epoch budget and early
+  stopping on validation);
 - the keras.io "Text classification with Transformer" model (one block, embed 32, 2 heads
   of size 32, ff 32, learned positions, average pooling over all positions, Dense(20) head;
   Adam 1e-3, batch 32, 20k vocabulary, 200 tokens), with each seed, through the same
@@ -79,6 +83,9 @@ KERAS_IO_EXAMPLE = [
     "model.head_hidden_dim=20",
     "model.pretrained_embeddings=null",
     "model.init_from=null",
+    "model.pretrained=null",
+    "model.pretrained_layers=null",
+    "model.freeze_pretrained=false",
     "training.batch_size=32",
     "training.optimizer=adam",
     "training.learning_rate=1e-3",
@@ -90,13 +97,16 @@ KERAS_IO_EXAMPLE = [
 ]
 
 
-MODELS = ("ours", "keras_io_example", "tfidf_logistic_regression")
+NEURAL_MODELS = ("ours", "minilm", "keras_io_example")
+MODELS = (*NEURAL_MODELS, "tfidf_logistic_regression")
 BENCH_FILE = "bench.json"  # per run: epoch training seconds, real tokens and FLOPs per epoch
 
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=list(DATASETS))
+    parser.add_argument("--models", nargs="+", choices=MODELS, default=list(MODELS),
+                        help="which rows to train or read back (default: all)")
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2],
                         help="training seeds of the neural models (default: 0 1 2)")
     parser.add_argument("--reuse", action="store_true",
@@ -109,12 +119,13 @@ def parse_args(argv):
 def neural_config(dataset, model, seed):
     from config_files import load_config
 
-    name = f"{dataset}{'_kerasio' if model == 'keras_io_example' else ''}_seed{seed}"
-    overrides = [f"output.root={RESULTS / 'runs'}", f"output.name={name}",
+    suffix = {"ours": "", "minilm": "_minilm", "keras_io_example": "_kerasio"}[model]
+    overrides = [f"output.root={RESULTS / 'runs'}", f"output.name={dataset}{suffix}_seed{seed}",
                  f"training.seed={seed}"]
     if model == "keras_io_example":
         overrides += KERAS_IO_EXAMPLE
-    return load_config(ROOT / "configs" / f"{dataset}.yaml", overrides)
+    recipe = f"{dataset}_minilm" if model == "minilm" else dataset
+    return load_config(ROOT / "configs" / f"{recipe}.yaml", overrides)
 
 
 def neural_run(config, cost, reuse, no_train):
@@ -144,10 +155,15 @@ def epoch_cost_of(config):
     """(real tokens, training FLOPs) of one training epoch of `config` (its seed's batches)."""
     from train_cost import epoch_cost
 
+    from models import starting_weights
     from train import load_data
 
-    data, pipelines, _ = load_data(config)
-    return epoch_cost(pipelines["train"], config.model, len(data.class_names))
+    weights = starting_weights(config)
+    data, pipelines, _ = load_data(weights.config, weights)
+    model = config.model
+    if weights.checkpoint:  # The encoder's own shape, not the config's fields.
+        model = weights.checkpoint.model_config(model, model.pretrained_layers)
+    return epoch_cost(pipelines["train"], model, len(data.class_names))
 
 
 def tfidf_baseline(dataset, reuse, no_train):
@@ -255,7 +271,7 @@ def main(argv=None):
     for dataset in args.datasets:
         results[dataset] = {}
         configs = {model: [neural_config(dataset, model, seed) for seed in args.seeds]
-                   for model in MODELS[:2]}
+                   for model in NEURAL_MODELS if model in args.models}
         # Seed 0's epoch stands for every seed's: the same texts, shuffled otherwise.
         costs = {model: None if args.no_train else epoch_cost_of(runs[0])
                  for model, runs in configs.items()}
@@ -267,7 +283,9 @@ def main(argv=None):
             for model, runs in configs.items():
                 results[dataset][model].append(
                     neural_run(runs[index], costs[model], args.reuse, args.no_train))
-        results[dataset][MODELS[2]] = [tfidf_baseline(dataset, args.reuse, args.no_train)]
+        if "tfidf_logistic_regression" in args.models:
+            results[dataset]["tfidf_logistic_regression"] = [
+                tfidf_baseline(dataset, args.reuse, args.no_train)]
         summaries[dataset] = {model: summarize(runs, peak)
                               for model, runs in results[dataset].items()}
     table = format_table(summaries)

@@ -84,7 +84,7 @@ def test_file_errors_name_the_key(tmp_path, text, key):
         ("model.d_model", "model.d_model: overrides look like section.field=value"),
         ("model.d_model=6.5", "model.d_model: expected an integer"),
         ("model.d_model=null", "model.d_model: expected an integer"),
-        ("training.learning_rate=fast", "training.learning_rate: expected a number"),
+        ("training.learning_rate=fast", "training.learning_rate: must be a positive num"),
         ("model.norm_first=maybe", "model.norm_first: expected true or false"),
     ],
 )
@@ -106,7 +106,7 @@ def test_override_errors_name_the_key(override, key):
         (["text.vocabulary_size=2"], "text.vocabulary_size: must be at least 3"),
         (["training.batch_size=0"], "training.batch_size: must be positive"),
         (["training.epochs=-1"], "training.epochs: must be positive"),
-        (["training.learning_rate=0"], "training.learning_rate: must be positive"),
+        (["training.learning_rate=0"], "training.learning_rate: must be a positive number"),
         (["training.steps_per_epoch=0"], "training.steps_per_epoch: must be positive"),
         (["training.weight_decay=-0.1"], "training.weight_decay: must not be negative"),
         (["training.early_stopping_patience=-1"], "training.early_stopping_patience"),
