@@ -9,7 +9,9 @@ Usage:
 Loads `RUN_DIR/model.keras` in safe mode and prints, per text, the predicted label and the
 class probabilities. `--explain` adds the text's tokens ranked by attention rollout
 importance (Abnar & Zuidema, 2020), computed by the run's attention model on the same
-weights; `--json` prints one JSON document instead of tables. Texts given as arguments are
+weights; with a WordPiece model (`model.pretrained`) it ranks words, a word's importance
+being the sum of its pieces' ("play" + "##ed" = "played"), and leaves [CLS] and [SEP] out.
+`--json` prints one JSON document instead of tables. Texts given as arguments are
 numbered [1], [2], ...; those of a texts file by their line, [line 3]. A text with no word
 the model knows (all punctuation, or none in its vocabulary) gets a warning on stderr: its
 prediction says nothing about it.
@@ -36,8 +38,9 @@ import runs
 class Prediction:
     """One text's prediction; `tokens` is None unless explained.
 
-    `tokens` lists `(token, position, importance)` of the real tokens, most important
-    first (see `inspection.rank_tokens`).
+    `tokens` lists `inspection.RankedWord`s `(token, position, importance, pieces)`, the
+    text's words, most important first (see `inspection.rank_tokens`); `word_pieces`: the
+    model reads WordPiece pieces, so a word may be several.
     """
 
     text: str
@@ -46,6 +49,7 @@ class Prediction:
     tokens: list | None = None
     known_tokens: int = 0
     line: int | None = None  # Its line in the texts file; None for an argument.
+    word_pieces: bool = False
 
     @property
     def number(self) -> str:
@@ -62,11 +66,13 @@ def parse_args(argv):
     parser.add_argument("texts", nargs="*", metavar="TEXT", help="texts to classify")
     parser.add_argument("--texts-file", metavar="FILE", help=cli.TEXTS_FILE_HELP)
     parser.add_argument(
-        "--explain", action="store_true", help="rank each text's tokens by attention rollout"
+        "--explain", action="store_true",
+        help="rank each text's tokens by attention rollout (a WordPiece model's words, each "
+             "the sum of its pieces; [CLS] and [SEP] are not ranked)",
     )
     parser.add_argument(
         "--top", type=int, default=10, metavar="K",
-        help="with --explain, how many tokens to list (default 10)",
+        help="with --explain, how many tokens (words) to list (default 10)",
     )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("--batch-size", type=int, default=256, help="prediction batch size")
@@ -79,21 +85,21 @@ def predict(run, texts, explain=False, top=10, batch_size=256) -> list[Predictio
     Args:
         run: a `runs.Run`.
         texts: raw strings.
-        explain: also rank each text's tokens by attention rollout importance (one pass of
+        explain: also rank each text's words by attention rollout importance (one pass of
             the attention model; texts longer than the run's sequence length are cut).
-        top: keep the `top` most important tokens; None keeps all.
+        top: keep the `top` most important words; None keeps all.
         batch_size: texts per prediction batch.
     """
     from data import check_texts
-    from inspection import rank_tokens
+    from inspection import is_word_piece, known_token_counts, rank_tokens
     from models import predict_texts
 
     texts = check_texts(texts)
     probabilities = predict_texts(run.model, texts, batch_size)  # (N, C)
     rankings = rank_tokens(run, texts, top) if explain else [None] * len(texts)
     vectorizer, _ = run.parts
-    # Ids 0 and 1 are padding and out-of-vocabulary.
-    known = np.sum(np.asarray(vectorizer(np.array(texts, dtype=object))) > 1, axis=-1)  # (N,)
+    vocabulary = vectorizer.get_vocabulary()
+    known = known_token_counts(vectorizer(np.array(texts, dtype=object)), vocabulary)  # (N,)
     return [
         Prediction(
             text=text,
@@ -101,6 +107,7 @@ def predict(run, texts, explain=False, top=10, batch_size=256) -> list[Predictio
             probabilities={name: float(p) for name, p in zip(run.class_names, row, strict=True)},
             tokens=ranking,
             known_tokens=int(count),
+            word_pieces=is_word_piece(vocabulary),
         )
         for text, row, ranking, count in zip(texts, probabilities, rankings, known, strict=True)
     ]
@@ -119,12 +126,19 @@ def format_predictions(predictions, max_classes=10) -> str:
         lines += [f"    {name.ljust(width)}  {p:11.4f}" for name, p in ranked[:max_classes]]
         if len(ranked) > max_classes:
             lines.append(f"    ({len(ranked) - max_classes} more classes; --json lists all)")
-        if prediction.tokens is not None:
+        if prediction.tokens is not None and prediction.word_pieces:
+            lines.append("    words by rollout importance (the sum of their pieces):")
+            word_width = max([len(word.token) for word in prediction.tokens] + [4])
+            lines.append(f"    {'word'.ljust(word_width)}  position  importance  pieces")
+            lines += [f"    {word.token.ljust(word_width)}  {word.position:8d}  "
+                      f"{word.importance:10.4f}  {' '.join(word.pieces)}"
+                      for word in prediction.tokens]
+        elif prediction.tokens is not None:
             lines.append("    tokens by rollout importance:")
-            token_width = max([len(token) for token, _, _ in prediction.tokens] + [5])
+            token_width = max([len(word.token) for word in prediction.tokens] + [5])
             lines.append(f"    {'token'.ljust(token_width)}  position  importance")
-            lines += [f"    {token.ljust(token_width)}  {position:8d}  {importance:10.4f}"
-                      for token, position, importance in prediction.tokens]
+            lines += [f"    {word.token.ljust(token_width)}  {word.position:8d}  "
+                      f"{word.importance:10.4f}" for word in prediction.tokens]
         lines.append("")
     return "\n".join(lines).rstrip("\n")
 
@@ -140,8 +154,10 @@ def predictions_to_json(run, predictions) -> dict:
             item["line"] = prediction.line
         if prediction.tokens is not None:
             item["tokens"] = [
-                {"token": token, "position": position, "importance": importance}
-                for token, position, importance in prediction.tokens
+                {"token": word.token, "position": word.position, "importance": word.importance,
+                 # A WordPiece model's word: the pieces it was read as.
+                 **({"pieces": list(word.pieces)} if prediction.word_pieces else {})}
+                for word in prediction.tokens
             ]
         items.append(item)
     return {"run_dir": str(run.run_dir), "class_names": run.class_names,

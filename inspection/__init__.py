@@ -2,7 +2,8 @@
 
 The entry point is `export_attention` (`export_run_attention` for a run folder);
 `load_attention` reads what it writes. Attention plumbing (trimming to real tokens, the
-class token, stacking the blocks' scores) lives in `attention_tokens`.
+class token, stacking the blocks' scores) lives in `attention_tokens`; which word each
+WordPiece piece belongs to, and which tokens are special, in `word_pieces`.
 """
 
 from inspection.attention_file import (
@@ -31,8 +32,9 @@ from inspection.run_export import (
     export_run_attention,
     export_texts_attention,
 )
-from inspection.token_ranking import rank_tokens
+from inspection.token_ranking import RankedWord, rank_tokens
 from inspection.viewer import write_viewer
+from inspection.word_pieces import is_word_piece, known_token_counts, word_index, words_of
 
 __all__ = [
     "FORMAT_VERSION",
@@ -41,6 +43,7 @@ __all__ = [
     "AttentionImagesCallback",
     "AttentionRecord",
     "ExportError",
+    "RankedWord",
     "BERTVIZ_SNIPPET",
     "attention_image_size",
     "attention_rollout",
@@ -52,12 +55,16 @@ __all__ = [
     "export_texts_attention",
     "export_attention",
     "find_text_vectorization",
+    "is_word_piece",
+    "known_token_counts",
     "load_attention",
     "plot_attention_heads",
     "plot_layer_averages",
     "rank_tokens",
     "rollout_importance",
     "save_attention",
+    "word_index",
+    "words_of",
     "write_bertviz_json",
     "write_viewer",
 ]

@@ -1,6 +1,6 @@
-"""Reads an attention export directory (format version 1); `save_attention` writes one.
+"""Reads an attention export directory (format version 2, and 1); `save_attention` writes one.
 
-Layout of the directory (see `FORMAT_DESCRIPTION`):
+Layout of the directory (docs/attention_format.md):
 
     meta.json        format_version, class names, layers, heads, pooling, probability check, run
     manifest.jsonl   one JSON object per example (pandas: `pd.read_json(path, lines=True)`)
@@ -16,8 +16,11 @@ import numpy as np
 import pandas as pd
 
 from inspection.attention_record import AttentionRecord
+from inspection.word_pieces import word_index, word_sums, words_of
 
-FORMAT_VERSION = 1
+# 2 added the words: word_index, special, words and word_importance in the manifest.
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 META_FILENAME = "meta.json"
 MANIFEST_FILENAME = "manifest.jsonl"
 ARRAYS_FILENAME = "attention.npz"
@@ -39,6 +42,10 @@ MANIFEST_COLUMNS = (
     "probabilities",
     "probability_difference",
     "rollout_importance",
+    "word_index",
+    "special",
+    "words",
+    "word_importance",
 )
 
 
@@ -52,7 +59,8 @@ class AttentionFile:
 
     Attributes:
         directory: the export directory.
-        format_version: int, 1 for this reader.
+        format_version: int, the version the export was written in (1 or 2);
+            a version 1 manifest gets the word columns filled in (each token a word).
         class_names: list of C class names; label indices index into it.
         num_layers: int.
         num_heads: int.
@@ -134,7 +142,24 @@ def _record_from_row(row, attention_scores):
         true_label_index=None if _is_missing(true_index) else int(true_index),
         rollout_importance=np.asarray(row["rollout_importance"], dtype=np.float64),
         probability_difference=None if _is_missing(difference) else float(difference),
+        word_index=list(row["word_index"]),
     )
+
+
+def _with_word_columns(manifest, pooling):
+    """A version 1 manifest with version 2's word columns: version 1 exports came from
+    word-level models only, each token a word but the class token of `pooling: cls`."""
+    manifest = manifest.copy()
+    indices = [word_index(list(tokens), word_pieces=False, class_token=pooling == "cls")
+               for tokens in manifest["tokens"]]
+    manifest["word_index"] = indices
+    manifest["special"] = [[index is None for index in row] for row in indices]
+    manifest["words"] = [words_of(list(tokens), row)
+                         for tokens, row in zip(manifest["tokens"], indices, strict=True)]
+    manifest["word_importance"] = [
+        word_sums(importance, row).tolist()
+        for importance, row in zip(manifest["rollout_importance"], indices, strict=True)]
+    return manifest[list(MANIFEST_COLUMNS)]
 
 
 def _is_missing(value):
@@ -211,18 +236,23 @@ def load_attention(path):
         )
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
     version = meta.get("format_version")
-    if version != FORMAT_VERSION:
+    if version not in READABLE_VERSIONS:
         raise ValueError(
-            f"{meta_path} has format_version={version!r}; this reader reads version "
-            f"{FORMAT_VERSION}. Re-export with this version of keras_attention_lab."
+            f"{meta_path} has format_version={version!r}; this reader reads versions "
+            f"{', '.join(map(str, READABLE_VERSIONS))}. Re-export with this version of "
+            "keras_attention_lab."
         )
-    # dtype=False keeps ids such as "00012" as strings instead of guessing numbers.
+    # dtype=False keeps ids such as "00012" as strings instead of guessing numbers;
+    # precise_float reads back the very floats written (the default parser is off by ulps).
     manifest = pd.read_json(
-        directory / MANIFEST_FILENAME, lines=True, dtype=False, convert_dates=False
+        directory / MANIFEST_FILENAME, lines=True, dtype=False, convert_dates=False,
+        precise_float=True,
     )
     if len(manifest) == 0:
         manifest = pd.DataFrame(columns=list(MANIFEST_COLUMNS))
     manifest["example_id"] = manifest["example_id"].astype(str)
+    if version == 1:
+        manifest = _with_word_columns(manifest, meta.get("pooling", "mean"))
     return AttentionFile(
         directory=directory,
         format_version=version,

@@ -1,4 +1,4 @@
-"""Streams `AttentionRecord`s into an attention export directory (format version 1)."""
+"""Streams `AttentionRecord`s into an attention export directory (format version 2)."""
 
 import datetime
 import importlib.metadata
@@ -11,6 +11,7 @@ import numpy as np
 
 from inspection import attention_file
 from inspection.rollout import RESIDUAL_WEIGHT, check_pooling, token_importance
+from inspection.word_pieces import check_word_index, word_sums, words_of
 
 ROLLOUT_DESCRIPTION = (
     "Abnar & Zuidema (2020) attention rollout over real tokens: heads averaged, "
@@ -85,6 +86,9 @@ class AttentionFileWriter:
         importance = record.rollout_importance
         if importance is None:
             importance = token_importance(scores, self.pooling)
+        word_index = record.token_word_index
+        check_word_index(word_index, num_tokens, record.example_id)
+        tokens = [str(token) for token in record.tokens]
 
         with self._arrays.open(
             attention_file.ARRAY_KEY_PREFIX + record.example_id + ".npy", "w", force_zip64=True
@@ -94,7 +98,7 @@ class AttentionFileWriter:
         row = {
             "example_id": record.example_id,
             "text": record.text,
-            "tokens": [str(token) for token in record.tokens],
+            "tokens": tokens,
             "num_tokens": num_tokens,
             "true_label": None if true_index is None else self.class_names[true_index],
             "true_label_index": None if true_index is None else int(true_index),
@@ -106,6 +110,10 @@ class AttentionFileWriter:
             "probabilities": [float(value) for value in probabilities],
             "probability_difference": record.probability_difference,
             "rollout_importance": [float(value) for value in importance],
+            "word_index": [None if index is None else int(index) for index in word_index],
+            "special": [index is None for index in word_index],
+            "words": words_of(tokens, word_index),
+            "word_importance": word_sums(importance, word_index).tolist(),
         }
         self._manifest.write(json.dumps(row, ensure_ascii=False) + "\n")
         self._example_ids.add(record.example_id)

@@ -14,7 +14,9 @@ class AttentionImagesCallback(keras.callbacks.Callback):
     The images go under the tag `attention/<example_index>` (step = epoch), written
     with `tf.summary.image` (TensorFlow 2.21 gets it from the `tensorboard` package, a
     dependency of this project). A model that prepends a class token (its maps are one
-    position longer than `token_ids`) gets a "[CLS]" row and column first.
+    position longer than `token_ids`) gets a "[CLS]" row and column first; a WordPiece
+    model's labels are its pieces, its own "[CLS]" and "[SEP]" included. Grids of many
+    heads get fewer pixels a token (`heatmaps.pixels_per_token`).
 
     Args:
         log_dir: TensorBoard log directory (e.g. `<run>/logs/attention`).

@@ -4,6 +4,8 @@ import dataclasses
 
 import numpy as np
 
+from inspection.word_pieces import word_pieces_of, word_sums, words_of
+
 
 @dataclasses.dataclass
 class AttentionRecord:
@@ -16,7 +18,7 @@ class AttentionRecord:
             arrays and image files of this example.
         text: the raw input string.
         tokens: list of T token strings, as the model saw them (after
-            standardisation and truncation).
+            standardisation and truncation): words, or WordPiece pieces.
         attention_scores: float32 array (L, N, T, T), post-softmax, queries on
             axis 2, keys on axis 3; each row sums to 1.
         probabilities: float32 array (C,).
@@ -26,14 +28,17 @@ class AttentionRecord:
             `rollout.rollout_importance`.
         probability_difference: largest |fast path - scores path| over the
             classes of this example, or None when not checked.
+        word_index: list of T ints or None: the index of the word each token
+            belongs to (see `word_pieces.word_index`), None for a special token
+            ("[CLS]", "[SEP]"). None: every token is a word of its own.
 
     Example:
     >>> record = AttentionRecord(
     ...     example_id="0", text="good film", tokens=["good", "film"],
     ...     attention_scores=np.full((1, 1, 2, 2), 0.5, "float32"),
     ...     probabilities=np.array([0.2, 0.8], "float32"), predicted_label_index=1)
-    >>> record.num_tokens
-    2
+    >>> record.num_tokens, record.words
+    (2, ['good', 'film'])
     """
 
     example_id: str
@@ -45,7 +50,35 @@ class AttentionRecord:
     true_label_index: int | None = None
     rollout_importance: np.ndarray | None = None
     probability_difference: float | None = None
+    word_index: list | None = None
 
     @property
     def num_tokens(self):
         return len(self.tokens)
+
+    @property
+    def token_word_index(self):
+        """`word_index`, or 0 ... T - 1 when every token is its own word."""
+        return list(range(self.num_tokens)) if self.word_index is None else list(self.word_index)
+
+    @property
+    def special(self):
+        """Per token, whether it is a special token rather than (a piece of) a word."""
+        return [index is None for index in self.token_word_index]
+
+    @property
+    def words(self):
+        """The example's words, WordPiece pieces joined ("play" "##ed" -> "played")."""
+        return words_of(self.tokens, self.token_word_index)
+
+    @property
+    def word_pieces(self):
+        """The tokens of each word."""
+        return word_pieces_of(self.tokens, self.token_word_index)
+
+    @property
+    def word_importance(self):
+        """Per word, the sum of its tokens' rollout importance (special tokens left out)."""
+        if self.rollout_importance is None:
+            return None
+        return word_sums(self.rollout_importance, self.token_word_index)

@@ -2,7 +2,7 @@
 
 The one place that knows how padding (id 0) and the class token of `pooling: cls` sit in
 the attention maps; the export, predict's explanations and the TensorBoard callback all
-go through it.
+go through it. Which word each token belongs to is `word_pieces`'.
 
 Letter legend: B batch, T tokens (the padded length in a batch; once trimmed, one
 example's real tokens), A attended positions (T, or T + 1 with a class token), L layers,
@@ -12,11 +12,13 @@ N heads.
 import keras
 import numpy as np
 
-PADDING_ID = 0
+from inspection.word_pieces import PADDING_ID, is_word_piece
+
 # Token shown for the learned class token that `pooling: cls` models put at position 0.
 CLASS_TOKEN = "[CLS]"
 # Examples per forward pass of an attention model: its scores are (B, L, N, A, A)
-# float32, 64 MiB for 32 examples of 256 tokens with 2 layers of 4 heads.
+# float32, 64 MiB for 32 examples of 256 tokens with 2 layers of 4 heads, 144 MiB with
+# MiniLM's 6 x 12 at 128 tokens (576 MiB at 256).
 ATTENTION_BATCH_SIZE = 32
 
 
@@ -35,9 +37,17 @@ def stack_block_scores(outputs):
     )  # (B, L, N, A, A)
 
 
-def has_class_token(pooling):
-    """Whether a classifier with this pooling puts a class token at position 0."""
-    return pooling == "cls"
+def has_class_token(pooling, vocabulary):
+    """Whether the attention maps have a learned class token at position 0, before the ids.
+
+    A word-level classifier with `pooling: cls` prepends one (`layers.ClassToken`). WordPiece
+    text already starts with its "[CLS]" token, which that pooling reads: no position is added.
+
+    Example:
+    >>> has_class_token("cls", ["", "[UNK]", "film"]), has_class_token("cls", ["[PAD]", "[CLS]"])
+    (True, False)
+    """
+    return pooling == "cls" and not is_word_piece(vocabulary)
 
 
 def real_positions(token_ids, class_token):
@@ -51,16 +61,6 @@ def real_positions(token_ids, class_token):
     if class_token:
         is_real = np.concatenate([[True], is_real])  # (T + 1,)
     return is_real
-
-
-def token_positions(token_ids):
-    """Positions of one example's real tokens in its padded token ids (B dropped): (T,).
-
-    Example:
-    >>> token_positions(np.array([7, 9, 0])).tolist()
-    [0, 1]
-    """
-    return np.flatnonzero(real_positions(token_ids, class_token=False))
 
 
 def real_tokens(token_ids, vocabulary, class_token):

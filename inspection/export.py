@@ -24,6 +24,8 @@ from inspection.bertviz_export import write_bertviz_json
 from inspection.heatmaps import plot_attention_heads, plot_layer_averages
 from inspection.rollout import check_pooling, token_importance
 from inspection.viewer import write_viewer
+from inspection.word_pieces import is_word_piece, word_index
+from tokenization import WordPieceTokenizer
 
 # float32 softmax outputs of the same weights agree to about 1e-6; a larger gap means the
 # attention path computes something else than the model that was evaluated.
@@ -67,8 +69,11 @@ def export_attention(
         attention_model: keras.Model, token ids int (B, T) -> dict with
             "probabilities" (B, C) and "attention_scores", a list of one array
             (B, N, T, T) per layer; post-softmax, padded keys exactly 0.
-        vectorizer: `keras.layers.TextVectorization` (padding id 0), the one in
-            the end-to-end model; `find_text_vectorization(model)` finds it.
+        vectorizer: `keras.layers.TextVectorization` (padding id 0), or the
+            `tokenization.WordPieceTokenizer` of a pretrained checkpoint, the one in
+            the end-to-end model; `find_text_vectorization(model)` finds it. With
+            WordPiece the tokens are pieces, "[CLS]" first and "[SEP]" last, and each
+            record also says which word each piece belongs to (`word_index`).
         texts: sequence of N raw strings.
         out_dir: output directory, created if missing.
         class_names: list of C class names.
@@ -80,8 +85,9 @@ def export_attention(
             fast path batch by batch when `fast_path_probabilities` is None.
             Exactly one of the two must be given.
         pooling: the classifier's pooling, "mean", "max" or "cls". With "cls"
-            the attention has T + 1 positions, position 0 being the class token,
-            kept as token "[CLS]"; the rollout importance is then its row.
+            the rollout importance is the row of token 0, "[CLS]": a word-level
+            model's attention has T + 1 positions, position 0 being its learned class
+            token (kept as token "[CLS]"); WordPiece text starts with its own.
         example_ids: optional N unique ids (letters, digits, `_-.`); default
             the zero-padded position, "00000", "00001", ...
         batch_size: examples per forward pass.
@@ -140,7 +146,8 @@ def export_attention(
         raise ValueError(f"batch_size must be at least 1. Received: batch_size={batch_size}")
     out_dir = pathlib.Path(out_dir)
     vocabulary = vectorizer.get_vocabulary()
-    class_token = has_class_token(pooling)
+    word_pieces = is_word_piece(vocabulary)
+    class_token = has_class_token(pooling, vocabulary)
 
     progress = keras.utils.Progbar(num_examples, verbose=verbose, unit_name="example")
     largest_difference = 0.0
@@ -185,6 +192,7 @@ def export_attention(
                     true_label_index=true_indices[index],
                     rollout_importance=token_importance(scores, pooling),
                     probability_difference=float(differences[offset]),
+                    word_index=word_index(tokens, word_pieces, class_token),
                 )
                 writer.add(record)
                 if index < max_rendered_examples and record.num_tokens > 0:
@@ -204,7 +212,8 @@ def export_attention(
 
 
 def find_text_vectorization(model):
-    """Returns the first `keras.layers.TextVectorization` inside `model` (searching nested models).
+    """Returns the first `keras.layers.TextVectorization` or `WordPieceTokenizer` inside
+    `model` (searching nested models).
 
     Example:
     >>> vectorizer = find_text_vectorization(end_to_end_model)  # doctest: +SKIP
@@ -212,12 +221,12 @@ def find_text_vectorization(model):
     pending = [model]
     while pending:
         layer = pending.pop(0)
-        if isinstance(layer, keras.layers.TextVectorization):
+        if isinstance(layer, (keras.layers.TextVectorization, WordPieceTokenizer)):
             return layer
         pending.extend(getattr(layer, "layers", []))
     raise ValueError(
-        f"No TextVectorization layer in model {getattr(model, 'name', model)!r}: pass the "
-        "vectorizer explicitly."
+        f"No TextVectorization or WordPieceTokenizer layer in model "
+        f"{getattr(model, 'name', model)!r}: pass the vectorizer explicitly."
     )
 
 

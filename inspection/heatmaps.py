@@ -5,7 +5,10 @@ Letter legend: L layers, N heads, T real tokens, Q query tokens and K key tokens
 Images have a fixed pixel layout (see `attention_image_size`): each panel gives every
 token `PIXELS_PER_TOKEN` pixels, so token labels stay readable up to `WINDOW_SIZE` tokens.
 Longer examples are cut into windows of `WINDOW_SIZE` queries x `WINDOW_SIZE` keys, one
-PNG per pair of windows, so no attention weight is left out.
+PNG per pair of windows, so no attention weight is left out. A grid too big for
+`MAX_IMAGE_PIXELS` at that size (MiniLM's 6 layers x 12 heads past about 50 tokens) gets
+fewer pixels a token, and no token labels below `MIN_LABELLED_PIXELS`: the head-averaged
+PNG, one panel per layer, keeps them.
 """
 
 import io
@@ -26,6 +29,11 @@ MARGIN_TOP = 60
 MARGIN_RIGHT = 20
 PANEL_GAP = 30
 MAX_LABEL_CHARACTERS = 14
+# About 64 MB of RGBA while drawing: 2 layers x 4 heads at 128 tokens (5350 x 2770) still
+# gets PIXELS_PER_TOKEN; 6 x 12 at 128 tokens gets 3 (5078 x 2634).
+MAX_IMAGE_PIXELS = 16_000_000
+# Labels at 0.9 of a token's pixels in points are unreadable below about 4 points.
+MIN_LABELLED_PIXELS = 6
 
 
 def attention_image_size(num_rows, num_columns, num_queries, num_keys):
@@ -34,12 +42,35 @@ def attention_image_size(num_rows, num_columns, num_queries, num_keys):
     Example:
     >>> attention_image_size(2, 3, 5, 5)
     (680, 530)
+    >>> attention_image_size(6, 12, 128, 128)  # MiniLM's heads: 3 pixels a token
+    (5078, 2634)
     """
-    panel_width = max(MIN_PANEL_PIXELS, num_keys * PIXELS_PER_TOKEN)
-    panel_height = max(MIN_PANEL_PIXELS, num_queries * PIXELS_PER_TOKEN)
+    pixels = pixels_per_token(num_rows, num_columns, num_queries, num_keys)
+    return _layout(num_rows, num_columns, num_queries, num_keys, pixels)[:2]
+
+
+def pixels_per_token(num_rows, num_columns, num_queries, num_keys):
+    """Pixels a token gets in each panel: `PIXELS_PER_TOKEN`, fewer for a grid whose image
+    would have more than `MAX_IMAGE_PIXELS` (at least 1).
+
+    Example:
+    >>> pixels_per_token(2, 4, 128, 128), pixels_per_token(6, 12, 64, 64)
+    (10, 6)
+    """
+    for pixels in range(PIXELS_PER_TOKEN, 1, -1):
+        width, height, _, _ = _layout(num_rows, num_columns, num_queries, num_keys, pixels)
+        if width * height <= MAX_IMAGE_PIXELS:
+            return pixels
+    return 1
+
+
+def _layout(num_rows, num_columns, num_queries, num_keys, pixels):
+    """(width, height, panel_width, panel_height) in pixels at `pixels` a token."""
+    panel_width = max(MIN_PANEL_PIXELS, num_keys * pixels)
+    panel_height = max(MIN_PANEL_PIXELS, num_queries * pixels)
     width = MARGIN_LEFT + num_columns * panel_width + (num_columns - 1) * PANEL_GAP + MARGIN_RIGHT
     height = MARGIN_TOP + num_rows * panel_height + (num_rows - 1) * PANEL_GAP + MARGIN_BOTTOM
-    return width, height
+    return width, height, panel_width, panel_height
 
 
 def token_windows(num_tokens, window_size=WINDOW_SIZE):
@@ -64,16 +95,18 @@ def render_attention_png(matrices, query_tokens, key_tokens, panel_titles, title
         title: figure title.
 
     Returns:
-        PNG bytes of size `attention_image_size(rows, columns, Q, K)`.
+        PNG bytes of size `attention_image_size(rows, columns, Q, K)`; token labels only
+        when a token gets at least `MIN_LABELLED_PIXELS` (see `pixels_per_token`).
     """
     matrices = np.asarray(matrices, dtype=np.float32)
     num_rows, num_columns, num_queries, num_keys = matrices.shape
-    width, height = attention_image_size(num_rows, num_columns, num_queries, num_keys)
-    panel_width = max(MIN_PANEL_PIXELS, num_keys * PIXELS_PER_TOKEN)
-    panel_height = max(MIN_PANEL_PIXELS, num_queries * PIXELS_PER_TOKEN)
+    pixels = pixels_per_token(num_rows, num_columns, num_queries, num_keys)
+    width, height, panel_width, panel_height = _layout(
+        num_rows, num_columns, num_queries, num_keys, pixels)
     # About 90% of the pixels a token gets, in points, capped for short sequences.
     label_points = min(8.0, 0.9 * min(panel_width / max(num_keys, 1),
                                       panel_height / max(num_queries, 1)) * 72 / DPI)
+    labelled = pixels >= MIN_LABELLED_PIXELS
 
     figure = Figure(figsize=(width / DPI, height / DPI), dpi=DPI)
     FigureCanvasAgg(figure)
@@ -95,12 +128,12 @@ def render_attention_png(matrices, query_tokens, key_tokens, panel_titles, title
                         aspect="auto", interpolation="nearest")
             axes.set_title(panel_titles[row][column], fontsize=7, pad=3)
             # Labels only on the outer panels: ticks are slow to draw and the panels share tokens.
-            if column == 0:
+            if column == 0 and labelled:
                 axes.set_yticks(range(num_queries),
                                 [_short(token) for token in query_tokens], fontsize=label_points)
             else:
                 axes.set_yticks([])
-            if row == num_rows - 1:
+            if row == num_rows - 1 and labelled:
                 axes.set_xticks(range(num_keys), [_short(token) for token in key_tokens],
                                 fontsize=label_points, rotation=90)
             else:

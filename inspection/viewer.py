@@ -7,6 +7,11 @@ anything) and works from file://. Data is embedded as JSON in a
 `<script type="application/json">` block with `<`, `>` and `&` escaped, and the script
 only ever writes text through `textContent`, so tokens such as `<script>` show as text.
 
+A WordPiece model's pieces are shown joined into their words ("play" "##ed" reads
+"played", one box coloured by the sum of its pieces' importance, each piece's own value on
+hover), and "[CLS]" and "[SEP]" are marked as special tokens; the heatmap and the lines
+stay per piece, as the model attends.
+
 Attention is stored in the page as one byte per weight, scaled per (layer, head) matrix
 to its largest weight (error at most 0.2% of that weight), base64 encoded: about
 1.4 bytes per weight instead of about 8 as JSON numbers.
@@ -22,6 +27,7 @@ import numpy as np
 
 from inspection.attention_file import VIEWER_FILENAME
 from inspection.rollout import token_importance
+from inspection.word_pieces import word_sums, words_of
 
 QUANTIZATION_LEVELS = 255
 PAGE_DIR = pathlib.Path(__file__).with_name("viewer_page")
@@ -122,6 +128,7 @@ def _example_data(record, class_names):
     importance = record.rollout_importance
     if importance is None:
         importance = token_importance(scores)
+    word_index = record.token_word_index
     true_index = record.true_label_index
     return {
         "id": str(record.example_id),
@@ -131,6 +138,12 @@ def _example_data(record, class_names):
         "predicted_label": str(class_names[record.predicted_label_index]),
         "probabilities": [round(float(value), 6) for value in record.probabilities],
         "rollout": [round(float(value), 6) for value in importance],
+        # Per token its word's index, null for [CLS] and [SEP]; per word its text and the
+        # sum of its pieces' importance.
+        "word_index": [None if index is None else int(index) for index in word_index],
+        "words": [str(word) for word in words_of(record.tokens, word_index)],
+        "word_importance": [round(float(value), 6)
+                            for value in word_sums(importance, word_index)],
         "num_layers": int(scores.shape[0]),
         "num_heads": int(scores.shape[1]),
         "scales": (scales / QUANTIZATION_LEVELS).astype(np.float64).tolist(),

@@ -37,6 +37,7 @@ def test_json_output_matches_the_model_and_ranks_tokens_by_rollout(tiny_run_dir,
         for token in tokens:
             # "such" is not in the fixture's vocabulary: it is the OOV token.
             assert token["token"] in (words[token["position"]], "[UNK]")
+            assert sorted(token) == ["importance", "position", "token"]  # no WordPiece pieces
 
 
 def test_table_with_explain_and_a_texts_file_numbered_by_line(tiny_run_dir, tmp_path, capsys):
@@ -73,8 +74,11 @@ def test_library_ranks_every_real_token_and_importances_sum_to_one(tiny_run_dir)
 
     run = load_run(tiny_run_dir)
     [prediction] = predict.predict(run, ["the plot was dull and boring"], explain=True, top=None)
-    assert sorted(position for _, position, _ in prediction.tokens) == [0, 1, 2, 3, 4, 5]
-    assert sum(importance for _, _, importance in prediction.tokens) == pytest.approx(1.0)
+    assert sorted(word.position for word in prediction.tokens) == [0, 1, 2, 3, 4, 5]
+    assert sum(word.importance for word in prediction.tokens) == pytest.approx(1.0)
+    # Word-level tokens are words of one piece each.
+    assert all(word.pieces == (word.token,) for word in prediction.tokens)
+    assert not prediction.word_pieces
     assert sum(prediction.probabilities.values()) == pytest.approx(1.0, abs=1e-6)
 
 

@@ -5,6 +5,8 @@ const DATA = JSON.parse(document.getElementById("attention-data").textContent);
 const SVG_NS = "http://www.w3.org/2000/svg";
 const state = { example: 0, layer: 0, head: "mean", query: null, hoverQuery: null };
 const decoded = new Map();
+// Labels of [CLS] and [SEP], which are no words of the text.
+const SPECIAL_COLOUR = "#7a5af5";
 // Viridis, sampled at nine points and interpolated.
 const VIRIDIS = [[68, 1, 84], [71, 44, 122], [59, 81, 139], [44, 113, 142], [33, 144, 141],
                  [39, 173, 129], [92, 200, 99], [170, 220, 50], [253, 231, 37]];
@@ -98,22 +100,80 @@ function renderLabels() {
   byId("text").textContent = example.text;
 }
 
+function isSpecial(example, index) { return example.word_index[index] === null; }
+
+// A token as the model read it, for labels: a special token keeps its brackets.
+function tokenLabel(example, index) {
+  const word = example.word_index[index];
+  if (word === null) return example.tokens[index];
+  const whole = example.words[word];
+  return whole === example.tokens[index] ? whole : `${example.tokens[index]} (${whole})`;
+}
+
+// The tokens in reading order as runs: one per special token, one per word (its pieces).
+function tokenRuns(example) {
+  const runs = [];
+  example.tokens.forEach((token, index) => {
+    const word = example.word_index[index];
+    const last = runs[runs.length - 1];
+    if (word !== null && last && last.word === word) last.tokens.push(index);
+    else runs.push({ word, tokens: [index] });
+  });
+  return runs;
+}
+
+// A WordPiece continuation piece without its "##", so the pieces of a word read as it.
+function pieceText(token, position) {
+  return position > 0 && token.startsWith("##") && token.length > 2 ? token.slice(2) : token;
+}
+
 function renderRollout() {
   const example = DATA.examples[state.example];
   const box = byId("rollout");
   clear(box);
   if (example.tokens.length === 0) { box.textContent = "(no tokens)"; return; }
+  // Colour by word: a word of several pieces gets the sum of theirs, as predict.py ranks.
   // Min-max scaled: rollout mixes in the identity, so importances are often close to
   // uniform and a 0-to-largest scale would paint every token the same.
-  const largest = Math.max(...example.rollout), smallest = Math.min(...example.rollout);
+  const values = example.word_importance.length ? example.word_importance : [0];
+  const largest = Math.max(...values), smallest = Math.min(...values);
   const range = largest - smallest || 1;
-  example.tokens.forEach((token, index) => {
-    const span = element("span", token);
-    const strength = (example.rollout[index] - smallest) / range;
-    span.style.background = `rgba(232, 110, 20, ${(0.08 + 0.82 * strength).toFixed(3)})`;
-    span.setAttribute("title", `${token}: ${example.rollout[index].toFixed(4)}`);
-    if (index === activeQuery()) span.classList.add("active");
-    box.appendChild(span);
+  const active = activeQuery();
+  tokenRuns(example).forEach((run) => {
+    if (run.word === null) {
+      const index = run.tokens[0], token = example.tokens[index];
+      const span = element("span", token, "special");
+      span.setAttribute("title",
+        `${token} (special token, not a word of the text): ${example.rollout[index].toFixed(4)}`);
+      if (index === active) span.classList.add("active");
+      box.appendChild(span);
+      return;
+    }
+    const word = example.words[run.word], total = example.word_importance[run.word];
+    const strength = (total - smallest) / range;
+    const colour = `rgba(232, 110, 20, ${(0.08 + 0.82 * strength).toFixed(3)})`;
+    if (run.tokens.length === 1) {
+      const index = run.tokens[0];
+      const span = element("span", example.tokens[index]);
+      span.style.background = colour;
+      span.setAttribute("title", `${example.tokens[index]}: ${example.rollout[index].toFixed(4)}`);
+      if (index === active) span.classList.add("active");
+      box.appendChild(span);
+      return;
+    }
+    const wordSpan = element("span", null, "word");
+    wordSpan.style.background = colour;
+    const parts = run.tokens.map((index) =>
+      `${example.tokens[index]} ${example.rollout[index].toFixed(4)}`);
+    wordSpan.setAttribute("title", `${word}: ${total.toFixed(4)} = ${parts.join(" + ")}`);
+    run.tokens.forEach((index, position) => {
+      const piece = element("span", pieceText(example.tokens[index], position), "piece");
+      piece.setAttribute("title", `${example.tokens[index]} (a piece of "${word}"): ` +
+        `${example.rollout[index].toFixed(4)} of the word's ${total.toFixed(4)}`);
+      if (index === active) piece.classList.add("active");
+      wordSpan.appendChild(piece);
+    });
+    box.appendChild(wordSpan);
   });
 }
 
@@ -154,6 +214,7 @@ function renderHeatmap() {
     context.textAlign = "right";
     context.textBaseline = "middle";
     example.tokens.forEach((token, index) => {
+      context.fillStyle = isSpecial(example, index) ? SPECIAL_COLOUR : "#1d2330";
       context.fillText(shorten(token, 12), margin - 4, margin + (index + 0.5) * cell);
       context.save();
       context.translate(margin + (index + 0.5) * cell, margin - 4);
@@ -223,6 +284,7 @@ function renderLines() {
       text.setAttribute("x", String(side === "query" ? leftX : rightX));
       text.setAttribute("y", String(index * rowHeight + 18));
       text.setAttribute("text-anchor", side === "query" ? "end" : "start");
+      if (isSpecial(example, index)) text.classList.add("special");
       if (side === "query") {
         if (index === query) text.classList.add("active");
         text.addEventListener("mouseenter", () => setHoverQuery(index));
@@ -249,9 +311,19 @@ function selectQuery(index) {
 function renderQueryViews() { renderHeatmap(); renderLines(); renderRollout(); }
 
 function renderRolloutNote() {
-  byId("rollout-note").textContent = DATA.meta.pooling === "cls"
+  let note = DATA.meta.pooling === "cls"
     ? "Importance is the class token's row of the rollout (the model reads that token)."
     : "Importance is the mean of the rollout's query rows (the model pools all tokens).";
+  const pieces = DATA.examples.some((example) =>
+    example.words.length < example.word_index.filter((index) => index !== null).length);
+  if (pieces) {
+    note += " The pieces of a word share one box, coloured by the sum of their importance;" +
+      " hover a piece for its own.";
+  }
+  if (DATA.examples.some((example) => example.word_index.includes(null))) {
+    note += " Dashed tokens are special: added by the model, no words of the text.";
+  }
+  byId("rollout-note").textContent = note;
 }
 
 function renderRun() {
@@ -306,8 +378,8 @@ function setup() {
     if (!hit) { byId("status").textContent = ""; return; }
     const weight = currentMatrix()[hit.query * example.tokens.length + hit.key];
     byId("status").textContent =
-      `query ${hit.query} "${example.tokens[hit.query]}" -> key ${hit.key} ` +
-      `"${example.tokens[hit.key]}": ${weight.toFixed(4)}`;
+      `query ${hit.query} "${tokenLabel(example, hit.query)}" -> key ${hit.key} ` +
+      `"${tokenLabel(example, hit.key)}": ${weight.toFixed(4)}`;
   });
   canvas.addEventListener("click", (event) => {
     const hit = heatmapCell(event);

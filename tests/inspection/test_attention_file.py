@@ -36,7 +36,7 @@ def test_round_trip_keeps_arrays_manifest_and_meta(tmp_path):
                    max_probability_difference=2.5e-7, probability_tolerance=1e-4)
 
     with load_attention(tmp_path) as export:
-        assert export.format_version == FORMAT_VERSION == 1
+        assert export.format_version == FORMAT_VERSION == 2
         assert export.class_names == CLASS_NAMES
         assert (export.num_layers, export.num_heads) == (2, 3)
         assert export.max_probability_difference == pytest.approx(2.5e-7)
@@ -64,7 +64,7 @@ def test_manifest_reads_with_plain_pandas_and_arrays_with_plain_numpy(tmp_path):
     with np.load(tmp_path / "attention.npz") as arrays:
         assert arrays["attention_0"].shape == (2, 3, 3, 3)
     meta = json.loads((tmp_path / "meta.json").read_text())
-    assert meta["format_version"] == 1
+    assert meta["format_version"] == 2
     assert meta["num_examples"] == 1
 
 
@@ -113,3 +113,61 @@ def test_unfinished_export_is_not_loadable(tmp_path):
 def _records_then_failure():
     yield make_record("0", 3)
     raise RuntimeError("interrupted")
+
+
+def word_piece_record(example_id="0"):
+    record = make_record(example_id, 6)
+    record.tokens = ["[CLS]", "they", "play", "##ed", "well", "[SEP]"]
+    record.word_index = [None, 0, 1, 1, 2, None]
+    record.rollout_importance = np.array([0.3, 0.1, 0.05, 0.15, 0.25, 0.15])
+    return record
+
+
+def test_word_pieces_are_grouped_into_words_and_specials_marked(tmp_path):
+    save_attention(tmp_path, [word_piece_record(), make_record("1", 2)], CLASS_NAMES,
+                   pooling="cls")
+    with load_attention(tmp_path) as export:
+        row = export.manifest.iloc[0]
+        assert row["word_index"] == [None, 0, 1, 1, 2, None]
+        assert row["special"] == [True, False, False, False, False, True]
+        assert row["words"] == ["they", "played", "well"]
+        np.testing.assert_allclose(row["word_importance"], [0.1, 0.2, 0.25], atol=1e-12)
+        record = export.record("0")
+        assert record.word_index == [None, 0, 1, 1, 2, None]
+        assert record.word_pieces == [["they"], ["play", "##ed"], ["well"]]
+        # A record without a word index: every token is a word of its own.
+        word_level = export.manifest.iloc[1]
+        assert word_level["word_index"] == [0, 1] and word_level["words"] == ["word0", "word1"]
+        assert word_level["word_importance"] == word_level["rollout_importance"]
+
+
+def test_version_1_exports_still_load_with_each_token_a_word(tmp_path):
+    record = make_record("0", 3)
+    record.tokens = ["[CLS]", "good", "film"]  # a word-level pooling: cls export
+    record.word_index = [None, 0, 1]  # what version 2 records of it
+    save_attention(tmp_path, [record], CLASS_NAMES, pooling="cls")
+    version_2 = json.loads((tmp_path / "manifest.jsonl").read_text())
+    version_1 = {key: value for key, value in version_2.items()
+                 if key not in ("word_index", "special", "words", "word_importance")}
+    (tmp_path / "manifest.jsonl").write_text(json.dumps(version_1) + "\n")
+    meta = json.loads((tmp_path / "meta.json").read_text())
+    (tmp_path / "meta.json").write_text(json.dumps({**meta, "format_version": 1}))
+    with load_attention(tmp_path) as export:
+        assert export.format_version == 1
+        assert list(export.manifest.columns) == list(MANIFEST_COLUMNS)
+        for column in ("word_index", "special", "words", "word_importance"):
+            assert export.manifest.loc[0, column] == version_2[column]
+        assert export.record("0").words == ["good", "film"]
+
+
+@pytest.mark.parametrize("word_index, message", [
+    ([None, 0, 1, 1, 2], "one entry per token \\(6\\)"),
+    ([None, 0, 2, 2, 3, None], "number the words 0, 1"),
+    ([None, 1, 1, 1, 2, None], "number the words 0, 1"),
+    ([None, 0, "1", 1, 2, None], "number the words 0, 1"),
+])
+def test_a_word_index_that_does_not_number_the_words_is_rejected(tmp_path, word_index, message):
+    record = word_piece_record()
+    record.word_index = word_index
+    with pytest.raises(ValueError, match=message):
+        save_attention(tmp_path, [record], CLASS_NAMES)

@@ -43,6 +43,9 @@ def test_padding_is_trimmed_and_tokens_match_the_vectorizer(stand_in, export):
         real_ids = ids[ids != 0]
         assert record.tokens == [vocabulary[token_id] for token_id in real_ids]
         assert record.attention_scores.shape == (2, 2, len(real_ids), len(real_ids))
+        # Word-level tokens: each is a word of its own, none special.
+        assert record.word_index == list(range(len(real_ids)))
+        assert record.words == record.tokens
     assert export.manifest["num_tokens"].tolist() == [5, 3, 0, 12, 2]
 
 
@@ -134,6 +137,7 @@ def test_class_token_pooling_keeps_position_zero(stand_in, tmp_path):
                               max_rendered_examples=0)
     record = next(result.records())
     assert record.tokens == ["[CLS]", "i", "loved", "it"]
+    assert record.word_index == [None, 0, 1, 2]  # the class token is no word of the text
     assert record.attention_scores.shape == (2, 2, 4, 4)
     assert result.pooling == "cls"
     with pytest.raises(ValueError, match="pass pooling='cls'"):
@@ -144,7 +148,7 @@ def test_class_token_pooling_keeps_position_zero(stand_in, tmp_path):
 def test_find_text_vectorization(stand_in):
     end_to_end, classifier, _, vectorizer = stand_in
     assert find_text_vectorization(end_to_end) is vectorizer
-    with pytest.raises(ValueError, match="No TextVectorization layer"):
+    with pytest.raises(ValueError, match="No TextVectorization or WordPieceTokenizer layer"):
         find_text_vectorization(classifier)
 
 

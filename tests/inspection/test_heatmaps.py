@@ -3,7 +3,9 @@ import pytest
 from PIL import Image
 
 from inspection.heatmaps import (
+    MAX_IMAGE_PIXELS,
     attention_image_size,
+    pixels_per_token,
     plot_attention_heads,
     plot_layer_averages,
     token_windows,
@@ -49,3 +51,27 @@ def test_token_windows():
 def test_scores_must_match_tokens(tmp_path):
     with pytest.raises(ValueError, match="for the 2 tokens"):
         plot_attention_heads(random_scores(1, 1, 3), ["a", "b"], tmp_path / "x")
+
+
+def test_many_heads_get_fewer_pixels_a_token_within_the_budget():
+    # 2 x 4 heads keep 10 pixels a token up to a full 128-token window (5350 x 2770).
+    assert pixels_per_token(2, 4, 128, 128) == 10
+    assert attention_image_size(2, 4, 128, 128) == (5350, 2770)
+    # MiniLM's 6 x 12: short texts keep 10, longer ones get fewer, and never past the budget.
+    assert pixels_per_token(6, 12, 20, 20) == 10
+    assert attention_image_size(6, 12, 20, 20) == (2870, 1530)
+    assert pixels_per_token(6, 12, 64, 64) == 6
+    assert pixels_per_token(6, 12, 128, 128) == 3
+    # 120 + 12 * 384 + 11 * 30 + 20 = 5078; 60 + 6 * 384 + 5 * 30 + 120 = 2634.
+    assert attention_image_size(6, 12, 128, 128) == (5078, 2634)
+    for length in range(1, 129, 7):
+        width, height = attention_image_size(6, 12, length, length)
+        assert width * height <= MAX_IMAGE_PIXELS
+
+
+def test_a_grid_of_6_layers_by_12_heads_renders_at_its_size(tmp_path):
+    tokens = ["[CLS]", "they", "play", "##ed", "well", "[SEP]"]
+    heads = plot_attention_heads(random_scores(6, 12, 6), tokens, tmp_path / "m")
+    layers = plot_layer_averages(random_scores(6, 12, 6), tokens, tmp_path / "m")
+    assert Image.open(heads[0]).size == attention_image_size(6, 12, 6, 6) == (2390, 1290)
+    assert Image.open(layers[0]).size == attention_image_size(1, 6, 6, 6) == (1250, 340)

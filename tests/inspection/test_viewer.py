@@ -1,7 +1,7 @@
-"""The offline viewer, checked in a real headless Chromium (the Debian `chromium` package)."""
+"""The offline viewer, checked in a real headless Chromium (the Debian `chromium` package;
+`open_viewer` is in viewer_browser.py)."""
 
 import json
-import pathlib
 import re
 import shutil
 
@@ -11,8 +11,8 @@ import pytest
 from inspection import viewer as viewer_module
 from inspection.attention_record import AttentionRecord
 from inspection.viewer import PAGE_DIR, embed_json, write_viewer
+from tests.inspection.viewer_browser import open_viewer
 
-CHROMIUM = pathlib.Path("/usr/bin/chromium")
 CLASS_NAMES = ["negative", "positive"]
 HOSTILE_TOKENS = [
     "<script>alert(1)</script>",
@@ -98,31 +98,11 @@ def test_refuses_page_files_that_would_end_their_block(tmp_path, monkeypatch, na
         write_viewer(tmp_path, make_records(), CLASS_NAMES)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.exists():
-        pytest.skip("Browser tests need /usr/bin/chromium: apt-get install -y chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
-        yield browser
-        browser.close()
-
-
 @pytest.fixture
 def viewer(browser, tmp_path):
-    path = write_viewer(tmp_path, make_records(), CLASS_NAMES, meta={"format_version": 1})
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    problems, requests, dialogs = [], [], []
-    page.on("console", lambda message: message.type == "error" and problems.append(message.text))
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    page.on("request", lambda request: requests.append(request.url))
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-    page.goto(path.as_uri())
-    page.wait_for_function("document.body.dataset.view !== undefined")
-    yield page, problems, requests, dialogs
-    page.close()
+    path = write_viewer(tmp_path, make_records(), CLASS_NAMES, meta={"format_version": 2})
+    with open_viewer(browser, path) as opened:
+        yield opened
 
 
 def canvas_pixels(page):
@@ -184,4 +164,58 @@ def test_hostile_tokens_are_shown_as_text_and_never_run(viewer):
     assert page.evaluate(
         "[...document.querySelectorAll('*')].filter(node => "
         "[...node.attributes].some(attribute => attribute.name.startsWith('on'))).length") == 0
+    assert problems == []
+
+
+# A WordPiece example: "[CLS]" and "[SEP]" around the pieces of "they played <script> well".
+PIECES = ["[CLS]", "they", "play", "##ed", "<", "##script>", "well", "[SEP]"]
+PIECE_WORD_INDEX = [None, 0, 1, 1, 2, 2, 3, None]
+PIECE_ROLLOUT = [0.3, 0.1, 0.05, 0.15, 0.1, 0.1, 0.1, 0.1]
+
+
+@pytest.fixture
+def word_piece_viewer(browser, tmp_path):
+    record = AttentionRecord(
+        example_id="00000", text="They played <script> well", tokens=PIECES,
+        attention_scores=peaked_scores(2, 12, len(PIECES), seed=7),
+        probabilities=np.array([0.3, 0.7], "float32"), predicted_label_index=1,
+        true_label_index=1, rollout_importance=np.array(PIECE_ROLLOUT),
+        word_index=PIECE_WORD_INDEX)
+    path = write_viewer(tmp_path, [record], CLASS_NAMES, meta={"pooling": "cls"})
+    with open_viewer(browser, path) as opened:
+        yield opened
+
+
+def test_word_pieces_show_joined_into_their_words_and_specials_apart(word_piece_viewer):
+    page, problems, _, dialogs = word_piece_viewer
+    assert page.locator("#head-select option").count() == 13  # the mean and 12 heads
+    assert page.locator("#rollout > span").all_text_contents() == [
+        "[CLS]", "they", "played", "<script>", "well", "[SEP]"]
+    words = page.locator("#rollout span.word")
+    assert words.all_text_contents() == ["played", "<script>"]
+    assert words.first.locator("span.piece").all_text_contents() == ["play", "ed"]
+    # A word's box says its sum and its pieces' own values.
+    assert words.first.get_attribute("title") == "played: 0.2000 = play 0.0500 + ##ed 0.1500"
+    assert words.first.locator("span.piece").last.get_attribute("title") == (
+        '##ed (a piece of "played"): 0.1500 of the word\'s 0.2000')
+    assert page.locator("#rollout span.special").all_text_contents() == ["[CLS]", "[SEP]"]
+    assert page.locator("#rollout span.special").first.get_attribute("title") == (
+        "[CLS] (special token, not a word of the text): 0.3000")
+    # Coloured by the word's sum: "played" and "<script>" (0.2 each) alike, "they" (0.1) paler.
+    backgrounds = page.evaluate(
+        "[...document.querySelectorAll('#rollout > span')].map(s => s.style.background)")
+    assert backgrounds[2] == backgrounds[3] != backgrounds[1] == backgrounds[4]
+    assert backgrounds[0] == backgrounds[5] == ""  # specials keep their own style
+    note = page.locator("#rollout-note").text_content()
+    assert "pieces of a word share one box" in note and "Dashed tokens are special" in note
+    # The heatmap and the lines stay per piece, specials marked.
+    assert page.locator("#lines text").count() == 2 * len(PIECES)
+    assert page.locator("#lines text.special").all_text_contents() == ["[CLS]"] * 2 + ["[SEP]"] * 2
+    box = page.locator("#heatmap").bounding_box()
+    margin, cell = (float(page.evaluate(f"document.getElementById('heatmap').dataset.{name}"))
+                    for name in ("margin", "cell"))
+    page.mouse.move(box["x"] + margin + 0.5 * cell, box["y"] + margin + 3.5 * cell)
+    assert page.locator("#status").text_content().startswith(
+        'query 3 "##ed (played)" -> key 0 "[CLS]": ')
+    assert dialogs == [] and page.evaluate("document.scripts.length") == 2
     assert problems == []
