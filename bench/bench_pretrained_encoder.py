@@ -49,10 +49,9 @@ from train_cost import forward_flops, matmul_peak_flops  # noqa: E402
 from config import ModelConfig  # noqa: E402
 from models.checkpoints import (  # noqa: E402
     checkpoint_folder,
-    load_checkpoint_weights,
     read_checkpoint,
 )
-from models.transformer_classifier import BLOCK_PREFIX, EMBEDDING, encode  # noqa: E402
+from models.pretrained_encoder import encoder_from_token_ids  # noqa: E402
 
 TOLERANCE = 1e-4  # largest |ours - keras-hub| of a hidden state allowed
 NUM_CLASSES, LEARNING_RATE, WEIGHT_DECAY = 2, 1e-4, 0.01
@@ -67,15 +66,7 @@ QUICK = dict(batch=2, lengths=[8, 16], repeats=3, warmups=1, peak_size=256)
 
 def build_ours(checkpoint, dropout):
     """Our encoder, token ids (B, T) -> last hidden states (B, T, D), with the weights."""
-    config = checkpoint.model_config(ModelConfig(dropout=dropout, attention_dropout=dropout))
-    token_ids = keras.Input(shape=(None,), dtype="int32", name="token_ids")
-    hidden = encode(config, token_ids, len(checkpoint.vocabulary), checkpoint.max_positions,
-                    num_token_types=checkpoint.num_token_types,
-                    layer_norm_epsilon=checkpoint.layer_norm_epsilon)  # (B, T, D)
-    encoder = keras.Model(token_ids, hidden, name="ours")
-    blocks = [layer for layer in encoder.layers if layer.name.startswith(BLOCK_PREFIX)]
-    load_checkpoint_weights(encoder.get_layer(EMBEDDING), blocks, checkpoint)
-    return encoder
+    return encoder_from_token_ids(checkpoint, dropout=dropout, attention_dropout=dropout)
 
 
 def build_keras_hub(checkpoint, dropout):

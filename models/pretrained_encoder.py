@@ -51,20 +51,33 @@ def load_pretrained_encoder(name_or_path, sequence_length=None, num_layers=None,
     >>> # outputs = encoder(tf.constant(["A sentence.", "Another one."]))
     >>> # outputs["sequence_output"].shape, outputs["padding_mask"].shape  # (2, 5, 384), (2, 5)
     """
-    from config import ModelConfig
-
     checkpoint = read_checkpoint(checkpoint_folder(str(name_or_path), data_dir))
-    model_config = checkpoint.model_config(ModelConfig(dropout=dropout), num_layers)
     text = keras.Input(shape=(), dtype="string", name="text")
     tokenizer = checkpoint.tokenizer(sequence_length or checkpoint.max_positions)
     token_ids = TrimPadding(name="trim_padding")(tokenizer(text))  # (B, T)
-    sequence_output = encode(model_config, token_ids, len(checkpoint.vocabulary),
-                             checkpoint.max_positions, num_token_types=checkpoint.num_token_types,
-                             layer_norm_epsilon=checkpoint.layer_norm_epsilon)  # (B, T, D)
+    sequence_output = encoder_from_token_ids(checkpoint, num_layers, dropout)(token_ids)
     outputs = {SEQUENCE_OUTPUT: keras.layers.Identity(dtype="float32", name=SEQUENCE_OUTPUT)(
-                   sequence_output),
-               PADDING_MASK: PaddingMask(name=PADDING_MASK)(token_ids)}
-    encoder = keras.Model(text, outputs, name="pretrained_encoder")
+                   sequence_output),  # (B, T, D)
+               PADDING_MASK: PaddingMask(name=PADDING_MASK)(token_ids)}  # (B, T)
+    return keras.Model(text, outputs, name="pretrained_encoder")
+
+
+def encoder_from_token_ids(checkpoint, num_layers=None, dropout=0.1, attention_dropout=0.0):
+    """A Keras model: token ids `(B, T)` (0 = padding) -> the last block's states `(B, T, D)`,
+    built from our layers with the weights of `checkpoint` (a `models.checkpoints.Checkpoint`).
+
+    Example:
+    >>> # encoder = encoder_from_token_ids(read_checkpoint(folder), num_layers=3)
+    """
+    from config import ModelConfig
+
+    model_config = checkpoint.model_config(
+        ModelConfig(dropout=dropout, attention_dropout=attention_dropout), num_layers)
+    token_ids = keras.Input(shape=(None,), dtype="int64", name="token_ids")
+    hidden = encode(model_config, token_ids, len(checkpoint.vocabulary), checkpoint.max_positions,
+                    num_token_types=checkpoint.num_token_types,
+                    layer_norm_epsilon=checkpoint.layer_norm_epsilon)  # (B, T, D)
+    encoder = keras.Model(token_ids, hidden, name="encoder")
     blocks = [layer for layer in encoder.layers if isinstance(layer, TransformerEncoderBlock)
               and layer.name.startswith(BLOCK_PREFIX)]
     load_checkpoint_weights(encoder.get_layer(EMBEDDING), blocks, checkpoint)

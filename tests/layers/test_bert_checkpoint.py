@@ -9,9 +9,9 @@ import keras
 import numpy as np
 import pytest
 
-from config import ModelConfig
-from models.checkpoints import load_checkpoint_weights, read_checkpoint, read_tensors
-from models.transformer_classifier import BLOCK_PREFIX, EMBEDDING, encode
+from models.checkpoints import read_checkpoint, read_tensors
+from models.pretrained_encoder import encoder_from_token_ids
+from models.transformer_classifier import BLOCK_PREFIX
 from tests.models.bert_reference import numpy_bert, write_tiny_checkpoint
 
 # (B, T) ids of the tiny vocabulary: [CLS] ... [SEP], then padding.
@@ -20,15 +20,10 @@ TOKEN_IDS = np.array([[2, 9, 8, 10, 6, 13, 3, 0, 0], [2, 7, 24, 3, 0, 0, 0, 0, 0
 
 
 def converted_encoder(checkpoint, num_layers=None):
-    config = checkpoint.model_config(ModelConfig(dropout=0.0), num_layers)
-    token_ids = keras.Input(shape=(None,), dtype="int32")
-    hidden = encode(config, token_ids, len(checkpoint.vocabulary), checkpoint.max_positions,
-                    num_token_types=checkpoint.num_token_types,
-                    layer_norm_epsilon=checkpoint.layer_norm_epsilon)
-    encoder = keras.Model(token_ids, hidden)
+    """(our encoder of token ids, how many of the checkpoint's blocks it left out)."""
+    encoder = encoder_from_token_ids(checkpoint, num_layers, dropout=0.0)
     blocks = [layer for layer in encoder.layers if layer.name.startswith(BLOCK_PREFIX)]
-    skipped = load_checkpoint_weights(encoder.get_layer(EMBEDDING), blocks, checkpoint)
-    return encoder, skipped
+    return encoder, checkpoint.num_layers - len(blocks)
 
 
 @pytest.fixture(scope="module")
