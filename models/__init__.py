@@ -18,6 +18,8 @@ from models.end_to_end import (
     predict_texts,
 )
 from models.masked_language_model import build_masked_language_model, copy_encoder_weights
+from models.pretrained_encoder import PaddingMask, load_pretrained_encoder
+from models.starting_weights import StartingWeights, starting_weights
 from models.trainer import (
     HistoryLogger,
     RandomStateBackup,
@@ -28,8 +30,6 @@ from models.trainer import (
     dtype_policy,
     make_optimizer,
 )
-from models.pretrained_encoder import PaddingMask, load_pretrained_encoder
-from models.starting_weights import StartingWeights, starting_weights
 from models.transformer_classifier import build_classifier, token_embeddings
 from models.trim_padding import TrimPadding
 
