@@ -178,10 +178,15 @@ def test_a_config_with_a_base_holds_only_what_differs(tmp_path):
     assert (config.dataset.name, config.model.d_model, config.model.num_heads) == (
         "bbc_news", 32, 4)
     assert config.output.name == "variant"
-    # The default recipe is written once: configs/default.yaml is rotten_tomatoes.yaml.
+    # The default recipe is written once: configs/default.yaml is the MiniLM recipe cut to
+    # 3 blocks and one epoch, everything else as rotten_tomatoes_minilm.yaml says.
     default, recipe = (load_config(Path(CONFIGS[0]).parent / f"{name}.yaml")
-                       for name in ("default", "rotten_tomatoes"))
-    assert dataclasses.replace(default, output=recipe.output) == recipe
+                       for name in ("default", "rotten_tomatoes_minilm"))
+    assert (default.model.pretrained_layers, default.training.epochs) == (3, 1)
+    assert dataclasses.replace(
+        default, output=recipe.output,
+        model=dataclasses.replace(default.model, pretrained_layers=None),
+        training=dataclasses.replace(default.training, epochs=recipe.training.epochs)) == recipe
 
 
 def test_a_base_that_includes_itself_is_an_error(tmp_path):
