@@ -1,4 +1,4 @@
-"""The layers need Keras and one backend only (the README's layers-only install).
+"""The layers need Keras and one backend only (docs/layers.md, using the layers alone).
 
 A clean virtual environment gets the pinned Keras and JAX and nothing else of this
 project's dependencies (no TensorFlow, pandas, tensorflow-datasets); a copy of `layers/`

@@ -1,4 +1,4 @@
-"""bench/gpu_check.py on a CPU machine: its own logic (the GPU run is in the README)."""
+"""bench/gpu_check.py on a CPU machine: its own logic (the GPU run: docs/training.md#gpu)."""
 
 import json
 import subprocess
