@@ -75,7 +75,8 @@ bench: $(VENV)/.installed-train
 	$(PY) bench/bench_attention.py
 
 # Ours vs the keras.io example (3 seeds each) vs TF-IDF + LR on the five built-in datasets,
-# same splits and protocol: about 70 minutes on 2 CPU cores. The README's results table and docs/benchmarks.md.
+# same splits and protocol: about 70 minutes on 2 CPU cores. The README's results table and
+# docs/benchmarks.md; the MiniLM rows run apart (`--models minilm`, see that page).
 BENCH_ACCURACY_ARGS ?=
 bench-accuracy: $(VENV)/.installed-train
 	for name in reuters_r8 reuters_r52 twenty_newsgroups rotten_tomatoes bbc_news; do \
