@@ -13,9 +13,9 @@ FIXTURE = ROOT / "tests" / "fixtures" / "saved_before_move"
 
 
 def test_packages_resolve_inside_the_repository():
-    code = ("import layers, models, data, inspection, config, runs, reports; "
-            "print('\\n'.join(m.__file__ for m in (layers, models, data, inspection, config, "
-            "runs, reports)))")
+    code = ("import layers, models, data, tokenization, inspection, config, runs, reports; "
+            "print('\\n'.join(m.__file__ for m in (layers, models, data, tokenization, "
+            "inspection, config, runs, reports)))")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                             text=True, check=True)
     for path in result.stdout.split():
@@ -25,7 +25,8 @@ def test_packages_resolve_inside_the_repository():
 def test_nothing_generic_is_installed_into_site_packages():
     # Run from a folder outside the checkout: only an installed package could be found.
     code = ("import importlib.util as u; "
-            "print([n for n in ('layers', 'models', 'data', 'inspection', 'config', 'runs') "
+            "print([n for n in ('layers', 'models', 'data', 'tokenization', 'inspection', "
+            "'config', 'runs') "
             "if u.find_spec(n)])")
     result = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True,
                             text=True, check=True, env={"PATH": "/usr/bin:/bin"})
@@ -50,6 +51,8 @@ def test_a_model_saved_before_the_move_loads_after_import_models_alone():
 def test_registered_names_are_those_saved_models_carry():
     import layers
     import models
+    import tokenization
 
-    for cls in [getattr(layers, name) for name in layers.__all__] + [models.AttentionProbe]:
+    registered = [models.AttentionProbe, models.PaddingMask, tokenization.WordPieceTokenizer]
+    for cls in [getattr(layers, name) for name in layers.__all__] + registered:
         assert keras.saving.get_registered_name(cls) == f"keras_attention_lab>{cls.__name__}"
