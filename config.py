@@ -177,14 +177,11 @@ class ModelConfig(Section):
     # its encoder, and its text settings and vocabulary replace the `text` section. The
     # encoder fields above must match its. null: start from scratch.
     init_from: str | None = None
-    # A pretrained BERT-family encoder to fine-tune: a registered name (all_minilm_l6_v2:
-    # sentence-transformers' all-MiniLM-L6-v2, 6 blocks, 384 wide, 12 heads; fetched once,
-    # 83 MB, into the TFDS downloads folder) or the path of a folder in the Hugging Face
-    # layout (config.json, model.safetensors, tokenizer.json or vocab.txt). Its tokenizer
-    # (WordPiece) replaces the `text` section's vocabulary and standardisation (only
-    # text.sequence_length applies, [CLS] and [SEP] counted), and its architecture the
-    # encoder fields above (d_model ... layer_norm_epsilon); dropout, attention_dropout,
-    # pooling (cls: BERT's [CLS] token) and the head stay ours. null: no checkpoint.
+    # A pretrained BERT-family encoder to fine-tune: all_minilm_l6_v2 (fetched once, 83 MB,
+    # into the TFDS downloads folder) or a Hugging Face-layout folder. Its WordPiece
+    # tokenizer replaces the `text` section but text.sequence_length, its architecture the
+    # fields d_model ... layer_norm_epsilon; dropout, pooling (cls: its [CLS] token) and the
+    # head stay ours (docs/pretrained.md). null: no checkpoint.
     pretrained: str | None = None
     # Keep only the checkpoint's first N blocks (faster; null: all of them).
     pretrained_layers: int | None = option(None, POSITIVE)
