@@ -118,13 +118,13 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
                 epsilon=layer_norm_epsilon, dtype=self.dtype_policy, name="embedding_norm")
 
     def build(self, token_ids_shape, token_type_ids_shape=None):
-        input_shape = token_ids_shape
-        self.token_embedding.build(input_shape)
-        self.position_encoding.build(tuple(input_shape) + (self.embedding_dim,))
+        embeddings_shape = tuple(token_ids_shape) + (self.embedding_dim,)  # (B, T, D)
+        self.token_embedding.build(token_ids_shape)
+        self.position_encoding.build(embeddings_shape)
         if self.num_token_types:
-            self.token_type_embedding.build(input_shape)
+            self.token_type_embedding.build(token_ids_shape)
         if self.layer_norm_epsilon:
-            self.embedding_norm.build(tuple(input_shape) + (self.embedding_dim,))
+            self.embedding_norm.build(embeddings_shape)
 
     def call(self, token_ids, token_type_ids=None):
         embeddings = self.token_embedding(token_ids)  # (B, T, D)

@@ -253,15 +253,27 @@ def weight_table(embedding, blocks, num_heads):
     return table
 
 
-def load_checkpoint_weights(embedding, blocks, checkpoint: Checkpoint) -> int:
-    """Assigns the checkpoint's tensors to the encoder; returns how many blocks it skipped.
+def encoder_layers(model):
+    """The embedding and then the blocks, in order, of a model built by
+    `transformer_classifier.encode` (the classifier, or an encoder alone)."""
+    from models.transformer_classifier import BLOCK_PREFIX, EMBEDDING
 
-    The first `len(blocks)` blocks of the checkpoint are loaded (`model.pretrained_layers`);
-    the tensors of later blocks and of the pretraining heads are known and left unused.
+    blocks = [layer for layer in model.layers if layer.name.startswith(BLOCK_PREFIX)]
+    return [model.get_layer(EMBEDDING), *blocks]
+
+
+def load_checkpoint_weights(model, checkpoint: Checkpoint) -> int:
+    """Assigns the checkpoint's tensors to `model`'s encoder (`encoder_layers`); returns how
+    many of the checkpoint's blocks it skipped.
+
+    The first blocks of the checkpoint, as many as the model has, are loaded
+    (`model.pretrained_layers`); the tensors of later blocks and of the pretraining heads
+    are known and left unused.
 
     Raises:
         DataError: a tensor is missing, unexpected or of another shape than its weight.
     """
+    embedding, *blocks = encoder_layers(model)
     tensors = read_tensors(checkpoint.folder)
     table = weight_table(embedding, blocks, checkpoint.num_heads)
     missing = [name for _, name, _ in table if name not in tensors]

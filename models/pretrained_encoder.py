@@ -3,9 +3,8 @@
 import keras
 from keras import ops
 
-from layers import TransformerEncoderBlock
 from models.checkpoints import checkpoint_folder, load_checkpoint_weights, read_checkpoint
-from models.transformer_classifier import BLOCK_PREFIX, EMBEDDING, encode
+from models.transformer_classifier import encode
 from models.trim_padding import TrimPadding
 
 SEQUENCE_OUTPUT = "sequence_output"
@@ -78,7 +77,5 @@ def encoder_from_token_ids(checkpoint, num_layers=None, dropout=0.1, attention_d
                     num_token_types=checkpoint.num_token_types,
                     layer_norm_epsilon=checkpoint.layer_norm_epsilon)  # (B, T, D)
     encoder = keras.Model(token_ids, hidden, name="encoder")
-    blocks = [layer for layer in encoder.layers if isinstance(layer, TransformerEncoderBlock)
-              and layer.name.startswith(BLOCK_PREFIX)]
-    load_checkpoint_weights(encoder.get_layer(EMBEDDING), blocks, checkpoint)
+    load_checkpoint_weights(encoder, checkpoint)
     return encoder

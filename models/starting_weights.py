@@ -104,12 +104,10 @@ def check_checkpoint_fits(config: Config, checkpoint) -> None:
 
 def load_checkpoint_into(classifier, checkpoint, freeze=False) -> None:
     """The checkpoint's weights into the classifier's embedding and blocks."""
-    from models.checkpoints import load_checkpoint_weights
-    from models.transformer_classifier import BLOCK_PREFIX, EMBEDDING
+    from models.checkpoints import encoder_layers, load_checkpoint_weights
 
-    embedding = classifier.get_layer(EMBEDDING)
-    blocks = [layer for layer in classifier.layers if layer.name.startswith(BLOCK_PREFIX)]
-    skipped = load_checkpoint_weights(embedding, blocks, checkpoint)
+    skipped = load_checkpoint_weights(classifier, checkpoint)
+    embedding, *blocks = encoder_layers(classifier)
     if freeze:  # Only the head trains.
         for layer in [embedding, *blocks]:
             layer.trainable = False

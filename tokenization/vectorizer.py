@@ -51,8 +51,6 @@ def make_vectorizer(
     auto = text.sequence_length == "auto"
     # Unlimited while the token counts are measured for `auto`.
     vectorizer = _vectorizer(text, None if auto else text.sequence_length)
-    # Object arrays become tf.string directly; astype(str) would pad every text to the
-    # longest one (gigabytes for 20 Newsgroups).
     texts = _batches(train_texts)
     vectorizer.adapt(texts)
     if not auto:
