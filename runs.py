@@ -49,6 +49,9 @@ BACKUP_DIR = "backup"
 LOGS_DIR = "logs"
 ATTENTION_LOGS_DIR = "logs/attention"
 EVAL_DIR = "eval"
+# eval/<split>/faithfulness.json: `evaluate.py --faithfulness`'s measurement of every
+# attribution method (inspection/faithfulness.py); its best method is predict's default.
+FAITHFULNESS_FILE = "faithfulness.json"
 ATTENTION_DIR = "attention"  # attention/<split, data or texts file stem>/: one per export
 # How many of an export's first examples go into its index.html, and get heatmaps and
 # BertViz files (evaluate.py --viewer-examples, --heatmaps).

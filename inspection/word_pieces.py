@@ -172,3 +172,17 @@ def known_token_counts(token_ids, vocabulary):
     ignored_ids = [PADDING_ID] + [token_id for token_id, token in enumerate(vocabulary)
                                   if token in ignored]
     return np.sum(~np.isin(np.asarray(token_ids), ignored_ids), axis=-1)  # (B,)
+
+
+def text_token_mask(token_ids, vocabulary):
+    """Boolean (B, T): True for the tokens of the text itself, False for padding and
+    WordPiece's "[CLS]" and "[SEP]": the tokens explanations rank and remove.
+
+    Example:
+    >>> text_token_mask(np.array([[2, 4, 3, 0]]), ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "film"])
+    array([[False,  True, False, False]])
+    """
+    token_ids = np.asarray(token_ids)
+    special = [token_id for token_id, token in enumerate(vocabulary)
+               if token in SPECIAL_TOKENS] if is_word_piece(vocabulary) else []
+    return (token_ids != PADDING_ID) & ~np.isin(token_ids, special)  # (B, T)

@@ -94,6 +94,8 @@ class MultiHeadAttention(keras.layers.Layer):
         return_attention_scores: bool. Also return the attention weights.
         training: bool. Whether dropout is active.
         use_causal_mask: bool. Query i attends keys 0..i only.
+        attention_weights_fn: optional function of the post-softmax weights
+            `(B, N, T, S)`, passed to `ScaledDotProductAttention`.
 
     Returns:
         Output (B, T, output_dim) and, with `return_attention_scores=True`, the
@@ -235,6 +237,7 @@ class MultiHeadAttention(keras.layers.Layer):
         training=None,
         use_causal_mask=False,
         mask=None,
+        attention_weights_fn=None,
     ):
         # Keras fills `<arg>_mask` from the inputs' masks when several tensors
         # are passed, but only `mask` when the query is the one tensor argument.
@@ -262,6 +265,7 @@ class MultiHeadAttention(keras.layers.Layer):
             training=training,
             return_attention_scores=return_attention_scores,
             use_causal_mask=use_causal_mask,
+            attention_weights_fn=attention_weights_fn,
         )
         attended, scores = result if return_attention_scores else (result, None)
         if query_mask is not None:

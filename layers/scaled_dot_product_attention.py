@@ -74,6 +74,10 @@ class ScaledDotProductAttention(keras.layers.Layer):
         training: bool. Whether dropout is active.
         return_attention_scores: bool. Also return the attention weights.
         use_causal_mask: bool. Apply the causal mask in this call.
+        attention_weights_fn: optional function applied to the float32 post-softmax
+            weights `(B, N, T, S)` before they mix the values, for attribution methods
+            that gate them or stop their gradient; it must keep their values. It takes
+            the explicit (non-fused) path.
 
     Returns:
         The attention output, `(B, T, Hv)` or `(B, T, N, Hv)` and, when
@@ -118,6 +122,7 @@ class ScaledDotProductAttention(keras.layers.Layer):
         training=None,
         return_attention_scores=False,
         use_causal_mask=False,
+        attention_weights_fn=None,
     ):
         single_head = len(query.shape) == 3
         if single_head:
@@ -129,11 +134,12 @@ class ScaledDotProductAttention(keras.layers.Layer):
         dropout_active = self.dropout > 0.0 and bool(training)
         # Fused kernels (JAX's, cuDNN's) require equal query/key and value head sizes.
         fusable = self._use_fused_kernel and query.shape[-1] == value.shape[-1]
-        if fusable and not (return_attention_scores or dropout_active):
+        explicit = return_attention_scores or dropout_active or attention_weights_fn is not None
+        if fusable and not explicit:
             output, scores = self._fused_attention(query, key, value, mask), None
         else:
             output, scores = self._explicit_attention(
-                query, key, value, mask, training, return_attention_scores
+                query, key, value, mask, training, return_attention_scores, attention_weights_fn
             )
         if single_head:
             output = ops.squeeze(output, 2)  # (B, T, Hv)
@@ -201,7 +207,8 @@ class ScaledDotProductAttention(keras.layers.Layer):
             return output
         return self._zero_rows(output, ops.any(mask, axis=-1, keepdims=True))
 
-    def _explicit_attention(self, query, key, value, mask, training, return_scores=True):
+    def _explicit_attention(self, query, key, value, mask, training, return_scores=True,
+                            attention_weights_fn=None):
         # Scale the (T, H) queries, not the (T, S) logits: cheaper, same result.
         query = query * ops.cast(self._scale_for(query), query.dtype)
         logits = ops.einsum("btnh,bsnh->bnts", query, key)  # (B, N, T, S)
@@ -212,6 +219,8 @@ class ScaledDotProductAttention(keras.layers.Layer):
         if mask is not None:
             logits = logits + self._logit_bias(mask)
         scores = ops.softmax(logits, axis=-1)
+        if attention_weights_fn is not None:
+            scores = attention_weights_fn(scores)  # (B, N, T, S), the same values
         weights = ops.cast(self._dropout_layer(scores, training=training), value.dtype)
         output = ops.einsum("bnts,bsnh->btnh", weights, value)  # (B, T, N, Hv)
         if mask is not None:

@@ -8,6 +8,7 @@ from keras import ops
 
 from layers.argument_checks import check_one_of, check_positive, check_positive_int
 from layers.initializers import sublayer_initializer
+from layers.norm_scale import layer_norm
 from layers.position_embedding import PositionEmbedding
 from layers.sinusoidal_positional_encoding import (
     SinusoidalPositionalEncoding,
@@ -46,6 +47,11 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
     Call arguments:
         token_ids: int tensor (B, T).
         token_type_ids: optional int tensor (B, T); all type 0 when not given.
+        token_vectors: optional float tensor (B, T, D) used in place of the token
+            embeddings of `token_ids` (positions, types and mask still come from the
+            ids): gradient attributions differentiate with respect to it.
+        detach_norm_scale: bool. No gradient through the embedding normalisation's
+            1 / std (conservative propagation); same values.
 
     Returns:
         Float tensor (B, T, D) with a Keras mask when `mask_zero=True`.
@@ -126,8 +132,10 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         if self.layer_norm_epsilon:
             self.embedding_norm.build(embeddings_shape)
 
-    def call(self, token_ids, token_type_ids=None):
-        embeddings = self.token_embedding(token_ids)  # (B, T, D)
+    def call(self, token_ids, token_type_ids=None, token_vectors=None, detach_norm_scale=False):
+        if token_vectors is None:
+            token_vectors = self.token_embedding(token_ids)  # (B, T, D)
+        embeddings = ops.cast(token_vectors, self.compute_dtype)
         embeddings = embeddings + self.position_encoding(embeddings)
         if self.num_token_types:
             if token_type_ids is None:  # One segment: every token has type 0.
@@ -135,15 +143,15 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
             else:
                 embeddings = embeddings + self.token_type_embedding(token_type_ids)
         if self.layer_norm_epsilon:
-            embeddings = self.embedding_norm(embeddings)
+            embeddings = layer_norm(self.embedding_norm, embeddings, detach_norm_scale)
         return embeddings
 
-    def compute_mask(self, token_ids, token_type_ids=None, previous_mask=None):
+    def compute_mask(self, token_ids, token_type_ids=None, previous_mask=None, **kwargs):
         if not self.mask_zero:
             return None
         return ops.not_equal(token_ids, 0)
 
-    def compute_output_shape(self, token_ids_shape, token_type_ids_shape=None):
+    def compute_output_shape(self, token_ids_shape, token_type_ids_shape=None, **kwargs):
         return tuple(token_ids_shape) + (self.embedding_dim,)
 
     def get_config(self):

@@ -12,6 +12,7 @@ from layers.feed_forward import FeedForward
 from layers.initializers import sublayer_initializer
 from layers.local_blocks import block_diagonal_scores, merge_blocks, split_into_blocks
 from layers.multi_head_attention import MultiHeadAttention
+from layers.norm_scale import layer_norm
 
 
 @keras.saving.register_keras_serializable(package="keras_attention_lab")
@@ -62,6 +63,11 @@ class TransformerEncoderBlock(keras.layers.Layer):
         return_attention_scores: bool. Also return the attention weights.
         use_causal_mask: bool. Token i attends tokens 0..i only (a decoder
             block).
+        attention_weights_fn: optional function of the post-softmax weights
+            (B, N, T, T) (per local block with `attention_block_size`), passed to
+            the attention: attribution methods gate them or stop their gradient.
+        detach_norm_scale: bool. No gradient through the layer normalisations'
+            1 / std (conservative propagation, Ali et al. 2022); same values.
 
     Returns:
         Tensor (B, T, D) and, with `return_attention_scores=True`, the float32
@@ -163,36 +169,44 @@ class TransformerEncoderBlock(keras.layers.Layer):
         training=None,
         return_attention_scores=False,
         use_causal_mask=False,
+        attention_weights_fn=None,
+        detach_norm_scale=False,
     ):
         if padding_mask is None:
             padding_mask = mask
         elif mask is not None:
             padding_mask = ops.logical_and(ops.cast(padding_mask, "bool"), ops.cast(mask, "bool"))
 
+        def attention_norm(x):
+            return layer_norm(self.attention_norm, x, detach_norm_scale)
+
+        def feed_forward_norm(x):
+            return layer_norm(self.feed_forward_norm, x, detach_norm_scale)
+
         residual = inputs
-        x = self.attention_norm(inputs) if self.norm_first else inputs
+        x = attention_norm(inputs) if self.norm_first else inputs
         attend = self._self_attend if self.attention_block_size is None else self._attend_in_blocks
-        attended, scores = attend(
-            x, padding_mask, attention_mask, training, return_attention_scores, use_causal_mask
-        )
+        attended, scores = attend(x, padding_mask, attention_mask, training,
+                                  return_attention_scores, use_causal_mask, attention_weights_fn)
         x = residual + self.attention_output_dropout_layer(attended, training=training)
         if not self.norm_first:
-            x = self.attention_norm(x)
+            x = attention_norm(x)
 
         residual = x
         if self.norm_first:
-            x = self.feed_forward_norm(x)
+            x = feed_forward_norm(x)
         x = residual + self.feed_forward_output_dropout_layer(
             self.feed_forward(x, training=training), training=training
         )
         if not self.norm_first:
-            x = self.feed_forward_norm(x)
+            x = feed_forward_norm(x)
 
         if return_attention_scores:
             return x, scores
         return x
 
-    def _self_attend(self, x, padding_mask, attention_mask, training, return_scores, causal):
+    def _self_attend(self, x, padding_mask, attention_mask, training, return_scores, causal,
+                     weights_fn=None):
         """(B, T, D) -> (B, T, D) and the (B, N, T, T) weights, or None."""
         attended = self.self_attention(
             x,
@@ -202,10 +216,12 @@ class TransformerEncoderBlock(keras.layers.Layer):
             training=training,
             return_attention_scores=return_scores,
             use_causal_mask=causal,
+            attention_weights_fn=weights_fn,
         )
         return attended if return_scores else (attended, None)
 
-    def _attend_in_blocks(self, x, padding_mask, attention_mask, training, return_scores, causal):
+    def _attend_in_blocks(self, x, padding_mask, attention_mask, training, return_scores, causal,
+                          weights_fn=None):
         """`_self_attend` within blocks of `attention_block_size` tokens."""
         if attention_mask is not None:
             raise ValueError(
@@ -217,7 +233,7 @@ class TransformerEncoderBlock(keras.layers.Layer):
         batch, length = ops.shape(x)[0], ops.shape(x)[1]
         blocks, block_mask = split_into_blocks(x, padding_mask, self.attention_block_size)
         attended, scores = self._self_attend(
-            blocks, block_mask, None, training, return_scores, causal
+            blocks, block_mask, None, training, return_scores, causal, weights_fn
         )  # (B * K, C, D), (B * K, N, C, C)
         attended = merge_blocks(attended, batch, length)  # (B, T, D)
         if scores is not None:
