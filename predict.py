@@ -1,16 +1,18 @@
-"""Predicts the class of raw texts with a trained run, optionally explained by attention rollout.
+"""Predicts the class of raw texts with a trained run, optionally explained word by word.
 
 Usage:
     python predict.py runs/default "a wonderful, moving film" "dull and far too long"
     python predict.py runs/default --texts-file texts.txt    # one text per line ("-": stdin)
     python predict.py runs/default "a wonderful film" --explain --top 5
+    python predict.py runs/default "a wonderful film" --explain --method leave_one_out
     python predict.py runs/default --texts-file texts.txt --json > predictions.json
 
 Loads `RUN_DIR/model.keras` in safe mode and prints, per text, the predicted label and the
-class probabilities. `--explain` adds the text's tokens ranked by attention rollout
-importance (Abnar & Zuidema, 2020), computed by the run's attention model on the same
-weights; with a WordPiece model (`model.pretrained`) it ranks words, a word's importance
-being the sum of its pieces' ("play" + "##ed" = "played"), and leaves [CLS] and [SEP] out.
+class probabilities. `--explain` adds the text's words ranked by an attribution method
+for the predicted class (`--method`, see inspection/attribution.py; default: the best one
+`evaluate.py --faithfulness` measured for the run, else Integrated Gradients); with a
+WordPiece model (`model.pretrained`) a word's score is the sum of its pieces' ("play" +
+"##ed" = "played"), and [CLS] and [SEP] are left out.
 `--json` prints one JSON document instead of tables. Texts given as arguments are
 numbered [1], [2], ...; those of a texts file by their line, [line 3]. A text with no word
 the model knows (all punctuation, or none in its vocabulary) gets a warning on stderr: its
@@ -29,6 +31,7 @@ import numpy as np
 
 import cli
 import runs
+from config import ATTRIBUTION_METHODS
 
 # data, models and inspection load TensorFlow, which takes seconds: the functions import
 # them, so that `main` rejects bad arguments at once.
@@ -50,6 +53,7 @@ class Prediction:
     known_tokens: int = 0
     line: int | None = None  # Its line in the texts file; None for an argument.
     word_pieces: bool = False
+    method: str | None = None  # The attribution method of `tokens`.
 
     @property
     def number(self) -> str:
@@ -67,8 +71,14 @@ def parse_args(argv):
     parser.add_argument("--texts-file", metavar="FILE", help=cli.TEXTS_FILE_HELP)
     parser.add_argument(
         "--explain", action="store_true",
-        help="rank each text's tokens by attention rollout (a WordPiece model's words, each "
-             "the sum of its pieces; [CLS] and [SEP] are not ranked)",
+        help="rank each text's words for the predicted class (a WordPiece model's words, "
+             "each the sum of its pieces; [CLS] and [SEP] are not ranked)",
+    )
+    parser.add_argument(
+        "--method", choices=ATTRIBUTION_METHODS, metavar="NAME",
+        help="with --explain, the attribution method: " + ", ".join(ATTRIBUTION_METHODS)
+             + " (default: the run's best measured by evaluate.py --faithfulness, else "
+             "integrated_gradients)",
     )
     parser.add_argument(
         "--top", type=int, default=10, metavar="K",
@@ -79,24 +89,29 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-def predict(run, texts, explain=False, top=10, batch_size=256) -> list[Prediction]:
-    """Predicts every text on the fast path; `explain` adds tokens ranked by rollout.
+def predict(run, texts, explain=False, top=10, batch_size=256, method=None) -> list[Prediction]:
+    """Predicts every text on the fast path; `explain` adds its words ranked by `method`.
 
     Args:
         run: a `runs.Run`.
         texts: raw strings.
-        explain: also rank each text's words by attention rollout importance (one pass of
-            the attention model; texts longer than the run's sequence length are cut).
+        explain: also rank each text's words by an attribution method (texts longer than
+            the run's sequence length are cut).
         top: keep the `top` most important words; None keeps all.
         batch_size: texts per prediction batch.
+        method: one of `inspection.attribution.METHODS`; None: the run's best measured
+            one (`inspection.run_faithfulness.explanation_method`).
     """
     from data import check_texts
     from inspection import is_word_piece, known_token_counts, rank_tokens
+    from inspection.run_faithfulness import explanation_method
     from models import predict_texts
 
     texts = check_texts(texts)
     probabilities = predict_texts(run.model, texts, batch_size)  # (N, C)
-    rankings = rank_tokens(run, texts, top) if explain else [None] * len(texts)
+    if explain and method is None:
+        method, _ = explanation_method(run.run_dir)
+    rankings = rank_tokens(run, texts, top, method) if explain else [None] * len(texts)
     vectorizer, _ = run.parts
     vocabulary = vectorizer.get_vocabulary()
     known = known_token_counts(vectorizer(np.array(texts, dtype=object)), vocabulary)  # (N,)
@@ -108,6 +123,7 @@ def predict(run, texts, explain=False, top=10, batch_size=256) -> list[Predictio
             tokens=ranking,
             known_tokens=int(count),
             word_pieces=is_word_piece(vocabulary),
+            method=method if explain else None,
         )
         for text, row, ranking, count in zip(texts, probabilities, rankings, known, strict=True)
     ]
@@ -127,14 +143,14 @@ def format_predictions(predictions, max_classes=10) -> str:
         if len(ranked) > max_classes:
             lines.append(f"    ({len(ranked) - max_classes} more classes; --json lists all)")
         if prediction.tokens is not None and prediction.word_pieces:
-            lines.append("    words by rollout importance (the sum of their pieces):")
+            lines.append(f"    words by {prediction.method} (the sum of their pieces):")
             word_width = max([len(word.token) for word in prediction.tokens] + [4])
             lines.append(f"    {'word'.ljust(word_width)}  position  importance  pieces")
             lines += [f"    {word.token.ljust(word_width)}  {word.position:8d}  "
                       f"{word.importance:10.4f}  {' '.join(word.pieces)}"
                       for word in prediction.tokens]
         elif prediction.tokens is not None:
-            lines.append("    tokens by rollout importance:")
+            lines.append(f"    tokens by {prediction.method}:")
             token_width = max([len(word.token) for word in prediction.tokens] + [5])
             lines.append(f"    {'token'.ljust(token_width)}  position  importance")
             lines += [f"    {word.token.ljust(token_width)}  {word.position:8d}  "
@@ -153,6 +169,7 @@ def predictions_to_json(run, predictions) -> dict:
         if prediction.line is not None:
             item["line"] = prediction.line
         if prediction.tokens is not None:
+            item["explanation_method"] = prediction.method
             item["tokens"] = [
                 {"token": word.token, "position": word.position, "importance": word.importance,
                  # A WordPiece model's word: the pieces it was read as.
@@ -171,6 +188,8 @@ def main(argv=None):
         print(f"predict.py: error: {message}", file=sys.stderr)
         return 2
 
+    if args.method and not args.explain:
+        return fail("--method chooses how --explain ranks words: add --explain")
     if args.top < 1:
         return fail(f"--top must be at least 1, got {args.top}")
     if args.batch_size < 1:
@@ -191,7 +210,7 @@ def main(argv=None):
         texts = check_texts(texts)
         run = runs.load_run(args.run_dir)
         predictions = predict(run, texts, explain=args.explain, top=args.top,
-                              batch_size=args.batch_size)
+                              batch_size=args.batch_size, method=args.method)
     except (runs.RunError, DataError) as error:
         return fail(error)
     for number, (prediction, line) in enumerate(zip(predictions, lines, strict=True), start=1):

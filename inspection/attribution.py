@@ -28,22 +28,14 @@ import keras
 import numpy as np
 from keras import ops
 
+from config import ATTRIBUTION_METHODS
 from inspection.attention_tokens import real_positions
 from inspection.rollout import rollout_importance, token_importance
 from layers.local_blocks import block_diagonal_scores
 from models.explainable_forward import explainable_forward, token_vectors
 from models.transformer_classifier import CLASS_TOKEN
 
-METHODS = (
-    "rollout",
-    "last_attention",
-    "gradient_x_input",
-    "conservative_gradient_x_input",
-    "attention_gradient",
-    "integrated_gradients",
-    "leave_one_out",
-    "random",
-)
+METHODS = ATTRIBUTION_METHODS
 INTEGRATED_GRADIENTS_STEPS = 32
 # Rows per forward or backward pass: 32 interpolation steps of one text for Integrated
 # Gradients; MiniLM's backward pass at 128 tokens holds about 1 GB for 32 rows.

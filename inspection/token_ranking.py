@@ -1,18 +1,12 @@
-"""Each text's words ranked by attention rollout importance: predict.py's explanations."""
+"""Each text's words ranked by an attribution method: predict.py's explanations."""
 
 from typing import NamedTuple
 
 import numpy as np
 import tensorflow as tf
 
-from inspection.attention_tokens import (
-    ATTENTION_BATCH_SIZE,
-    has_class_token,
-    real_tokens,
-    stack_block_scores,
-    trim_scores,
-)
-from inspection.rollout import token_importance
+from inspection.attribution import attribute
+from inspection.attention_tokens import real_tokens
 from inspection.word_pieces import (
     is_word_piece,
     join_pieces,
@@ -23,12 +17,13 @@ from inspection.word_pieces import (
 
 
 class RankedWord(NamedTuple):
-    """One word of a text and its share of the rollout.
+    """One word of a text and its score.
 
     token: the word; a WordPiece model's pieces joined ("play" "##ed" -> "played").
     position: the word's index among the text's words, from 0 (a word-level model's token
         position).
-    importance: the sum of its pieces' rollout importance.
+    importance: the sum of its pieces' scores under the method (`inspection.attribution`):
+        a share of the rollout, a drop in probability, a logit contribution...
     pieces: its tokens as the model saw them: one for a word-level model.
     """
 
@@ -38,40 +33,35 @@ class RankedWord(NamedTuple):
     pieces: tuple
 
 
-def rank_tokens(run, texts, top=None):
+def rank_tokens(run, texts, top=None, method="rollout"):
     """Per text, its words as `RankedWord`s, most important first.
 
-    Importance is the token's share of the attention rollout (Abnar & Zuidema, 2020) as the
-    run's pooling reads it; a word's is the sum of its WordPiece pieces'. The class token of
-    `pooling: cls` and WordPiece's "[CLS]" and "[SEP]" are no words of the text and are not
-    ranked, so with WordPiece the importances sum to less than 1. Texts longer than the
-    run's sequence length are cut.
+    A word's score is the sum of its WordPiece pieces' under `method` (one of
+    `attribution.METHODS`), for the predicted class. The class token of `pooling: cls` and
+    WordPiece's "[CLS]" and "[SEP]" are no words of the text and are not ranked. Texts
+    longer than the run's sequence length are cut.
 
     Args:
         run: a `runs.Run`.
         texts: raw strings.
         top: keep the `top` most important words; None keeps all.
+        method: the attribution method.
     """
-    vectorizer, _ = run.parts
+    vectorizer, classifier = run.parts
     vocabulary = vectorizer.get_vocabulary()
     word_pieces = is_word_piece(vocabulary)
-    class_token = has_class_token(run.pooling, vocabulary)
+    token_ids = np.asarray(vectorizer(tf.constant(list(texts))))  # (B, T)
+    scores = attribute(classifier, token_ids, method, run.pooling)  # (B, T)
     rankings = []
-    for start in range(0, len(texts), ATTENTION_BATCH_SIZE):
-        batch = tf.constant(texts[start:start + ATTENTION_BATCH_SIZE])
-        token_ids = np.asarray(vectorizer(batch))  # (B, T)
-        scores = stack_block_scores(run.attention_model(token_ids, training=False))
-        for ids, example_scores in zip(token_ids, scores, strict=True):
-            tokens = real_tokens(ids, vocabulary, class_token)  # (A,)
-            trimmed = trim_scores(example_scores, ids, class_token)  # (L, N, A, A), real only
-            importance = token_importance(trimmed, run.pooling)  # (A,)
-            indices = word_index(tokens, word_pieces, class_token)
-            pieces = word_pieces_of(tokens, indices)
-            totals = word_sums(importance, indices)  # (W,)
-            order = np.argsort(-totals, kind="stable")[:top]
-            rankings.append([
-                RankedWord(join_pieces(pieces[word]), int(word), float(totals[word]),
-                           tuple(pieces[word]))
-                for word in order
-            ])  # fmt: skip
+    for ids, example_scores in zip(token_ids, scores, strict=True):
+        tokens = real_tokens(ids, vocabulary, class_token=False)  # (A,)
+        indices = word_index(tokens, word_pieces)
+        pieces = word_pieces_of(tokens, indices)
+        totals = word_sums(example_scores[ids != 0], indices)  # (W,)
+        order = np.argsort(-totals, kind="stable")[:top]
+        rankings.append([
+            RankedWord(join_pieces(pieces[word]), int(word), float(totals[word]),
+                       tuple(pieces[word]))
+            for word in order
+        ])  # fmt: skip
     return rankings

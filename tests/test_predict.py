@@ -16,7 +16,8 @@ def test_json_output_matches_the_model_and_ranks_tokens_by_rollout(tiny_run_dir,
     from models import load_end_to_end_model
 
     capsys.readouterr()
-    assert predict.main([str(tiny_run_dir), *TEXTS, "--explain", "--top", "3", "--json"]) == 0
+    assert predict.main([str(tiny_run_dir), *TEXTS, "--explain", "--method", "rollout",
+                         "--top", "3", "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["class_names"] == ["negative", "positive"]
     assert document["pooling"] == "mean"
@@ -28,6 +29,7 @@ def test_json_output_matches_the_model_and_ranks_tokens_by_rollout(tiny_run_dir,
         np.testing.assert_allclose([probabilities["negative"], probabilities["positive"]], row,
                                    atol=1e-6)
         assert prediction["predicted_label"] == ["negative", "positive"][int(row.argmax())]
+        assert prediction["explanation_method"] == "rollout"
         tokens = prediction["tokens"]
         assert len(tokens) == 3
         importances = [token["importance"] for token in tokens]
@@ -45,13 +47,13 @@ def test_table_with_explain_and_a_texts_file_numbered_by_line(tiny_run_dir, tmp_
     texts.write_text("a good film\n\n   \nbad\n")
     capsys.readouterr()
     assert predict.main([str(tiny_run_dir), "great", "--texts-file", str(texts),
-                         "--explain"]) == 0
+                         "--explain", "--method", "rollout"]) == 0
     captured = capsys.readouterr()
     out = captured.out
     assert [line for line in out.splitlines() if line.startswith("[")] == [
         "[1] great", "[line 1] a good film", "[line 4] bad"]
     assert out.count("predicted: ") == 3
-    assert out.count("tokens by rollout importance:") == 3
+    assert out.count("tokens by rollout:") == 3
     assert "negative" in out and "positive" in out
     assert captured.err == ""  # every text has a known word
 
@@ -73,13 +75,43 @@ def test_library_ranks_every_real_token_and_importances_sum_to_one(tiny_run_dir)
     from runs import load_run
 
     run = load_run(tiny_run_dir)
-    [prediction] = predict.predict(run, ["the plot was dull and boring"], explain=True, top=None)
+    [prediction] = predict.predict(run, ["the plot was dull and boring"], explain=True, top=None,
+                                   method="rollout")
     assert sorted(word.position for word in prediction.tokens) == [0, 1, 2, 3, 4, 5]
     assert sum(word.importance for word in prediction.tokens) == pytest.approx(1.0)
     # Word-level tokens are words of one piece each.
     assert all(word.pieces == (word.token,) for word in prediction.tokens)
     assert not prediction.word_pieces
     assert sum(prediction.probabilities.values()) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_explain_uses_the_best_measured_method_else_integrated_gradients(tiny_run_dir, tmp_path):
+    from inspection.attribution import attribute
+    from runs import load_run
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(tiny_run_dir, run_dir)
+    text = "the plot was dull and boring"
+    [unmeasured] = predict.predict(load_run(run_dir), [text], explain=True, top=None)
+    assert unmeasured.method == "integrated_gradients"
+    # Measured on the test split only, then on validation too: validation wins.
+    for split, best in (("test", "leave_one_out"), ("validation", "gradient_x_input")):
+        (run_dir / "eval" / split).mkdir(parents=True, exist_ok=True)
+        (run_dir / "eval" / split / "faithfulness.json").write_text(
+            json.dumps({"best_method": best}))
+        run = load_run(run_dir)
+        [measured] = predict.predict(run, [text], explain=True, top=None)
+        assert measured.method == best
+        vectorizer, classifier = run.parts
+        token_ids = np.asarray(vectorizer(np.array([text], dtype=object)))
+        scores = attribute(classifier, token_ids, best, run.pooling)[0]
+        by_position = {word.position: word.importance for word in measured.tokens}
+        np.testing.assert_allclose([by_position[p] for p in range(6)], scores[:6], atol=1e-9)
+
+
+def test_method_needs_explain(tiny_run_dir, capsys):
+    assert error_of([str(tiny_run_dir), "a film", "--method", "rollout"], capsys) == (
+        "predict.py: error: --method chooses how --explain ranks words: add --explain")
 
 
 def error_of(argv, capsys):

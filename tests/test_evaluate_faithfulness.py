@@ -1,0 +1,53 @@
+"""evaluate.py --faithfulness on the tiny run: the files, the table, and that they are kept."""
+
+import json
+import shutil
+
+import pytest
+
+import evaluate
+from config import ATTRIBUTION_METHODS
+
+
+@pytest.fixture
+def run_dir(tiny_run_dir, tmp_path):
+    # A copy: the measurement changes predict.py's default method for the run.
+    copy = tmp_path / "run"
+    shutil.copytree(tiny_run_dir, copy)
+    return copy
+
+
+def test_measures_every_method_writes_the_reports_and_keeps_them(run_dir, capsys):
+    capsys.readouterr()
+    assert evaluate.main([str(run_dir), "--split", "validation", "--faithfulness", "12"]) == 0
+    out = capsys.readouterr().out
+    folder = run_dir / "eval" / "validation"
+    report = json.loads((folder / "faithfulness.json").read_text())
+    assert report["examples"] + report["skipped"] == 12
+    assert report["pooling"] == "mean" and report["bins_percent"] == [1, 5, 10, 20, 50]
+    assert set(report["methods"]) == set(ATTRIBUTION_METHODS)
+    assert report["best_method"] in set(ATTRIBUTION_METHODS) - {"random"}
+    best = report["methods"][report["best_method"]]
+    assert best["comprehensiveness"]["mean"] == max(
+        entry["comprehensiveness"]["mean"] for entry in report["methods"].values())
+    for entry in report["methods"].values():
+        low, high = entry["comprehensiveness"]["ci95"]
+        assert low <= entry["comprehensiveness"]["mean"] <= high
+        assert 0.0 <= entry["entropy"] <= 1.0 and entry["seconds_per_example"] >= 0
+    table = (folder / "faithfulness.md").read_text()
+    assert table.splitlines()[2].startswith(f"| {report['best_method']} |")
+    assert table.strip() in out and "faithfulness of the explanations" in out
+    assert (folder / "faithfulness.png").stat().st_size > 10_000
+    # Evaluating again without the flag replaces the reports but keeps the measurement.
+    assert evaluate.main([str(run_dir), "--split", "validation"]) == 0
+    assert json.loads((folder / "faithfulness.json").read_text()) == report
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--faithfulness", "0"], "--faithfulness must be at least 1, got 0"),
+    (["--faithfulness", "--texts-file", "t.txt"], "--faithfulness needs labelled data"),
+])
+def test_bad_faithfulness_arguments(run_dir, capsys, args, message):
+    capsys.readouterr()
+    assert evaluate.main([str(run_dir), *args]) == 2
+    assert message in capsys.readouterr().err
