@@ -49,8 +49,9 @@ def measure_run_faithfulness(run, texts, limit, methods=METHODS, seed=0, batch_s
     """Measures every method on the first `limit` of `texts` that have a text token.
 
     Returns:
-        The report of `measure_faithfulness`, with "pooling" and "skipped" (how many of
-        the first `limit` texts had no token of their own: nothing to remove).
+        The report of `measure_faithfulness`, with "pooling", "skipped" (how many of
+        the first `limit` texts had no token of their own: nothing to remove) and
+        "mean_text_tokens" (leave-one-out's forward passes per example).
     """
     texts = list(texts[:limit])
     token_ids = tokenize(run, texts)
@@ -61,7 +62,8 @@ def measure_run_faithfulness(run, texts, limit, methods=METHODS, seed=0, batch_s
     order = np.argsort((token_ids[kept] != 0).sum(axis=1), kind="stable")
     report = measure_faithfulness(run.parts[1], token_ids[kept][order], mask[kept][order],
                                   run.pooling, methods, seed, batch_size)
-    return {**report, "pooling": run.pooling, "skipped": int((~kept).sum())}
+    return {**report, "pooling": run.pooling, "skipped": int((~kept).sum()),
+            "mean_text_tokens": float(mask[kept].sum(axis=1).mean())}
 
 
 def write_faithfulness(folder, report):
