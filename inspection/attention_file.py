@@ -1,8 +1,10 @@
-"""Reads an attention export directory (format version 2, and 1); `save_attention` writes one.
+"""Reads an attention export directory (format version 3, and 2 and 1); `save_attention`
+writes one.
 
 Layout of the directory (docs/attention_format.md):
 
-    meta.json        format_version, class names, layers, heads, pooling, probability check, run
+    meta.json        format_version, class names, layers, heads, pooling, probability check, run,
+                     attribution methods, faithfulness
     manifest.jsonl   one JSON object per example (pandas: `pd.read_json(path, lines=True)`)
     attention.npz    `attention_<example_id>`: float32 (layers, heads, T, T), real tokens only
 """
@@ -15,12 +17,14 @@ import re
 import numpy as np
 import pandas as pd
 
+from inspection.attention_file_upgrade import upgraded_manifest
 from inspection.attention_record import AttentionRecord
-from inspection.word_pieces import word_index, word_sums, words_of
 
 # 2 added the words: word_index, special, words and word_importance in the manifest.
-FORMAT_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+# 3 added every attribution method's scores (attributions, word_attributions) and, in
+# meta.json, the methods, their cost and their faithfulness.
+FORMAT_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 META_FILENAME = "meta.json"
 MANIFEST_FILENAME = "manifest.jsonl"
 ARRAYS_FILENAME = "attention.npz"
@@ -46,6 +50,8 @@ MANIFEST_COLUMNS = (
     "special",
     "words",
     "word_importance",
+    "attributions",
+    "word_attributions",
 )
 
 
@@ -59,8 +65,10 @@ class AttentionFile:
 
     Attributes:
         directory: the export directory.
-        format_version: int, the version the export was written in (1 or 2);
-            a version 1 manifest gets the word columns filled in (each token a word).
+        format_version: int, the version the export was written in (1, 2 or 3);
+            older manifests get the later columns filled in
+            (`attention_file_upgrade`): version 1 the words (each token a word),
+            versions 1 and 2 rollout as their one attribution method.
         class_names: list of C class names; label indices index into it.
         num_layers: int.
         num_heads: int.
@@ -68,6 +76,10 @@ class AttentionFile:
             examples and classes, or None when no fast path was given.
         pooling: "mean", "max" or "cls"; with "cls" token 0 is the class token.
         run_info: dict describing the model and run (free form, from the exporter).
+        attribution_methods: the methods every example has scores of, in
+            `inspection.attribution.METHODS` order (["rollout"] before version 3).
+        faithfulness: the faithfulness of the methods on the exported split
+            (docs/attention_format.md), or None when it was not measured.
         meta: the whole of meta.json.
         manifest: pandas.DataFrame, one row per example, columns
             `MANIFEST_COLUMNS`, in export order.
@@ -75,6 +87,7 @@ class AttentionFile:
     Example:
     >>> with load_attention("runs/imdb/attention") as export:  # doctest: +SKIP
     ...     scores = export.attention_scores(export.example_ids[0])  # (L, N, T, T)
+    ...     words = export.word_attributions(export.example_ids[0])  # {method: (W,)}
     """
 
     directory: pathlib.Path
@@ -85,6 +98,8 @@ class AttentionFile:
     max_probability_difference: float | None
     pooling: str
     run_info: dict
+    attribution_methods: list
+    faithfulness: dict | None
     meta: dict
     manifest: pd.DataFrame
     _arrays: object = dataclasses.field(default=None, repr=False)
@@ -95,6 +110,21 @@ class AttentionFile:
 
     def __len__(self):
         return len(self.manifest)
+
+    @property
+    def best_method(self):
+        """The most faithful method on the exported split, or None when not measured."""
+        return None if self.faithfulness is None else self.faithfulness["best_method"]
+
+    def attributions(self, example_id):
+        """Every method's scores over the example's T tokens: {method: float64 (T,)}."""
+        return {method: np.asarray(scores, dtype=np.float64)
+                for method, scores in self._row(example_id)["attributions"].items()}
+
+    def word_attributions(self, example_id):
+        """Every method's scores summed per word (no special token): {method: float64 (W,)}."""
+        return {method: np.asarray(scores, dtype=np.float64)
+                for method, scores in self._row(example_id)["word_attributions"].items()}
 
     def attention_scores(self, example_id):
         """Returns the float32 array (layers, heads, T, T) of one example."""
@@ -107,15 +137,18 @@ class AttentionFile:
 
     def record(self, example_id):
         """Returns one example as an `AttentionRecord`."""
-        rows = self.manifest.index[self.manifest["example_id"] == str(example_id)]
-        if len(rows) == 0:
-            raise KeyError(f"No example_id={example_id!r} in the manifest of {self.directory}.")
-        return _record_from_row(self.manifest.loc[rows[0]], self.attention_scores(example_id))
+        return _record_from_row(self._row(example_id), self.attention_scores(example_id))
 
     def records(self):
         """Yields every example as an `AttentionRecord`, in export order."""
         for _, row in self.manifest.iterrows():
             yield _record_from_row(row, self.attention_scores(row["example_id"]))
+
+    def _row(self, example_id):
+        rows = self.manifest.index[self.manifest["example_id"] == str(example_id)]
+        if len(rows) == 0:
+            raise KeyError(f"No example_id={example_id!r} in the manifest of {self.directory}.")
+        return self.manifest.loc[rows[0]]
 
     def close(self):
         if self._arrays is not None:
@@ -143,23 +176,9 @@ def _record_from_row(row, attention_scores):
         rollout_importance=np.asarray(row["rollout_importance"], dtype=np.float64),
         probability_difference=None if _is_missing(difference) else float(difference),
         word_index=list(row["word_index"]),
+        attributions={method: np.asarray(scores, dtype=np.float64)
+                      for method, scores in row["attributions"].items()},
     )
-
-
-def _with_word_columns(manifest, pooling):
-    """A version 1 manifest with version 2's word columns: version 1 exports came from
-    word-level models only, each token a word but the class token of `pooling: cls`."""
-    manifest = manifest.copy()
-    indices = [word_index(list(tokens), word_pieces=False, class_token=pooling == "cls")
-               for tokens in manifest["tokens"]]
-    manifest["word_index"] = indices
-    manifest["special"] = [[index is None for index in row] for row in indices]
-    manifest["words"] = [words_of(list(tokens), row)
-                         for tokens, row in zip(manifest["tokens"], indices, strict=True)]
-    manifest["word_importance"] = [
-        word_sums(importance, row).tolist()
-        for importance, row in zip(manifest["rollout_importance"], indices, strict=True)]
-    return manifest[list(MANIFEST_COLUMNS)]
 
 
 def _is_missing(value):
@@ -251,8 +270,11 @@ def load_attention(path):
     if len(manifest) == 0:
         manifest = pd.DataFrame(columns=list(MANIFEST_COLUMNS))
     manifest["example_id"] = manifest["example_id"].astype(str)
-    if version == 1:
-        manifest = _with_word_columns(manifest, meta.get("pooling", "mean"))
+    pooling = meta.get("pooling", "mean")
+    if version < FORMAT_VERSION and len(manifest):
+        manifest = upgraded_manifest(manifest, version, pooling, MANIFEST_COLUMNS)
+    # Before version 3 rollout was the one method (upgraded_manifest fills it in).
+    methods = meta["attribution_methods"] if version >= 3 else ["rollout"]
     return AttentionFile(
         directory=directory,
         format_version=version,
@@ -260,8 +282,10 @@ def load_attention(path):
         num_layers=meta["num_layers"],
         num_heads=meta["num_heads"],
         max_probability_difference=meta.get("max_probability_difference"),
-        pooling=meta.get("pooling", "mean"),
+        pooling=pooling,
         run_info=meta.get("run_info", {}),
+        attribution_methods=list(methods),
+        faithfulness=meta.get("faithfulness"),
         meta=meta,
         manifest=manifest,
     )

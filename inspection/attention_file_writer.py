@@ -1,4 +1,4 @@
-"""Streams `AttentionRecord`s into an attention export directory (format version 2)."""
+"""Streams `AttentionRecord`s into an attention export directory (format version 3)."""
 
 import datetime
 import importlib.metadata
@@ -48,6 +48,8 @@ class AttentionFileWriter:
         self.num_layers = None
         self.num_heads = None
         self.num_examples = 0
+        # Every example has the same methods' scores: those of the first one.
+        self.attribution_methods = None
         self._example_ids = set()
         self._manifest = open(
             self.directory / attention_file.MANIFEST_FILENAME, "w", encoding="utf-8"
@@ -89,6 +91,7 @@ class AttentionFileWriter:
         word_index = record.token_word_index
         check_word_index(word_index, num_tokens, record.example_id)
         tokens = [str(token) for token in record.tokens]
+        attributions = self._checked_attributions(record, num_tokens)
 
         with self._arrays.open(
             attention_file.ARRAY_KEY_PREFIX + record.example_id + ".npy", "w", force_zip64=True
@@ -114,17 +117,42 @@ class AttentionFileWriter:
             "special": [index is None for index in word_index],
             "words": words_of(tokens, word_index),
             "word_importance": word_sums(importance, word_index).tolist(),
+            "attributions": {method: scores.tolist() for method, scores in attributions.items()},
+            "word_attributions": {method: word_sums(scores, word_index).tolist()
+                                  for method, scores in attributions.items()},
         }
         self._manifest.write(json.dumps(row, ensure_ascii=False) + "\n")
         self._example_ids.add(record.example_id)
         self.num_examples += 1
 
+    def _checked_attributions(self, record, num_tokens):
+        """The record's {method: float64 (T,)}, the first record's methods, finite values."""
+        attributions = {method: np.asarray(scores, dtype=np.float64)
+                        for method, scores in (record.attributions or {}).items()}
+        if self.attribution_methods is None:
+            self.attribution_methods = list(attributions)
+        if list(attributions) != self.attribution_methods:
+            raise ValueError(
+                f"Every example needs the scores of the same methods, {self.attribution_methods}"
+                f"; example {record.example_id!r} has {list(attributions)}.")
+        for method, scores in attributions.items():
+            if scores.shape != (num_tokens,) or not np.all(np.isfinite(scores)):
+                raise ValueError(
+                    f"attributions[{method!r}] of example {record.example_id!r} must be "
+                    f"{num_tokens} finite scores, one per token. Received: shape={scores.shape}"
+                    f", finite={bool(np.all(np.isfinite(scores)))}")
+        return attributions
+
     def finish(self, max_probability_difference=None, probability_tolerance=None,
-               viewer_examples=None, heatmap_examples=None):
+               viewer_examples=None, heatmap_examples=None, attribution_seconds=None,
+               faithfulness=None):
         """Closes the arrays and manifest and writes meta.json, completing the export.
 
         `viewer_examples` and `heatmap_examples`: the settings the export used (at most so
         many examples in index.html, and with heatmaps and BertViz files).
+        `attribution_seconds`: {method: seconds per example} the attributions took.
+        `faithfulness`: the methods' faithfulness on the exported data (the `faithfulness`
+        block of docs/attention_format.md), None when not measured.
         """
         self.close()
         difference = max_probability_difference
@@ -145,6 +173,9 @@ class AttentionFileWriter:
             "viewer_examples": viewer_examples,
             "heatmap_examples": heatmap_examples,
             "rollout": ROLLOUT_DESCRIPTION,
+            "attribution_methods": self.attribution_methods or [],
+            "attribution_seconds_per_example": attribution_seconds,
+            "faithfulness": faithfulness,
             "run_info": self.run_info,
             "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat(
                 timespec="seconds"

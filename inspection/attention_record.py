@@ -1,4 +1,4 @@
-"""One exported example: its tokens, attention maps, prediction and rollout."""
+"""One exported example: its tokens, attention maps, prediction, rollout and attributions."""
 
 import dataclasses
 
@@ -31,6 +31,10 @@ class AttentionRecord:
         word_index: list of T ints or None: the index of the word each token
             belongs to (see `word_pieces.word_index`), None for a special token
             ("[CLS]", "[SEP]"). None: every token is a word of its own.
+        attributions: dict of method name (`inspection.attribution.METHODS`) -> float64
+            array (T,): each method's scores for the predicted class, higher = more in
+            its favour, 0 at the learned class token of a word-level `pooling: cls`
+            model (no token id, so no method scores it). None: none computed.
 
     Example:
     >>> record = AttentionRecord(
@@ -51,6 +55,7 @@ class AttentionRecord:
     rollout_importance: np.ndarray | None = None
     probability_difference: float | None = None
     word_index: list | None = None
+    attributions: dict | None = None
 
     @property
     def num_tokens(self):
@@ -82,3 +87,9 @@ class AttentionRecord:
         if self.rollout_importance is None:
             return None
         return word_sums(self.rollout_importance, self.token_word_index)
+
+    @property
+    def word_attributions(self):
+        """Per method, the word sums of its scores (special tokens left out): {method: (W,)}."""
+        return {method: word_sums(scores, self.token_word_index)
+                for method, scores in (self.attributions or {}).items()}

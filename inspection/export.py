@@ -1,4 +1,5 @@
-"""Exports the attention of a trained classifier: arrays, manifest, heatmaps, BertViz, viewer.
+"""Exports the attention of a trained classifier: arrays, manifest, attributions, heatmaps,
+BertViz, viewer.
 
 Letter legend: B batch, T tokens (padded in a batch, + 1 with a class token; real only
 once trimmed), L layers, N heads, C classes.
@@ -14,13 +15,10 @@ from inspection import attention_file
 from inspection.attention_file import load_attention
 from inspection.attention_file_writer import AttentionFileWriter
 from inspection.attention_record import AttentionRecord
-from inspection.attention_tokens import (
-    has_class_token,
-    real_tokens,
-    stack_block_scores,
-    trim_scores,
-)
+from inspection.attention_tokens import has_class_token, real_tokens, trim_scores
 from inspection.bertviz_export import write_bertviz_json
+from inspection.export_attributions import BatchAttributions, check_methods
+from inspection.export_checks import check_rows, label_indices, run_attention_model
 from inspection.heatmaps import plot_attention_heads, plot_layer_averages
 from inspection.rollout import check_pooling, token_importance
 from inspection.viewer import write_viewer
@@ -30,8 +28,6 @@ from tokenization import WordPieceTokenizer
 # float32 softmax outputs of the same weights agree to about 1e-6; a larger gap means the
 # attention path computes something else than the model that was evaluated.
 PROBABILITY_TOLERANCE = 1e-4
-# Rows over real keys sum to 1 up to float32 rounding, for up to a few thousand keys.
-ROW_SUM_TOLERANCE = 1e-3
 
 
 def export_attention(
@@ -43,6 +39,9 @@ def export_attention(
     true_labels=None,
     fast_path_probabilities=None,
     model=None,
+    classifier=None,
+    methods=None,
+    faithfulness=None,
     pooling="mean",
     example_ids=None,
     batch_size=32,
@@ -56,8 +55,10 @@ def export_attention(
 
     Per batch: the texts are vectorised, `attention_model` gives probabilities and
     attention scores (`training=False`, float32), the probabilities are checked
-    against the fast path (the plain model, which does not return scores), and each
-    example is trimmed to its real tokens, rolled out and streamed to disk.
+    against the fast path (the plain model, which does not return scores), every
+    attribution method scores the tokens for the predicted class
+    (`inspection.attribution`), and each example is trimmed to its real tokens, rolled out
+    and streamed to disk.
 
     Writes into `out_dir`:
         meta.json, manifest.jsonl, attention.npz   the format read by `load_attention`
@@ -84,6 +85,15 @@ def export_attention(
         model: the end-to-end model, strings (B,) -> (B, C); used to compute the
             fast path batch by batch when `fast_path_probabilities` is None.
             Exactly one of the two must be given.
+        classifier: the classifier `attention_model` was built from (token ids ->
+            probabilities; `get_model_parts(model)[1]`), which the attribution methods
+            replay; None: only rollout, read off the attention maps.
+        methods: the attribution methods to store (names of
+            `inspection.attribution.METHODS`); None: all of them with a classifier.
+            Integrated Gradients costs a 32-row backward pass per example and
+            leave-one-out T forward rows: pass fewer to export many long texts.
+        faithfulness: the methods' faithfulness on these texts' split, for meta.json
+            and the viewer (`run_export.faithfulness_block`); None: not measured.
         pooling: the classifier's pooling, "mean", "max" or "cls". With "cls"
             the rollout importance is the row of token 0, "[CLS]": a word-level
             model's attention has T + 1 positions, position 0 being its learned class
@@ -110,9 +120,12 @@ def export_attention(
     >>> export = export_attention(  # doctest: +SKIP
     ...     attention_model, find_text_vectorization(model), texts, "runs/imdb/attention",
     ...     class_names=["neg", "pos"], true_labels=labels,
-    ...     fast_path_probabilities=model.predict(np.array(texts)))
+    ...     fast_path_probabilities=model.predict(np.array(texts)),
+    ...     classifier=get_model_parts(model)[1], methods=["rollout", "leave_one_out"])
     >>> export.max_probability_difference  # doctest: +SKIP
     2.384185791015625e-07
+    >>> export.word_attributions(export.example_ids[0])["leave_one_out"]  # doctest: +SKIP
+    array([ 0.012, -0.003,  0.215])
     """
     texts = [str(text) for text in texts]
     num_examples = len(texts)
@@ -131,7 +144,7 @@ def export_attention(
                 f"one row per text and one column per class name. "
                 f"Received: shape={fast_path_probabilities.shape}"
             )
-    true_indices = _label_indices(true_labels, class_names, num_examples)
+    true_indices = label_indices(true_labels, class_names, num_examples)
     if example_ids is None:
         width = max(5, len(str(max(num_examples - 1, 0))))
         example_ids = [str(index).zfill(width) for index in range(num_examples)]
@@ -142,12 +155,14 @@ def export_attention(
             f"Received: {len(example_ids)} ids"
         )
     check_pooling(pooling)
+    methods = check_methods(methods, classifier)
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1. Received: batch_size={batch_size}")
     out_dir = pathlib.Path(out_dir)
     vocabulary = vectorizer.get_vocabulary()
     word_pieces = is_word_piece(vocabulary)
     class_token = has_class_token(pooling, vocabulary)
+    attributions = BatchAttributions(classifier, methods, pooling)
 
     progress = keras.utils.Progbar(num_examples, verbose=verbose, unit_name="example")
     largest_difference = 0.0
@@ -157,7 +172,7 @@ def export_attention(
             stop = min(start + batch_size, num_examples)
             batch_texts = texts[start:stop]
             token_ids = keras.ops.convert_to_numpy(vectorizer(tf.constant(batch_texts)))  # (B, T)
-            probabilities, attention_scores = _run_attention_model(
+            probabilities, attention_scores = run_attention_model(
                 attention_model, token_ids, len(class_names), class_token
             )  # (B, C), (B, L, N, T, T) (T + 1 with a class token)
             if fast_path_probabilities is not None:
@@ -176,23 +191,29 @@ def export_attention(
                     "trained weights, and call both with training=False."
                 )
             largest_difference = max(largest_difference, float(differences[worst]))
+            # The predicted class of the model that was evaluated, as the manifest says.
+            predicted = fast_path.argmax(axis=-1)  # (B,)
+            attributions.compute(token_ids, predicted, seed=start)
 
             for offset in range(stop - start):
                 index = start + offset
                 tokens = real_tokens(token_ids[offset], vocabulary, class_token)
                 scores = trim_scores(attention_scores[offset], token_ids[offset], class_token)
-                _check_rows(scores, example_ids[index])
+                check_rows(scores, example_ids[index])
+                rollout = token_importance(scores, pooling)
                 record = AttentionRecord(
                     example_id=example_ids[index],
                     text=texts[index],
                     tokens=tokens,
                     attention_scores=scores,
                     probabilities=fast_path[offset],
-                    predicted_label_index=int(np.argmax(fast_path[offset])),
+                    predicted_label_index=int(predicted[offset]),
                     true_label_index=true_indices[index],
-                    rollout_importance=token_importance(scores, pooling),
+                    rollout_importance=rollout,
                     probability_difference=float(differences[offset]),
                     word_index=word_index(tokens, word_pieces, class_token),
+                    attributions=attributions.of_example(offset, token_ids[offset], rollout,
+                                                         class_token),
                 )
                 writer.add(record)
                 if index < max_rendered_examples and record.num_tokens > 0:
@@ -205,6 +226,8 @@ def export_attention(
             probability_tolerance=tolerance,
             viewer_examples=max_viewer_examples,
             heatmap_examples=max_rendered_examples,
+            attribution_seconds=attributions.seconds_per_example(),
+            faithfulness=faithfulness,
         )
     write_viewer(out_dir / attention_file.VIEWER_FILENAME, viewer_records, class_names, meta=meta,
                  title="Attention viewer")
@@ -228,77 +251,6 @@ def find_text_vectorization(model):
         f"No TextVectorization or WordPieceTokenizer layer in model "
         f"{getattr(model, 'name', model)!r}: pass the vectorizer explicitly."
     )
-
-
-def _run_attention_model(attention_model, token_ids, num_classes, class_token):
-    outputs = attention_model(token_ids, training=False)
-    if not isinstance(outputs, dict) or not {"probabilities", "attention_scores"} <= set(outputs):
-        raise ValueError(
-            "attention_model must return a dict with 'probabilities' and 'attention_scores'. "
-            f"Received: {type(outputs).__name__} with keys "
-            f"{sorted(outputs) if isinstance(outputs, dict) else None}"
-        )
-    probabilities = keras.ops.convert_to_numpy(outputs["probabilities"]).astype(np.float32)
-    batch, length = token_ids.shape
-    length += int(class_token)
-    if probabilities.shape != (batch, num_classes):
-        raise ValueError(
-            f"attention_model's 'probabilities' must have shape ({batch}, {num_classes}). "
-            f"Received: shape={probabilities.shape}"
-        )
-    for layer_index, scores in enumerate(outputs["attention_scores"]):
-        shape = tuple(keras.ops.shape(scores))
-        if len(shape) != 4 or shape[0] != batch or shape[2:] != (length, length):
-            hint = ""
-            if len(shape) == 4 and shape[2] == length + 1 and not class_token:
-                hint = " The scores have one extra position: pass pooling='cls'."
-            raise ValueError(
-                f"attention_scores[{layer_index}] must have shape ({batch}, num_heads, {length}, "
-                f"{length}). Received: shape={shape}.{hint}"
-            )
-    return probabilities, stack_block_scores(outputs)  # (B, L, N, T, T)
-
-
-def _check_rows(scores, example_id):
-    if scores.shape[-1] == 0:
-        return
-    row_sums = scores.sum(axis=-1)  # (layers, heads, T)
-    worst = float(np.abs(row_sums - 1.0).max())
-    if worst > ROW_SUM_TOLERANCE:
-        raise ValueError(
-            f"Attention rows of example {example_id!r} sum to {1 + worst:.4f} or "
-            f"{1 - worst:.4f} over real tokens instead of 1: attention_model must give padded "
-            "keys (token id 0) exactly zero weight."
-        )
-
-
-def _label_indices(true_labels, class_names, num_examples):
-    if true_labels is None:
-        return [None] * num_examples
-    true_labels = list(true_labels)
-    if len(true_labels) != num_examples:
-        raise ValueError(
-            f"true_labels needs one label per text ({num_examples}). "
-            f"Received: {len(true_labels)} labels"
-        )
-    indices = []
-    for label in true_labels:
-        if isinstance(label, (str, bytes)):
-            name = label.decode() if isinstance(label, bytes) else label
-            if name not in class_names:
-                raise ValueError(
-                    f"true label {name!r} is not in class_names={class_names}."
-                )
-            indices.append(class_names.index(name))
-        else:
-            index = int(label)
-            if not 0 <= index < len(class_names):
-                raise ValueError(
-                    f"true label index {index} is outside 0..{len(class_names) - 1} "
-                    f"for class_names={class_names}."
-                )
-            indices.append(index)
-    return indices
 
 
 def _render(record, class_names, out_dir):

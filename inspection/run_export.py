@@ -3,7 +3,9 @@
 Each export has its own folder, named after what was exported (the split, the data file's
 or the texts file's stem) unless given (`--out`). An existing export is never replaced
 unless asked (`overwrite`); then the new one replaces it as a whole or not at all
-(`runs.staged_folder`).
+(`runs.staged_folder`). Every attribution method is stored (`methods` picks fewer), and an
+export of a split that `evaluate.py --faithfulness` measured carries its numbers
+(`faithfulness_block`).
 
 Example:
 >>> # run = runs.load_run("runs/default")
@@ -11,6 +13,7 @@ Example:
 >>> #                                   export_dir(run.run_dir, "my"))
 """
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -21,9 +24,13 @@ from inspection.attention_tokens import ATTENTION_BATCH_SIZE
 from inspection.export import export_attention
 from models import predict_texts
 
+# What meta.json keeps of each method in faithfulness.json: the two ERASER measures.
+FAITHFULNESS_MEASURES = ("comprehensiveness", "sufficiency")
+
 
 class ExportError(ValueError):
-    """Bad example ids, an empty selection or an export in the way; the message is one line."""
+    """Bad example ids, an empty selection, an export in the way or an unreadable
+    faithfulness file; the message is one line."""
 
 
 def export_dir(run_dir, source, out_dir=None) -> Path:
@@ -47,7 +54,7 @@ def export_run_attention(run, texts, out_dir, probabilities=None, true_labels=No
                          example_ids=None, run_info=None, overwrite=False,
                          viewer_examples=runs.VIEWER_EXAMPLES,
                          heatmap_examples=runs.HEATMAP_EXAMPLES,
-                         verbose=0):
+                         methods=None, faithfulness=None, verbose=0):
     """Writes the attention of `texts` to `out_dir` (see `export_dir`).
 
     Args:
@@ -61,6 +68,10 @@ def export_run_attention(run, texts, out_dir, probabilities=None, true_labels=No
         overwrite: replace an export already in `out_dir` (else an ExportError).
         viewer_examples: the first examples that go into index.html.
         heatmap_examples: the first examples that get PNG heatmaps and BertViz JSON.
+        methods: the attribution methods to store (`inspection.attribution.METHODS`);
+            None: all.
+        faithfulness: the methods' faithfulness on these texts (`faithfulness_block`), or
+            None.
         verbose: 1 shows a progress bar.
 
     Returns:
@@ -73,11 +84,12 @@ def export_run_attention(run, texts, out_dir, probabilities=None, true_labels=No
         probabilities = predict_texts(run.model, texts)
     info = {"run_dir": str(run.run_dir), "model": str(run.run_dir / runs.MODEL_FILE),
             **(run_info or {})}
-    vectorizer, _ = run.parts
+    vectorizer, classifier = run.parts
     with runs.staged_folder(out_dir) as staging:
         export_attention(
             run.attention_model, vectorizer, texts, staging, run.class_names,
             true_labels=true_labels, fast_path_probabilities=probabilities,
+            classifier=classifier, methods=methods, faithfulness=faithfulness,
             pooling=run.pooling, example_ids=example_ids, batch_size=ATTENTION_BATCH_SIZE,
             run_info=info, max_rendered_examples=heatmap_examples,
             max_viewer_examples=viewer_examples, verbose=verbose,
@@ -123,8 +135,11 @@ def export_evaluation_attention(run, report, out_dir, count=None, ids=None, **op
 
     The probabilities checked against the attention path are the evaluation's own; the
     example ids are the examples' positions in the evaluated data ("00003" is example 3).
+    The faithfulness of `RUN_DIR/eval/<data>/faithfulness.json`, when there, goes with them.
     """
     indices = select_examples(len(report.texts), report.data_name, count, ids)
+    faithfulness = faithfulness_block(
+        run.run_dir / runs.EVAL_DIR / report.data_name / runs.FAITHFULNESS_FILE)
     width = max(5, len(str(len(report.texts) - 1)))
     export = export_run_attention(
         run,
@@ -134,6 +149,7 @@ def export_evaluation_attention(run, report, out_dir, count=None, ids=None, **op
         true_labels=report.labels[indices],
         example_ids=[str(index).zfill(width) for index in indices],
         run_info={"source": "evaluate.py", "data": report.data_name},
+        faithfulness=faithfulness,
         **options,
     )
     export.close()
@@ -152,3 +168,38 @@ def export_texts_attention(run, numbered_texts, source, out_dir, **options) -> P
         run_info={"source": "evaluate.py", "data": source}, **options)
     export.close()
     return export.directory / VIEWER_FILENAME
+
+
+def faithfulness_block(path):
+    """What an export's meta.json keeps of a faithfulness file (`evaluate.py --faithfulness`):
+    per method the comprehensiveness and sufficiency means with their 95% intervals, and
+    the best method; None when there is no file at `path`.
+
+    Example:
+    >>> faithfulness_block(Path("runs/default/eval/nothere/faithfulness.json")) is None
+    True
+    """
+    path = Path(path)
+    if not path.is_file():
+        return None
+    try:
+        measured = json.loads(path.read_text(encoding="utf-8"))
+        methods = {
+            method: {measure: {"mean": float(numbers[measure]["mean"]),
+                               "ci95": [float(bound) for bound in numbers[measure]["ci95"]]}
+                     for measure in FAITHFULNESS_MEASURES}
+            for method, numbers in measured["methods"].items()}
+        # The eval folder it sits in is the split (or data file) it measured.
+        block = {"source": str(path), "split": path.parent.name,
+                 "examples": int(measured["examples"]),
+                 "bins_percent": list(measured["bins_percent"]),
+                 "best_method": str(measured["best_method"]), "methods": methods}
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise ExportError(
+            f"{path} is not a faithfulness file of evaluate.py --faithfulness "
+            f"({type(error).__name__}: {error}); measure again: python evaluate.py RUN_DIR "
+            "--faithfulness 500") from None
+    if block["best_method"] not in methods:
+        raise ExportError(f"{path}: best_method {block['best_method']!r} is none of its "
+                          f"methods {sorted(methods)}; measure again with --faithfulness")
+    return block

@@ -1,16 +1,24 @@
 """Writes the offline attention viewer: one self-contained `index.html`.
 
 The page itself lives in `viewer_page/`: `viewer.html` (the markup, with `__VIEWER_*__`
-placeholders), `viewer.css` and `viewer.js`. `write_viewer` inlines the CSS and JS, so
-the page needs no network (no CDN; a Content-Security-Policy that forbids loading
-anything) and works from file://. Data is embedded as JSON in a
-`<script type="application/json">` block with `<`, `>` and `&` escaped, and the script
-only ever writes text through `textContent`, so tokens such as `<script>` show as text.
+placeholders), `viewer.css`, `viewer.js` and `viewer_methods.js` (the method switch).
+`write_viewer` inlines the CSS and JS, so the page needs no network (no CDN; a
+Content-Security-Policy that forbids loading anything) and works from file://. Data is
+embedded as JSON in a `<script type="application/json">` block with `<`, `>` and `&`
+escaped, and the script only ever writes text through `textContent`, so tokens such as
+`<script>` show as text.
 
 A WordPiece model's pieces are shown joined into their words ("play" "##ed" reads
 "played", one box coloured by the sum of its pieces' importance, each piece's own value on
 hover), and "[CLS]" and "[SEP]" are marked as special tokens; the heatmap and the lines
 stay per piece, as the model attends.
+
+A method switch recolours the words by any attribution method the records carry
+(`AttentionRecord.attributions`; rollout alone without them), each described by its entry
+in `inspection.attribution`'s docstring, with its faithfulness from `meta["faithfulness"]`
+next to it. It starts on the most faithful method when that was measured, else rollout.
+Methods that score some word below 0 use a diverging scale: orange for the class, blue
+against it.
 
 Attention is stored in the page as one byte per weight, scaled per (layer, head) matrix
 to its largest weight (error at most 0.2% of that weight), base64 encoded: about
@@ -25,6 +33,7 @@ import re
 
 import numpy as np
 
+from inspection import attribution
 from inspection.attention_file import VIEWER_FILENAME
 from inspection.rollout import token_importance
 from inspection.word_pieces import word_sums, words_of
@@ -33,6 +42,12 @@ QUANTIZATION_LEVELS = 255
 PAGE_DIR = pathlib.Path(__file__).with_name("viewer_page")
 # `__VIEWER_TITLE__` and the like in viewer.html; names are upper-case letters only.
 _PLACEHOLDER = re.compile(r"__VIEWER_([A-Z]+)__")
+# "- `name`: what it does" entries of inspection/attribution.py's docstring, the one place
+# the methods are described.
+_METHOD_ENTRY = re.compile(r"^- `(\w+)`: (.*?)(?=\n- `|\n\n|\Z)", re.MULTILINE | re.DOTALL)
+DEFAULT_METHOD = "rollout"
+# One script: viewer.js starts it ("use strict") and calls what viewer_methods.js declares.
+JS_FILES = ("viewer.js", "viewer_methods.js")
 
 
 def write_viewer(path, records, class_names, meta=None, title="Attention viewer"):
@@ -58,8 +73,21 @@ def write_viewer(path, records, class_names, meta=None, title="Attention viewer"
     if path.suffix.lower() != ".html":
         path = path / VIEWER_FILENAME
     examples = [_example_data(record, class_names) for record in records]
-    data = {"class_names": [str(name) for name in class_names], "meta": meta or {},
-            "examples": examples}
+    meta = meta or {}
+    methods = list(examples[0]["methods"]) if examples else [DEFAULT_METHOD]
+    for example in examples:
+        if list(example["methods"]) != methods:
+            raise ValueError(
+                f"Every record needs the scores of the same methods, {methods}; record "
+                f"{example['id']!r} has {list(example['methods'])}.")
+    best = (meta.get("faithfulness") or {}).get("best_method")
+    data = {"class_names": [str(name) for name in class_names], "meta": meta,
+            "examples": examples, "methods": methods,
+            "default_method": best if best in methods else DEFAULT_METHOD,
+            "descriptions": method_descriptions(),
+            # A method whose scores go below 0 anywhere is shown on a diverging scale.
+            "signed": {method: any(min(example["methods"][method]["words"], default=0) < 0
+                                   for example in examples) for method in methods}}
     page = render_page(title, data)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page, encoding="utf-8")
@@ -78,7 +106,8 @@ def render_page(title, data):
         "TITLE": html.escape(str(title)),
         "CSS": _inlinable_file("viewer.css", forbidden=("</style",)),
         # In a script, "<!--" can start a state in which "</script>" no longer closes it.
-        "JS": _inlinable_file("viewer.js", forbidden=("</script", "<!--")),
+        "JS": "\n".join(_inlinable_file(name, forbidden=("</script", "<!--"))
+                        for name in JS_FILES),
         "DATA": embed_json(data),
     }
     template = (PAGE_DIR / "viewer.html").read_text(encoding="utf-8")
@@ -91,6 +120,18 @@ def render_page(title, data):
     # One pass over the template: what goes in (a title, a token, the JS) is never searched
     # for placeholders itself, so no content can be mistaken for one.
     return _PLACEHOLDER.sub(lambda match: values[match.group(1)], template)
+
+
+def method_descriptions():
+    """{method: its description}, from the docstring of `inspection.attribution`.
+
+    Example:
+    >>> descriptions = method_descriptions()
+    >>> list(descriptions) == list(attribution.METHODS), descriptions["random"]
+    (True, 'uniform random scores, the floor.')
+    """
+    return {name: " ".join(text.replace("`", "").split())
+            for name, text in _METHOD_ENTRY.findall(attribution.__doc__)}
 
 
 def embed_json(data):
@@ -129,6 +170,8 @@ def _example_data(record, class_names):
     if importance is None:
         importance = token_importance(scores)
     word_index = record.token_word_index
+    # Without attribution methods the record's rollout is the one shown.
+    token_scores = record.attributions or {DEFAULT_METHOD: importance}
     true_index = record.true_label_index
     return {
         "id": str(record.example_id),
@@ -137,15 +180,20 @@ def _example_data(record, class_names):
         "true_label": None if true_index is None else str(class_names[true_index]),
         "predicted_label": str(class_names[record.predicted_label_index]),
         "probabilities": [round(float(value), 6) for value in record.probabilities],
-        "rollout": [round(float(value), 6) for value in importance],
-        # Per token its word's index, null for [CLS] and [SEP]; per word its text and the
-        # sum of its pieces' importance.
+        # Per token its word's index, null for [CLS] and [SEP]; per word its text; per
+        # method the tokens' scores and each word's sum of its pieces'.
         "word_index": [None if index is None else int(index) for index in word_index],
         "words": [str(word) for word in words_of(record.tokens, word_index)],
-        "word_importance": [round(float(value), 6)
-                            for value in word_sums(importance, word_index)],
+        "methods": {method: {"tokens": _rounded(values),
+                             "words": _rounded(word_sums(values, word_index))}
+                    for method, values in token_scores.items()},
         "num_layers": int(scores.shape[0]),
         "num_heads": int(scores.shape[1]),
         "scales": (scales / QUANTIZATION_LEVELS).astype(np.float64).tolist(),
         "attention": base64.b64encode(quantized.tobytes()).decode("ascii"),
     }
+
+
+def _rounded(values):
+    # Six significant digits: gradient scores can be far below 1e-6 and still rank words.
+    return [float(f"{float(value):.6g}") for value in values]

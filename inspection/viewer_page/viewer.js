@@ -3,7 +3,8 @@
 // inert attributes, never through innerHTML, so tokens cannot become markup.
 const DATA = JSON.parse(document.getElementById("attention-data").textContent);
 const SVG_NS = "http://www.w3.org/2000/svg";
-const state = { example: 0, layer: 0, head: "mean", query: null, hoverQuery: null };
+const state = { example: 0, layer: 0, head: "mean", query: null, hoverQuery: null,
+                method: DATA.default_method };
 const decoded = new Map();
 // Labels of [CLS] and [SEP], which are no words of the text.
 const SPECIAL_COLOUR = "#7a5af5";
@@ -132,31 +133,25 @@ function renderRollout() {
   const box = byId("rollout");
   clear(box);
   if (example.tokens.length === 0) { box.textContent = "(no tokens)"; return; }
-  // Colour by word: a word of several pieces gets the sum of theirs, as predict.py ranks.
-  // Min-max scaled: rollout mixes in the identity, so importances are often close to
-  // uniform and a 0-to-largest scale would paint every token the same.
-  const values = example.word_importance.length ? example.word_importance : [0];
-  const largest = Math.max(...values), smallest = Math.min(...values);
-  const range = largest - smallest || 1;
+  const scores = methodScores(example), colourOf = wordColour(scores.words);
   const active = activeQuery();
   tokenRuns(example).forEach((run) => {
     if (run.word === null) {
       const index = run.tokens[0], token = example.tokens[index];
       const span = element("span", token, "special");
       span.setAttribute("title",
-        `${token} (special token, not a word of the text): ${example.rollout[index].toFixed(4)}`);
+        `${token} (special token, not a word of the text): ${scores.tokens[index].toFixed(4)}`);
       if (index === active) span.classList.add("active");
       box.appendChild(span);
       return;
     }
-    const word = example.words[run.word], total = example.word_importance[run.word];
-    const strength = (total - smallest) / range;
-    const colour = `rgba(232, 110, 20, ${(0.08 + 0.82 * strength).toFixed(3)})`;
+    const word = example.words[run.word], total = scores.words[run.word];
+    const colour = colourOf(total);
     if (run.tokens.length === 1) {
       const index = run.tokens[0];
       const span = element("span", example.tokens[index]);
       span.style.background = colour;
-      span.setAttribute("title", `${example.tokens[index]}: ${example.rollout[index].toFixed(4)}`);
+      span.setAttribute("title", `${example.tokens[index]}: ${scores.tokens[index].toFixed(4)}`);
       if (index === active) span.classList.add("active");
       box.appendChild(span);
       return;
@@ -164,12 +159,12 @@ function renderRollout() {
     const wordSpan = element("span", null, "word");
     wordSpan.style.background = colour;
     const parts = run.tokens.map((index) =>
-      `${example.tokens[index]} ${example.rollout[index].toFixed(4)}`);
+      `${example.tokens[index]} ${scores.tokens[index].toFixed(4)}`);
     wordSpan.setAttribute("title", `${word}: ${total.toFixed(4)} = ${parts.join(" + ")}`);
     run.tokens.forEach((index, position) => {
       const piece = element("span", pieceText(example.tokens[index], position), "piece");
       piece.setAttribute("title", `${example.tokens[index]} (a piece of "${word}"): ` +
-        `${example.rollout[index].toFixed(4)} of the word's ${total.toFixed(4)}`);
+        `${scores.tokens[index].toFixed(4)} of the word's ${total.toFixed(4)}`);
       if (index === active) piece.classList.add("active");
       wordSpan.appendChild(piece);
     });
@@ -311,9 +306,16 @@ function selectQuery(index) {
 function renderQueryViews() { renderHeatmap(); renderLines(); renderRollout(); }
 
 function renderRolloutNote() {
-  let note = DATA.meta.pooling === "cls"
-    ? "Importance is the class token's row of the rollout (the model reads that token)."
-    : "Importance is the mean of the rollout's query rows (the model pools all tokens).";
+  const description = DATA.descriptions[state.method];
+  let note = description ? `${state.method}: ${description}` : "";
+  if (state.method === "rollout") {
+    note += DATA.meta.pooling === "cls"
+      ? " Importance is the class token's row of the rollout (the model reads that token)."
+      : " Importance is the mean of the rollout's query rows (the model pools all tokens).";
+  }
+  if (DATA.signed[state.method]) {
+    note += " Orange words count for the predicted class, blue ones against it.";
+  }
   const pieces = DATA.examples.some((example) =>
     example.words.length < example.word_index.filter((index) => index !== null).length);
   if (pieces) {
@@ -385,8 +387,9 @@ function setup() {
     const hit = heatmapCell(event);
     if (hit) selectQuery(hit.query);
   });
+  setupMethods();
   renderRun();
-  renderRolloutNote();
+  renderMethod();
   renderAll();
 }
 

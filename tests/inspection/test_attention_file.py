@@ -36,7 +36,7 @@ def test_round_trip_keeps_arrays_manifest_and_meta(tmp_path):
                    max_probability_difference=2.5e-7, probability_tolerance=1e-4)
 
     with load_attention(tmp_path) as export:
-        assert export.format_version == FORMAT_VERSION == 2
+        assert export.format_version == FORMAT_VERSION == 3
         assert export.class_names == CLASS_NAMES
         assert (export.num_layers, export.num_heads) == (2, 3)
         assert export.max_probability_difference == pytest.approx(2.5e-7)
@@ -64,7 +64,7 @@ def test_manifest_reads_with_plain_pandas_and_arrays_with_plain_numpy(tmp_path):
     with np.load(tmp_path / "attention.npz") as arrays:
         assert arrays["attention_0"].shape == (2, 3, 3, 3)
     meta = json.loads((tmp_path / "meta.json").read_text())
-    assert meta["format_version"] == 2
+    assert meta["format_version"] == 3
     assert meta["num_examples"] == 1
 
 
@@ -141,23 +141,95 @@ def test_word_pieces_are_grouped_into_words_and_specials_marked(tmp_path):
         assert word_level["word_importance"] == word_level["rollout_importance"]
 
 
+# What versions 1 and 2 did not write: version 3's attributions and what meta says of them.
+VERSION_3_COLUMNS = ("attributions", "word_attributions")
+VERSION_3_META = ("attribution_methods", "attribution_seconds_per_example", "faithfulness")
+VERSION_2_COLUMNS = ("word_index", "special", "words", "word_importance")
+
+
+def rewrite_as_version(directory, version, dropped_columns):
+    """Rewrites a current export as an older version wrote it; returns the current rows."""
+    rows = [json.loads(line) for line in (directory / "manifest.jsonl").read_text().splitlines()]
+    (directory / "manifest.jsonl").write_text("".join(
+        json.dumps({key: value for key, value in row.items() if key not in dropped_columns})
+        + "\n" for row in rows))
+    meta = json.loads((directory / "meta.json").read_text())
+    meta = {key: value for key, value in meta.items() if key not in VERSION_3_META}
+    (directory / "meta.json").write_text(json.dumps({**meta, "format_version": version}))
+    return rows
+
+
 def test_version_1_exports_still_load_with_each_token_a_word(tmp_path):
     record = make_record("0", 3)
     record.tokens = ["[CLS]", "good", "film"]  # a word-level pooling: cls export
     record.word_index = [None, 0, 1]  # what version 2 records of it
     save_attention(tmp_path, [record], CLASS_NAMES, pooling="cls")
-    version_2 = json.loads((tmp_path / "manifest.jsonl").read_text())
-    version_1 = {key: value for key, value in version_2.items()
-                 if key not in ("word_index", "special", "words", "word_importance")}
-    (tmp_path / "manifest.jsonl").write_text(json.dumps(version_1) + "\n")
-    meta = json.loads((tmp_path / "meta.json").read_text())
-    (tmp_path / "meta.json").write_text(json.dumps({**meta, "format_version": 1}))
+    [version_2] = rewrite_as_version(tmp_path, 1, VERSION_2_COLUMNS + VERSION_3_COLUMNS)
     with load_attention(tmp_path) as export:
         assert export.format_version == 1
         assert list(export.manifest.columns) == list(MANIFEST_COLUMNS)
-        for column in ("word_index", "special", "words", "word_importance"):
+        for column in VERSION_2_COLUMNS:
             assert export.manifest.loc[0, column] == version_2[column]
         assert export.record("0").words == ["good", "film"]
+        # Rollout is its one method; the class token is no token id: no score.
+        assert export.attribution_methods == ["rollout"] and export.faithfulness is None
+        rollout = version_2["rollout_importance"]
+        assert export.attributions("0")["rollout"].tolist() == [0.0] + rollout[1:]
+        assert export.word_attributions("0")["rollout"].tolist() == version_2["word_importance"]
+
+
+@pytest.mark.parametrize("tokens, word_index, learned_class_token", [
+    (["[CLS]", "good", "film"], [None, 0, 1], True),  # word-level, pooling: cls
+    (["[CLS]", "play", "##ed", "[SEP]"], [None, 0, 0, None], False),  # WordPiece's own [CLS]
+])
+def test_version_2_exports_load_with_rollout_as_their_one_method(tmp_path, tokens, word_index,
+                                                                 learned_class_token):
+    record = make_record("0", len(tokens))
+    record.tokens, record.word_index = tokens, word_index
+    record.rollout_importance = np.array([0.4, 0.3, 0.2, 0.1][:len(tokens)])
+    save_attention(tmp_path, [record, make_record("1", 2)], CLASS_NAMES, pooling="cls")
+    rows = rewrite_as_version(tmp_path, 2, VERSION_3_COLUMNS)
+    with load_attention(tmp_path) as export:
+        assert export.format_version == 2 and export.attribution_methods == ["rollout"]
+        assert list(export.manifest.columns) == list(MANIFEST_COLUMNS)
+        # No method scores a learned class token; WordPiece's [CLS] is a token id.
+        rollout = export.attributions("0")["rollout"]
+        assert rollout[0] == (0.0 if learned_class_token else 0.4)
+        assert rollout[1:].tolist() == rows[0]["rollout_importance"][1:]
+        assert export.word_attributions("0")["rollout"].tolist() == rows[0]["word_importance"]
+        assert list(export.record("1").attributions) == ["rollout"]
+
+
+def test_attribution_scores_round_trip_and_sum_into_words(tmp_path):
+    record = word_piece_record()
+    record.attributions = {"rollout": record.rollout_importance,
+                           "leave_one_out": np.array([0.5, -0.25, 0.125, 1e-9, -2.0, 0.75])}
+    save_attention(tmp_path, [record], CLASS_NAMES, pooling="cls")
+    with load_attention(tmp_path) as export:
+        assert export.attribution_methods == ["rollout", "leave_one_out"]
+        assert export.meta["faithfulness"] is None and export.best_method is None
+        scores = export.attributions("0")
+        assert scores["leave_one_out"].tolist() == [0.5, -0.25, 0.125, 1e-9, -2.0, 0.75]
+        # they, played (play + ##ed), well; [CLS] and [SEP] in no word.
+        assert export.word_attributions("0")["leave_one_out"].tolist() == [
+            -0.25, 0.125 + 1e-9, -2.0]
+        loaded = export.record("0")
+        assert loaded.word_attributions["leave_one_out"].tolist() == [-0.25, 0.125 + 1e-9, -2.0]
+        np.testing.assert_allclose(loaded.word_attributions["rollout"], [0.1, 0.2, 0.25])
+
+
+@pytest.mark.parametrize("attributions, message", [
+    ({"rollout": [0.5, 0.5]}, r"same methods, \['rollout', 'random'\]; example '1' has "),
+    ({"rollout": [0.5, 0.5], "random": [0.1]}, r"attributions\['random'\] of example '1' "
+                                               r"must be 2 finite scores"),
+    ({"rollout": [0.5, 0.5], "random": [0.1, np.nan]}, "finite=False"),
+])
+def test_attribution_scores_that_do_not_fit_are_rejected(tmp_path, attributions, message):
+    first, second = make_record("0", 3), make_record("1", 2)
+    first.attributions = {"rollout": [0.2, 0.3, 0.5], "random": [0.1, 0.2, 0.3]}
+    second.attributions = attributions
+    with pytest.raises(ValueError, match=message):
+        save_attention(tmp_path, [first, second], CLASS_NAMES)
 
 
 @pytest.mark.parametrize("word_index, message", [

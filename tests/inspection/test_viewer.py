@@ -67,6 +67,7 @@ def test_page_inlines_the_page_files_verbatim(tmp_path):
     page = write_viewer(tmp_path, make_records(), CLASS_NAMES).read_text()
     assert (PAGE_DIR / "viewer.css").read_text() in page
     assert (PAGE_DIR / "viewer.js").read_text() in page
+    assert (PAGE_DIR / "viewer_methods.js").read_text() in page
     template = (PAGE_DIR / "viewer.html").read_text()
     markup = re.split(r"__VIEWER_[A-Z]+__", template)
     assert len(markup) == 6  # the title twice, CSS, data, JS
@@ -88,6 +89,7 @@ def test_placeholder_names_in_the_title_or_tokens_are_shown_as_text(tmp_path):
 @pytest.mark.parametrize("name, text", [
     ("viewer.js", 'const END = "</SCRIPT>";\n'),
     ("viewer.js", 'const COMMENT = "<!--";\n'),
+    ("viewer_methods.js", "// </script>\n"),
     ("viewer.css", "/* </style> */\n"),
 ])
 def test_refuses_page_files_that_would_end_their_block(tmp_path, monkeypatch, name, text):
@@ -100,7 +102,7 @@ def test_refuses_page_files_that_would_end_their_block(tmp_path, monkeypatch, na
 
 @pytest.fixture
 def viewer(browser, tmp_path):
-    path = write_viewer(tmp_path, make_records(), CLASS_NAMES, meta={"format_version": 2})
+    path = write_viewer(tmp_path, make_records(), CLASS_NAMES, meta={"format_version": 3})
     with open_viewer(browser, path) as opened:
         yield opened
 
@@ -219,3 +221,4 @@ def test_word_pieces_show_joined_into_their_words_and_specials_apart(word_piece_
         'query 3 "##ed (played)" -> key 0 "[CLS]": ')
     assert dialogs == [] and page.evaluate("document.scripts.length") == 2
     assert problems == []
+

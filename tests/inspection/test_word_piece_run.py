@@ -60,7 +60,7 @@ def rollout_row_0(scores):
 
 def test_the_export_keeps_the_pieces_and_records_their_words(export):
     assert export.pooling == "cls" and (export.num_layers, export.num_heads) == (2, 2)
-    assert export.meta["format_version"] == 2
+    assert export.meta["format_version"] == 3
     first = export.record("00001")
     assert first.tokens == TOKENS
     assert first.word_index == WORD_INDEX
@@ -82,6 +82,29 @@ def test_the_export_keeps_the_pieces_and_records_their_words(export):
     assert export.record("00003").tokens == ["[CLS]", "cafe", "film", "##s", "[SEP]"]
 
 
+def test_the_saved_run_scores_every_method_over_the_pieces(run_dir, export):
+    from inspection.attribution import METHODS
+
+    assert export.attribution_methods == list(METHODS)
+    assert export.faithfulness is None  # a texts file: no split was measured
+    vectorizer, classifier = runs.load_run(run_dir).parts
+    token_ids = vectorizer(tf.constant(TEXTS)).numpy()  # (3, T)
+    for record, ids in zip(export.records(), token_ids, strict=True):
+        ids = ids[ids != 0]  # (T,): [CLS] ... [SEP], each a scored token id
+        scores = export.attributions(record.example_id)
+        assert {values.shape for values in scores.values()} == {(len(ids),)}
+        # Leave-one-out is removing each token (id 0) by hand, [CLS] and [SEP] too.
+        removed = np.repeat(ids[None], len(ids), axis=0)
+        np.fill_diagonal(removed, 0)
+        full = classifier(ids[None], training=False).numpy()[0, record.predicted_label_index]
+        dropped = classifier(removed, training=False).numpy()[:, record.predicted_label_index]
+        np.testing.assert_allclose(scores["leave_one_out"], full - dropped, atol=1e-5)
+        for method, words in export.word_attributions(record.example_id).items():
+            np.testing.assert_allclose(words, [
+                scores[method][[i for i, w in enumerate(record.word_index) if w == word]].sum()
+                for word in range(len(record.words))], atol=1e-12)
+
+
 def test_heatmaps_and_bertviz_files_hold_every_piece(export):
     for record in export.records():
         count = record.num_tokens
@@ -98,7 +121,9 @@ def test_heatmaps_and_bertviz_files_hold_every_piece(export):
 
 def test_explain_ranks_words_each_the_sum_of_its_pieces(run_dir, export, capsys):
     capsys.readouterr()
-    assert predict.main([str(run_dir), TEXTS[0], "--explain", "--top", "20", "--json"]) == 0
+    # Rollout: what the export's rollout_importance is (the default is the best method).
+    assert predict.main([str(run_dir), TEXTS[0], "--explain", "--method", "rollout",
+                         "--top", "20", "--json"]) == 0
     [prediction] = json.loads(capsys.readouterr().out)["predictions"]
     ranked = {item["token"]: item for item in prediction["tokens"]}
     # Every word once, with its pieces; [CLS] and [SEP] are no words of the text.
@@ -115,9 +140,10 @@ def test_explain_ranks_words_each_the_sum_of_its_pieces(run_dir, export, capsys)
     assert sum(importances) + pieces[0] + pieces[-1] == pytest.approx(1.0, abs=1e-5)
     assert prediction["known_tokens"] == 10  # the 13 tokens but [CLS], [UNK] and [SEP]
 
-    assert predict.main([str(run_dir), TEXTS[0], "--explain", "--top", "3"]) == 0
+    assert predict.main([str(run_dir), TEXTS[0], "--explain", "--method", "rollout",
+                         "--top", "3"]) == 0
     table = capsys.readouterr().out.splitlines()
-    assert "    words by rollout importance (the sum of their pieces):" in table
+    assert "    words by rollout (the sum of their pieces):" in table
     header = table.index("    word    position  importance  pieces")
     assert len(table) == header + 4
 

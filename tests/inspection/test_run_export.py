@@ -1,0 +1,136 @@
+"""A run's export carries the faithfulness `evaluate.py --faithfulness` measured on its split,
+and the run's classifier scores every method (a small untrained classifier stands in for
+a run: the export does not care how well it learned)."""
+
+import json
+import shutil
+import types
+
+import keras
+import numpy as np
+import pytest
+
+import runs
+from config import ModelConfig
+from inspection.attribution import METHODS
+from inspection.run_export import ExportError, export_evaluation_attention, faithfulness_block
+from models import build_attention_model, build_classifier, build_end_to_end_model
+
+CLASS_NAMES = ["negative", "positive"]
+TEXTS = np.array(["a good film", "a bad bad plot", "good"], dtype=object)
+# The schema evaluate.py writes; meta.json keeps the two measures and the best method.
+FAITHFULNESS = {
+    "examples": 500, "bins_percent": [1, 5, 10, 20, 50],
+    "best_method": "integrated_gradients",
+    "methods": {
+        method: {"comprehensiveness": {"mean": 0.31 - index / 100, "ci95": [0.28, 0.34]},
+                 "sufficiency": {"mean": 0.05 + index / 100, "ci95": [0.03, 0.07]},
+                 "entropy": 0.93, "seconds_per_example": 0.02}
+        for index, method in enumerate(METHODS)},
+}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """What `export_evaluation_attention` reads of a `runs.Run`, around a small classifier."""
+    keras.utils.set_random_seed(0)
+    vectorizer = keras.layers.TextVectorization(
+        output_sequence_length=6, vocabulary=["a", "good", "bad", "film", "plot"])
+    config = ModelConfig(d_model=16, num_heads=2, num_layers=1, intermediate_dim=32)
+    classifier = build_classifier(config, 7, sequence_length=6, num_classes=2)
+    model = build_end_to_end_model(vectorizer, classifier)
+    return types.SimpleNamespace(
+        run_dir=tmp_path_factory.mktemp("run"), model=model, class_names=CLASS_NAMES,
+        pooling="mean", parts=(vectorizer, classifier),
+        attention_model=build_attention_model(classifier))
+
+
+def evaluation(run, data_name="test"):
+    """What evaluate.py's report of `data_name` gives the export."""
+    probabilities = np.asarray(run.model(TEXTS.astype(str)), dtype=np.float32)
+    return types.SimpleNamespace(texts=TEXTS, labels=np.array([1, 0, 1]),
+                                 probabilities=probabilities, data_name=data_name)
+
+
+def export_meta(run, data_name, **options):
+    viewer = export_evaluation_attention(
+        run, evaluation(run, data_name), run.run_dir / runs.ATTENTION_DIR / data_name, count=3,
+        overwrite=True, **options)
+    return json.loads((viewer.parent / "meta.json").read_text())
+
+
+def write_faithfulness(run, data_name, content):
+    path = run.run_dir / runs.EVAL_DIR / data_name / runs.FAITHFULNESS_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content if isinstance(content, str) else json.dumps(content))
+    return path
+
+
+def test_the_split_faithfulness_goes_into_meta(run):
+    path = write_faithfulness(run, "test", FAITHFULNESS)
+    meta = export_meta(run, "test", methods=["rollout", "leave_one_out"])
+    assert meta["attribution_methods"] == ["rollout", "leave_one_out"]
+    block = meta["faithfulness"]
+    assert block["source"] == str(path)
+    assert (block["split"], block["examples"], block["best_method"]) == (
+        "test", 500, "integrated_gradients")
+    assert block["bins_percent"] == [1, 5, 10, 20, 50]
+    assert list(block["methods"]) == list(METHODS)
+    assert block["methods"]["leave_one_out"] == {
+        "comprehensiveness": {"mean": pytest.approx(0.25), "ci95": [0.28, 0.34]},
+        "sufficiency": {"mean": pytest.approx(0.11), "ci95": [0.03, 0.07]}}
+
+
+def test_no_faithfulness_file_means_no_numbers_and_every_method(run):
+    meta = export_meta(run, "validation")
+    assert meta["faithfulness"] is None
+    assert meta["attribution_methods"] == list(METHODS)
+
+
+def test_what_evaluate_measures_is_what_meta_keeps(run):
+    from inspection.run_faithfulness import measure_run_faithfulness, write_faithfulness
+
+    folder = run.run_dir / runs.EVAL_DIR / "measured"
+    folder.mkdir(parents=True)
+    report = measure_run_faithfulness(run, TEXTS, 3, methods=("rollout", "random"))
+    write_faithfulness(folder, report)
+    block = export_meta(run, "measured", methods=["rollout"])["faithfulness"]
+    assert (block["split"], block["examples"]) == ("measured", 3)
+    assert block["best_method"] == report["best_method"] in ("rollout", "random")
+    assert block["methods"]["random"]["sufficiency"] == report["methods"]["random"]["sufficiency"]
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{not json", "JSONDecodeError"),
+    ({**FAITHFULNESS, "methods": {"rollout": {"sufficiency": {"mean": 0.1, "ci95": [0, 1]}}}},
+     "KeyError: 'comprehensiveness'"),
+    ({**FAITHFULNESS, "best_method": "shap"}, "best_method 'shap' is none of its methods"),
+])
+def test_a_broken_faithfulness_file_is_an_export_error(tmp_path, content, message):
+    path = write_faithfulness(types.SimpleNamespace(run_dir=tmp_path), "test", content)
+    with pytest.raises(ExportError, match=message) as error:
+        faithfulness_block(path)
+    assert str(path) in str(error.value) and "--faithfulness" in str(error.value)
+
+
+def test_evaluate_measures_then_exports_and_the_viewer_starts_on_the_best(
+        tiny_run_dir, tmp_path, browser):
+    import evaluate
+    from inspection import load_attention
+    from tests.inspection.viewer_browser import open_viewer
+
+    # A copy: a measurement in the shared run would change predict.py's default method.
+    run_dir = shutil.copytree(tiny_run_dir, tmp_path / "tiny")
+    assert evaluate.main([str(run_dir), "--faithfulness", "6", "--export-attention", "3"]) == 0
+    measured = json.loads((run_dir / "eval" / "test" / runs.FAITHFULNESS_FILE).read_text())
+    with load_attention(run_dir / runs.ATTENTION_DIR / "test") as export:
+        assert export.attribution_methods == list(METHODS)
+        assert export.best_method == measured["best_method"]
+        best = export.faithfulness["methods"][export.best_method]
+    with open_viewer(browser, export.directory / "index.html") as (page, problems, _, _):
+        assert page.locator("#method-select").input_value() == measured["best_method"]
+        assert page.locator("#faithfulness").text_content().startswith(
+            f"Comprehensiveness {best['comprehensiveness']['mean']:.3f} (95% CI ")
+        assert "on 6 test examples (the best method)." in page.locator(
+            "#faithfulness").text_content()
+        assert problems == []
