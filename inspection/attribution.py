@@ -78,8 +78,6 @@ def attribute(classifier, token_ids, method, pooling, classes=None, seed=0,
     classes = np.asarray(classes, dtype=np.int64)
     if method == "random":
         return np.random.default_rng(seed).random(token_ids.shape) * (token_ids != 0)
-    if method == "leave_one_out":
-        return _leave_one_out(classifier, token_ids, classes, batch_size)
     scores = np.zeros(token_ids.shape, dtype=np.float64)
     # Integrated Gradients runs 32 rows per text: as many texts as fill a batch of rows.
     step = batch_size
@@ -88,7 +86,12 @@ def attribute(classifier, token_ids, method, pooling, classes=None, seed=0,
     for start in range(0, len(token_ids), step):
         ids = _trimmed(token_ids[start:start + step])  # (b, T')
         rows = slice(start, start + len(ids))
-        scores[rows, :ids.shape[1]] = _METHODS[method](classifier, ids, classes[rows], pooling)
+        if method == "leave_one_out":  # Its b x T' variants in batches of rows.
+            scores[rows, :ids.shape[1]] = _leave_one_out(classifier, ids, classes[rows],
+                                                         batch_size)
+        else:
+            scores[rows, :ids.shape[1]] = _METHODS[method](classifier, ids, classes[rows],
+                                                           pooling)
     return scores
 
 

@@ -116,6 +116,20 @@ def test_a_class_token_model_scores_its_token_ids_only():
     assert np.mean(top_tokens(token_ids, scores) == PLANTED) >= 0.9
 
 
+def test_local_attention_blocks_are_laid_out_over_the_whole_text():
+    from config import ModelConfig
+    from models import build_classifier
+
+    keras.utils.set_random_seed(0)
+    config = ModelConfig(d_model=16, num_heads=2, num_layers=2, intermediate_dim=32,
+                         attention_block_size=2)
+    classifier = build_classifier(config, 30, sequence_length=8, num_classes=2)
+    token_ids = np.array([[4, 5, 6, 7, 8, 0], [3, 9, 0, 0, 0, 0]])
+    scores = attribute(classifier, token_ids, "attention_gradient", "mean")
+    assert scores.shape == token_ids.shape and np.all(scores[token_ids == 0] == 0)
+    assert np.all(scores[token_ids != 0] > 0)  # R = I + ...: every token keeps its own share
+
+
 def test_an_unknown_method_is_named(planted):
     with pytest.raises(ValueError, match="method must be one of .* Received: method='saliency'"):
         attribute(planted[0], planted[1], "saliency", "mean")
