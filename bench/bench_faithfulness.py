@@ -62,7 +62,7 @@ def goals(report):
     """The issue's checks on one model's report: name -> (value, met)."""
     methods = report["methods"]
     best = methods[report["best_method"]]
-    random, rollout = methods["random"], methods["rollout"]
+    random = methods["random"]
     comp_ratio = best["comprehensiveness"]["mean"] / random["comprehensiveness"]["mean"]
     suff_ratio = best["sufficiency"]["mean"] / random["sufficiency"]["mean"]
     beats_rollout = (best["vs_rollout"]["comprehensiveness"]["ci95"][0] > 0
@@ -99,9 +99,8 @@ def format_tables(results):
 
 def main(argv=None):
     args = parse_args(argv)
-    from bench_accuracy import BENCH_FILE, epoch_cost_of, neural_config, neural_run
-
     import numpy as np
+    from bench_accuracy import BENCH_FILE, epoch_cost_of, neural_config, neural_run
 
     import runs
     from inspection.run_faithfulness import faithfulness_table, measure_run_faithfulness

@@ -5,8 +5,8 @@ from typing import NamedTuple
 import numpy as np
 import tensorflow as tf
 
-from inspection.attribution import attribute
 from inspection.attention_tokens import real_tokens
+from inspection.attribution import attribute
 from inspection.word_pieces import (
     is_word_piece,
     join_pieces,

@@ -1,4 +1,4 @@
-"""Attribution methods on a classifier whose right answer is known (tests/inspection/planted_token)."""
+"""Attribution methods on a classifier whose right answer is known (planted_token.py)."""
 
 import keras
 import numpy as np
@@ -49,7 +49,8 @@ def test_random_does_not(planted):
 def test_integrated_gradients_add_up_to_the_logit_difference(planted):
     classifier, token_ids = planted
     token_ids = token_ids[:6]
-    scores = attribute(classifier, token_ids, "integrated_gradients", "mean", classes=np.ones(6, int))
+    scores = attribute(classifier, token_ids, "integrated_gradients", "mean",
+                       classes=np.ones(6, int))
     baseline = token_vectors(classifier, np.zeros_like(token_ids))
     logits = explainable_forward(classifier, token_ids)["logits"][:, 1]
     baseline_logits = explainable_forward(classifier, token_ids, baseline)["logits"][:, 1]
