@@ -4,8 +4,8 @@ Run from the repository root (needs /usr/bin/chromium, about 30 s on a laptop CP
 
     .venv/bin/python docs/make_viewer_screenshot.py
 
-The model is the tests' stand-in classifier trained for a few seconds on toy reviews; it
-only has to give the viewer realistic content.
+The model is a small classifier of ours (2 blocks of 4 heads) trained for a few seconds on
+toy reviews; it only has to give the viewer realistic content.
 """
 
 import io
@@ -20,8 +20,13 @@ from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
+from config import ModelConfig  # noqa: E402
 from inspection import export_attention  # noqa: E402
-from tests.inspection.stand_in_model import build_stand_in_models  # noqa: E402
+from models import (  # noqa: E402
+    build_attention_model,
+    build_classifier,
+    build_end_to_end_model,
+)
 
 OUTPUT = pathlib.Path(__file__).resolve().parent / "viewer.png"
 REVIEWS = [
@@ -43,18 +48,25 @@ def main():
     labels = np.array([label for _, label in REVIEWS])
     vocabulary = sorted({word for text in texts + [SHOWN]
                          for word in tf.keras.preprocessing.text.text_to_word_sequence(text)})
-    end_to_end, classifier, attention_model, vectorizer = build_stand_in_models(
-        vocabulary=vocabulary, sequence_length=24, num_layers=2, num_heads=4, d_model=16,
-        embedding_stddev=1.5, seed=3)
+    tf.keras.utils.set_random_seed(3)
+    vectorizer = tf.keras.layers.TextVectorization(vocabulary=vocabulary,
+                                                   output_sequence_length=24)
+    config = ModelConfig(d_model=16, num_heads=4, num_layers=2, intermediate_dim=32,
+                         dropout=0.0)
+    classifier = build_classifier(config, vectorizer.vocabulary_size(), sequence_length=24,
+                                  num_classes=2)
     token_ids = vectorizer(tf.constant(texts)).numpy()
     classifier.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
     classifier.fit(token_ids, labels, epochs=150, verbose=0)
+    attention_model = build_attention_model(classifier)
+    end_to_end = build_end_to_end_model(vectorizer, classifier)
 
     with tempfile.TemporaryDirectory() as directory:
         shown = [SHOWN] + texts[:3]
         export_attention(attention_model, vectorizer, shown, directory, ["negative", "positive"],
                          true_labels=[1, 1, 0, 1], model=end_to_end, max_rendered_examples=0,
-                         run_info={"model": "stand-in classifier, 2 layers x 4 heads"},
+                         classifier=classifier,
+                         run_info={"model": "toy classifier, 2 blocks x 4 heads"},
                          verbose=0)
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
@@ -62,6 +74,8 @@ def main():
             page = browser.new_page(viewport={"width": 1240, "height": 940})
             page.goto((pathlib.Path(directory) / "index.html").as_uri())
             page.select_option("#layer-select", "1")
+            # Gradient methods go below 0: the diverging colours show for and against.
+            page.select_option("#method-select", "integrated_gradients")
             # Follow query 8, "but"; the SVG texts alternate query and key.
             page.locator("#lines text").nth(2 * 8).click()
             png = page.screenshot(full_page=False)
