@@ -21,7 +21,9 @@ stem>/` (format: docs/attention_format.md; offline viewer: index.html), or to `-
 `--texts-file FILE` (one text per line, no labels; example ids are line numbers) writes only
 that export, to `RUN_DIR/attention/<file stem>/`, without evaluating. An export already
 there is kept: the command stops unless `--overwrite`. `--viewer-examples N` and
-`--heatmaps N` set how many of the first examples the viewer shows and get heatmaps.
+`--heatmaps N` set how many of the first examples the viewer shows and get heatmaps. The
+export stores every attribution method's scores (`--methods NAME ...` fewer: Integrated
+Gradients and leave-one-out cost 32 passes and one pass per token of each example).
 
 `--faithfulness N` (default 500) scores the first N evaluated examples with every attribution
 method and measures how faithful each is (ERASER's AOPC comprehensiveness and sufficiency,
@@ -42,6 +44,7 @@ import numpy as np
 
 import cli
 import runs
+from config import ATTRIBUTION_METHODS
 
 # data, models, inspection and reports load TensorFlow, pandas and scikit-learn, which takes
 # seconds: the functions import them, so that `main` rejects bad arguments at once.
@@ -103,6 +106,12 @@ def parse_args(argv):
     )  # fmt: skip
     parser.add_argument("--overwrite", action="store_true",
                         help="replace an export already in that folder")
+    parser.add_argument(
+        "--methods", nargs="+", choices=ATTRIBUTION_METHODS, metavar="NAME",
+        help="the attribution methods an export stores (default: all; integrated_gradients "
+             "and leave_one_out cost 32 and one pass per token each): "
+             + ", ".join(ATTRIBUTION_METHODS),
+    )  # fmt: skip
     parser.add_argument(
         "--viewer-examples", type=int, default=runs.VIEWER_EXAMPLES, metavar="N",
         help=f"examples in the export's viewer, the first ones (default {runs.VIEWER_EXAMPLES})",
@@ -203,8 +212,8 @@ def main(argv=None):
         return fail("--texts-file has no labels to evaluate: drop --data, or evaluate it "
                     "without --texts-file")
     exporting = export or args.texts_file is not None
-    if not exporting and (args.out or args.overwrite):
-        return fail("--out and --overwrite are for an attention export: add "
+    if not exporting and (args.out or args.overwrite or args.methods):
+        return fail("--out, --overwrite and --methods are for an attention export: add "
                     "--export-attention N, --export-attention-ids or --texts-file")
     if args.out and len(args.run_dirs) > 1:
         return fail("--out names one export folder: give one RUN_DIR")
@@ -218,6 +227,7 @@ def main(argv=None):
     from data import DataError, read_texts_file
 
     options = {"overwrite": args.overwrite, "viewer_examples": args.viewer_examples,
+               "methods": args.methods,
                "heatmap_examples": args.heatmaps, "verbose": 1 if sys.stdout.isatty() else 0}
     reports, viewers = [], []
     try:

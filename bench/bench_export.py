@@ -9,7 +9,8 @@ Loads the run, predicts the examples on the fast path (what evaluate.py computes
 then times `export_attention` on them: the attention model in batches of 32, the check
 against the fast path, rollout, `attention.npz` + `manifest.jsonl`, PNG heatmaps and
 BertViz JSON for the first `--rendered` examples (default 8, as evaluate.py
---export-attention), and the offline viewer (first 32 examples). The export goes to a
+--export-attention), the attribution methods (all, as evaluate.py, or `--methods`) and the
+offline viewer (first 32 examples). The export goes to a
 temporary folder, deleted afterwards unless `--keep DIR` is given. Target: 1,000 examples
 in under a minute on 2 CPU cores.
 """
@@ -37,6 +38,8 @@ def parse_args(argv):
     parser.add_argument("--rendered", type=int, default=8,
                         help="examples that get PNG heatmaps and BertViz JSON (default 8)")
     parser.add_argument("--keep", metavar="DIR", help="write the export here and keep it")
+    parser.add_argument("--methods", nargs="+", metavar="NAME",
+                        help="attribution methods to store (default: all, as evaluate.py)")
     return parser.parse_args(argv)
 
 
@@ -80,6 +83,7 @@ def main(argv=None):
             true_labels=labels, fast_path_probabilities=probabilities, pooling=run.pooling,
             batch_size=ATTENTION_BATCH_SIZE, run_info={"run_dir": str(run.run_dir)},
             max_rendered_examples=args.rendered, verbose=0,
+            classifier=run.parts[1], methods=args.methods,
         )
         export_seconds = time.perf_counter() - start
         export.close()

@@ -192,7 +192,7 @@ def test_input_files_that_do_not_exist_are_named_as_typed(run_dir, capsys):
     assert error_of([str(model)], capsys) == (
         f"evaluate.py: error: {model} is a file, not a run folder: pass the folder that "
         f"holds it, {run_dir}")
-    assert "--out and --overwrite are for an attention export" in error_of(
+    assert "--out, --overwrite and --methods are for an attention export" in error_of(
         [str(run_dir), "--overwrite"], capsys)
 
 

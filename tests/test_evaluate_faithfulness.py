@@ -43,9 +43,19 @@ def test_measures_every_method_writes_the_reports_and_keeps_them(run_dir, capsys
     assert json.loads((folder / "faithfulness.json").read_text()) == report
 
 
+def test_an_export_stores_the_methods_asked_for(run_dir):
+    from inspection import load_attention
+
+    assert evaluate.main([str(run_dir), "--export-attention", "3", "--methods", "rollout",
+                          "leave_one_out"]) == 0
+    with load_attention(run_dir / "attention" / "test") as export:
+        assert export.attribution_methods == ["rollout", "leave_one_out"]
+
+
 @pytest.mark.parametrize("args, message", [
     (["--faithfulness", "0"], "--faithfulness must be at least 1, got 0"),
     (["--faithfulness", "--texts-file", "t.txt"], "--faithfulness needs labelled data"),
+    (["--methods", "rollout"], "--methods are for an attention export"),
 ])
 def test_bad_faithfulness_arguments(run_dir, capsys, args, message):
     capsys.readouterr()
