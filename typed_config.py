@@ -22,7 +22,8 @@ import yaml
 
 # What `--set key=null` may also be spelled as, for fields that can be null.
 NULL_WORDS = ("null", "none", "~")
-_TYPE_WORDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+_TYPE_WORDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string",
+               list[str]: "a list of strings"}
 
 # Value checks a field can carry: (test, what the message says). None always passes.
 POSITIVE = (lambda value: value > 0 and math.isfinite(value), "must be positive")
@@ -137,9 +138,14 @@ def _check_type(key: str, value: Any, annotation: Any) -> Any:
         raise ConfigError(f"{key}: must not be null (expected {expected_type(annotation)})")
     if float in bases and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
+    if list[str] in bases and isinstance(value, list | tuple):
+        # YAML reads `[0, 1]` as numbers; as labels or names they mean the strings.
+        if all(isinstance(item, str | int) and not isinstance(item, bool) for item in value):
+            return [str(item) for item in value]
+        raise ConfigError(f"{key}: expected {expected_type(annotation)}, got {value!r}")
     # bool is a subclass of int: `epochs: true` must not pass as 1.
     if not any(isinstance(value, base) and isinstance(value, bool) == (base is bool)
-               for base in bases):
+               for base in bases if base != list[str]):
         raise ConfigError(f"{key}: expected {expected_type(annotation)}, got {value!r} "
                           f"({type(value).__name__})")
     return value
@@ -153,6 +159,12 @@ def _parse_value(key: str, raw: str, annotation: Any) -> Any:
         return None
     words = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
     for base in bases:
+        if base == list[str]:
+            # `--set dataset.labels=[neg, pos]` is written as YAML's flow list.
+            try:
+                return _check_type(key, yaml.safe_load(text), annotation)
+            except yaml.YAMLError:
+                continue
         try:
             return words[text.lower()] if base is bool else base(text)
         except (KeyError, ValueError):
@@ -235,7 +247,11 @@ def commented_yaml(sections: dict[str, type[Section]], config: Any) -> str:
             if key in starts:
                 lines += textwrap.wrap(comments[key], 88, initial_indent="  # ",
                                        subsequent_indent="  # ")
-            lines.append("  " + yaml.safe_dump({key: value}, width=1000).strip())
+            if isinstance(value, list):  # In flow style: a block list would lose its indent.
+                value = yaml.safe_dump(value, width=1000, default_flow_style=True).strip()
+                lines.append(f"  {key}: {value}")
+            else:
+                lines.append("  " + yaml.safe_dump({key: value}, width=1000).strip())
     return "\n".join(lines) + "\n"
 
 

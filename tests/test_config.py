@@ -220,3 +220,32 @@ def test_every_field_has_a_comment_in_the_schema():
         comments = section.field_comments()
         missing = [item.name for item in dataclasses.fields(section) if not comments.get(item.name)]
         assert not missing, f"{name}: fields without a comment: {missing}"
+
+
+def test_a_list_field_reads_from_yaml_and_overrides_and_round_trips(tmp_path):
+    from config_files import commented_config
+
+    path = write(tmp_path, "dataset:\n  train_file: x.csv\n  labels: [0, pos]\n")
+    config = load_config(path, ["dataset.streaming=true"])
+    # YAML's numbers are the label strings they spell.
+    assert config.dataset.labels == ["0", "pos"] and config.dataset.streaming is True
+    assert load_config(None, ["dataset.train_file=x.csv", "dataset.labels=[neg, pos]"]
+                       ).dataset.labels == ["neg", "pos"]
+    for text in (dump_config(config), commented_config(config)):
+        assert load_config(write(tmp_path, text)) == config
+
+
+@pytest.mark.parametrize("override, message", [
+    ("dataset.labels=neg", "dataset.labels: expected a list of strings or null, got 'neg'"),
+    ("dataset.labels=[a, a]", "dataset.labels: must name two labels or more, each once"),
+    ("dataset.streaming=maybe", "dataset.streaming: must be true, false or auto"),
+    ("text.adapt_sample=0", "text.adapt_sample: must be positive"),
+])
+def test_streaming_fields_are_checked(override, message):
+    assert error_of(overrides=["dataset.train_file=x.csv", override]).startswith(message)
+
+
+def test_a_stratified_split_cannot_stream():
+    assert error_of(overrides=["dataset.train_file=x.csv", "dataset.streaming=true",
+                               "dataset.split_method=stratified"]).startswith(
+        "dataset.split_method: stratified needs every row in memory")
