@@ -19,6 +19,7 @@ import dataclasses
 import shutil
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +57,13 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
         DataError: the dataset cannot be loaded.
         models.TrainingError: the loss became NaN, or the saved model does not reproduce.
     """
-    from models import describe_replicas, dtype_policy, make_strategy, starting_weights
+    from models import (
+        describe_replicas,
+        dtype_policy,
+        input_worker,
+        make_strategy,
+        starting_weights,
+    )
 
     start = time.perf_counter()
     runs.check_writable(config)
@@ -66,7 +73,7 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
     worker = None if strategy.extended.should_checkpoint else strategy.cluster_resolver.task_id
     weights = starting_weights(config)
     config = weights.config
-    data, pipelines, steps_per_epoch = load_data(config, weights)
+    data, pipelines, steps_per_epoch = load_data(config, weights, input_worker(strategy))
     if config.text.sequence_length == "auto":
         print(f"text.sequence_length: auto -> {data.sequence_length} (99% of the training "
               "texts have at most that many tokens; batches are padded to their longest)")
@@ -81,10 +88,15 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
         with dtype_policy(config.training.mixed_precision):
             classifier, trainer = build_model(config, data, strategy, steps_per_epoch, weights)
             if resumed:
-                print(f"Resuming the interrupted run in {run_dir} from its last finished epoch.")
-            fit(trainer, pipelines, steps_per_epoch, config.training, run_dir,
-                make_callbacks(config.training, data, run_dir) + list(callbacks), verbose)
-            metrics = evaluate(classifier, pipelines, data.class_names, config.training, run_dir)
+                print(f"Resuming the interrupted run in {run_dir} from its last finished epoch"
+                      + (" (the stream starts over: not the batches the interrupted run would "
+                         "have had next)." if data.streaming else "."))
+            with data.stream_errors_named():
+                fit(trainer, pipelines, steps_per_epoch, config.training, run_dir,
+                    make_callbacks(config.training, data, run_dir) + list(callbacks), verbose,
+                    replay=not data.streaming)
+                metrics = evaluate(classifier, pipelines, data.class_names, config.training,
+                                   run_dir)
             save(classifier, data, config.model.mask_zero, run_dir)
     runs.write_json(run_dir / runs.LABELS_FILE, data.class_names)
     metrics["wall_time_s"] = round(time.perf_counter() - start, 1)
@@ -96,10 +108,11 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
     return RunResult(run_dir=final_dir, metrics=metrics, resumed=resumed, worker=worker)
 
 
-def load_data(config: Config, weights=None):
+def load_data(config: Config, weights=None, worker=(0, 1)):
     """Seeds everything, then (Datasets, {split: (ids, one-hot label) batches}, train steps).
 
-    With `models.StartingWeights`, texts become token ids by its tokenizer or vocabulary."""
+    With `models.StartingWeights`, texts become token ids by its tokenizer or vocabulary.
+    `worker` (index, count): the share of a streamed training split this worker reads."""
     import keras
     import tensorflow as tf
 
@@ -113,7 +126,8 @@ def load_data(config: Config, weights=None):
     data = build_datasets(config.dataset, config.text, config.training.batch_size,
                           seed=config.training.seed, pad_to_cap=not config.model.mask_zero,
                           vocabulary=weights.vocabulary if weights else None,
-                          tokenizer=weights.tokenizer if weights else None)
+                          tokenizer=weights.tokenizer if weights else None, worker=worker)
+    print(data.description)
     num_classes = len(data.class_names)
 
     def one_hot(token_ids, label):  # The trainer's loss takes categorical targets.
@@ -121,14 +135,17 @@ def load_data(config: Config, weights=None):
 
     # The pipelines know their number of batches (Keras needs it for steps and progress).
     pipelines = {split: dataset.map(one_hot) for split, dataset in data.pipelines.items()}
-    return data, pipelines, epoch_steps(pipelines, config.training)
+    return data, pipelines, epoch_steps(pipelines, config.training, data.train_steps)
 
 
-def epoch_steps(pipelines, training) -> int:
-    """Steps per epoch: `training.steps_per_epoch`, or the train pipeline's batches.
+def epoch_steps(pipelines, training, stream_steps=None) -> int:
+    """Steps per epoch: `training.steps_per_epoch`, or the train pipeline's batches (a
+    stream's `stream_steps`: it never ends, an epoch is that many of its batches).
 
     A capped epoch must not exhaust the split: its train pipeline (in `pipelines`) is made
     to repeat, in the same seeded orders."""
+    if stream_steps is not None:
+        return training.steps_per_epoch or stream_steps
     if training.steps_per_epoch is None:
         return int(pipelines["train"].cardinality())
     pipelines["train"] = pipelines["train"].repeat()
@@ -194,7 +211,7 @@ def make_callbacks(training, data, run_dir: Path) -> list:
         keras.callbacks.TensorBoard(str(run_dir / runs.LOGS_DIR), write_graph=False),
     ]
     if training.attention_images:
-        texts = np.asarray(data.splits.validation[0][:training.attention_images], dtype=object)
+        texts = data.first_texts("validation", training.attention_images)
         callbacks.append(AttentionImagesCallback(
             str(run_dir / runs.ATTENTION_LOGS_DIR),
             np.asarray(data.vectorizer(tf.constant(texts.astype(str)))),  # (B, T)
@@ -208,31 +225,38 @@ def make_callbacks(training, data, run_dir: Path) -> list:
     return callbacks
 
 
-def fit(trainer, pipelines, steps_per_epoch, training, run_dir, callbacks, verbose):
+def fit(trainer, pipelines, steps_per_epoch, training, run_dir, callbacks, verbose,
+        replay=True):
     """Fits, then loads the best epoch's weights by `training.monitor` (across resumes too).
 
     A resumed run (BackupAndRestore restores weights, optimizer and epoch) also gets the
     batches the uninterrupted run would have had: the train pipeline draws a new seeded
     order for each iterator made from it, so the finished epochs' iterators are made (and
     dropped) first; a capped epoch (`steps_per_epoch`) reads one endless stream instead,
-    so their batches are skipped.
+    so their batches are skipped. `replay=False` (a streamed split: skipping would read
+    every finished epoch's rows again) starts the stream afresh instead.
     """
     train_batches = pipelines["train"]
-    finished = len(runs.read_history(run_dir))
+    finished = len(runs.read_history(run_dir)) if replay else 0
     if finished and training.steps_per_epoch is not None:
         train_batches = train_batches.skip(finished * steps_per_epoch)
     else:
         for _ in range(finished):
             iter(train_batches)
-    trainer.fit(
-        train_batches,
-        validation_data=pipelines["validation"],
-        epochs=training.epochs,
-        steps_per_epoch=steps_per_epoch,
-        callbacks=callbacks,
-        verbose=(1 if sys.stdout.isatty() else 2) if verbose is None else verbose,
-        shuffle=False,  # The train pipeline shuffles, seeded.
-    )
+    with warnings.catch_warnings():
+        if not replay:
+            # A stream's validation batches are counted by reading them: Keras warns when
+            # its first pass ends (the training stream itself never does).
+            warnings.filterwarnings("ignore", message="Your input ran out of data")
+        trainer.fit(
+            train_batches,
+            validation_data=pipelines["validation"],
+            epochs=training.epochs,
+            steps_per_epoch=steps_per_epoch,
+            callbacks=callbacks,
+            verbose=(1 if sys.stdout.isatty() else 2) if verbose is None else verbose,
+            shuffle=False,  # The train pipeline shuffles, seeded.
+        )
     best_path = run_dir / runs.BEST_WEIGHTS
     if best_path.exists():
         trainer.load_weights(best_path)
@@ -268,7 +292,7 @@ def save(classifier, data, trim_padding, run_dir: Path) -> None:
     from models import TrainingError, build_end_to_end_model, load_end_to_end_model
 
     model = build_end_to_end_model(data.vectorizer, classifier, trim_padding=trim_padding)
-    texts = tf.constant(np.asarray(data.splits.validation[0][:64], dtype=object).astype(str))
+    texts = tf.constant(data.first_texts("validation", 64).astype(str))
     with runs.staged_file(run_dir / runs.MODEL_FILE) as temporary:
         model.save(temporary)
         expected = np.asarray(model(texts, training=False))
@@ -300,7 +324,10 @@ def main(argv=None):
     try:
         result = run_training(config, overwrite=args.overwrite)
     except (ConfigError, DataError) as error:
-        print(f"train.py: error: {error}", file=sys.stderr)
+        kept = runs.resumable(config) if isinstance(error, DataError) else None
+        resume = (f" (finished epochs kept in {kept}: fix the data and the same command "
+                  "resumes)") if kept else ""
+        print(f"train.py: error: {error}{resume}", file=sys.stderr)
         return 2
     except TrainingError as error:
         kept = runs.resumable(config)

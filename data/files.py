@@ -9,10 +9,10 @@ import pandas as pd
 
 from config import DatasetConfig
 from data.errors import DataError
-from data.splitting import carve_missing_splits
+from data.read_plan import read_plan
+from data.sources import check_suffix, row_name, shard_paths, sorted_class_names, total_bytes
+from data.splitting import carve_splits
 from data.text_splits import TextSplits
-
-SUPPORTED_SUFFIXES = (".csv", ".tsv", ".jsonl", ".parquet")
 
 
 def _raise_invalid_utf8(path: pathlib.Path, table: pd.DataFrame, line: int):
@@ -20,19 +20,10 @@ def _raise_invalid_utf8(path: pathlib.Path, table: pd.DataFrame, line: int):
         for column, value in zip(table.columns, values, strict=True):
             if isinstance(value, str) and "\ufffd" in value:
                 raise DataError(
-                    f"{_row_name(path, row)} column '{column}' is not valid UTF-8; "
+                    f"{row_name(path, row)} column '{column}' is not valid UTF-8; "
                     "save the file as UTF-8"
                 )
     raise DataError(f"{path} line {line} is not valid UTF-8; save the file as UTF-8")
-
-
-def _row_name(path: pathlib.Path, row: int) -> str:
-    # Rows count from 1 like a spreadsheet's data rows; CSV/TSV lines add the header line.
-    if path.suffix in (".csv", ".tsv"):
-        return f"{path} row {row + 1} (line {row + 2})"
-    if path.suffix == ".jsonl":
-        return f"{path} row {row + 1} (line {row + 1})"
-    return f"{path} row {row + 1}"
 
 
 def load_file_split(
@@ -52,11 +43,7 @@ def load_file_split(
     (array(['great film'], dtype=object), array(['pos'], dtype=object))
     """
     path = pathlib.Path(path)
-    if path.suffix not in SUPPORTED_SUFFIXES:
-        raise DataError(
-            f"{path}: unsupported file type '{path.suffix}'; "
-            f"use one of {', '.join(SUPPORTED_SUFFIXES)}"
-        )
+    check_suffix(path)
     if not path.is_file():
         raise DataError(f"{path} does not exist; check dataset.train_file, validation_file "
                         "and test_file (paths are relative to where you run the command)")
@@ -105,7 +92,7 @@ def load_file_split(
                 or not str(value).strip()
             ):
                 raise DataError(
-                    f"{_row_name(path, row)} column '{column}' is empty; fill it or remove the row"
+                    f"{row_name(path, row)} column '{column}' is empty; fill it or remove the row"
                 )
     label_types = {type(label).__name__: label for label in labels if label is not None}
     if len(label_types) > 1:
@@ -121,47 +108,47 @@ def load_file_split(
     )
 
 
-def _class_names(labels: np.ndarray) -> list[str]:
-    names = sorted(set(labels))
-    # Integer labels keep their numeric order, so "10" comes after "9" and ids match them.
-    if all(name.lstrip("-").isdigit() for name in names):
-        names = sorted(names, key=int)
-    return names
-
-
 def load_file_splits(dataset: DatasetConfig) -> TextSplits:
-    """Reads the dataset's train/validation/test files, carving missing splits out of train.
+    """Reads the dataset's train/validation/test files (each one file, a glob or a folder of
+    shards), carving missing splits out of train.
 
-    Class names are the train labels, sorted (numerically when they are all integers);
-    a validation or test label not seen in train is an error.
+    Class names are `dataset.labels`, else the train labels, sorted (numerically when
+    they are all integers); another label in a split is an error naming its row.
 
     Example:
     >>> # load_file_splits(DatasetConfig(train_file="train.csv", test_file="test.csv"))
     """
     columns = (dataset.text_column, dataset.label_column)
-    train_texts, train_labels = load_file_split(dataset.train_file, *columns)
-    class_names = _class_names(train_labels)
+    train_paths = shard_paths(dataset.train_file, "train_file")
+    train_shards = [(path, *load_file_split(path, *columns)) for path in train_paths]
+    class_names = dataset.labels or sorted_class_names(
+        label for _, _, labels in train_shards for label in labels)
     label_ids = {name: index for index, name in enumerate(class_names)}
+    where = "dataset.labels" if dataset.labels else "training labels"
 
     def to_ids(path, labels):
         for row, label in enumerate(labels):
             if label not in label_ids:
                 raise DataError(
-                    f"{_row_name(pathlib.Path(path), row)} column '{dataset.label_column}': label "
-                    f"'{label}' is not in the training labels ({', '.join(class_names)}); "
+                    f"{row_name(path, row)} column '{dataset.label_column}': label "
+                    f"'{label}' is not in the {where} ({', '.join(class_names)}); "
                     "fix the label or add training examples of it"
                 )
         return np.array([label_ids[label] for label in labels], dtype=np.int64)
 
-    splits = {"train": (train_texts, to_ids(dataset.train_file, train_labels))}
-    for split, path in (("validation", dataset.validation_file), ("test", dataset.test_file)):
-        if path is not None:
-            texts, labels = load_file_split(path, *columns)
-            splits[split] = (texts, to_ids(path, labels))
+    def joined(shards):
+        return (np.concatenate([texts for _, texts, _ in shards]),
+                np.concatenate([to_ids(path, labels) for path, _, labels in shards]))
+
+    splits = {"train": joined(train_shards)}
+    for split, spec in (("validation", dataset.validation_file), ("test", dataset.test_file)):
+        if spec is not None:
+            splits[split] = joined([(path, *load_file_split(path, *columns))
+                                    for path in shard_paths(spec, f"{split}_file")])
     carved = tuple(split for split in ("validation", "test") if split not in splits)
-    splits = carve_missing_splits(
-        splits, dataset.validation_fraction, dataset.test_fraction, dataset.split_seed
-    )
+    method = read_plan(dataset, total_bytes(train_paths)).split_method
+    splits = carve_splits(method, splits, dataset.validation_fraction, dataset.test_fraction,
+                          dataset.split_seed)
     return TextSplits(**splits, class_names=class_names).check(dataset.train_file, carved)
 
 

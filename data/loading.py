@@ -7,7 +7,9 @@ from config import DatasetConfig
 from data.builders import BUILTIN_BUILDERS
 from data.errors import DataError
 from data.files import load_file_splits
-from data.splitting import carve_missing_splits
+from data.read_plan import read_plan
+from data.sources import shard_paths, total_bytes
+from data.splitting import carve_splits
 from data.text_splits import TextSplits
 
 
@@ -38,7 +40,7 @@ def prepare(builder: tfds.core.DatasetBuilder) -> None:
         ) from None
 
 
-def _read_split(builder, split: str, text_key: str, label_key: str):
+def _check_split_name(builder, split: str) -> None:
     known_splits = list(builder.info.splits)
     # "train[:50%]+test" names the splits train and test.
     named = {part.split("[")[0].strip() for part in split.split("+")}
@@ -48,6 +50,9 @@ def _read_split(builder, split: str, text_key: str, label_key: str):
             f"dataset '{builder.name}' has no split '{split}' (splits: {', '.join(known_splits)}); "
             "fix train_split/validation_split/test_split"
         )
+
+
+def _read_split(builder, split: str, text_key: str, label_key: str):
     dataset = builder.as_dataset(split=split).map(
         lambda example: (example[text_key], example[label_key])
     )
@@ -59,12 +64,9 @@ def _read_split(builder, split: str, text_key: str, label_key: str):
     return np.array(texts, dtype=object), labels
 
 
-def load_tfds_splits(dataset: DatasetConfig) -> TextSplits:
-    """Loads a built-in or TFDS catalog dataset, carving missing splits out of train.
-
-    Example:
-    >>> # load_tfds_splits(DatasetConfig(tfds_name="imdb_reviews", text_column="text"))
-    """
+def open_tfds(dataset: DatasetConfig) -> tuple[tfds.core.DatasetBuilder, dict[str, str]]:
+    """(the prepared builder, {split: its TFDS split name} of the splits it gives) of a
+    built-in or catalog dataset; bad names, features and splits are DataErrors."""
     builder = get_builder(dataset.tfds_builder_name, dataset.data_dir)
     features = builder.info.features
     for role, key in (("text_column", dataset.text_column), ("label_column", dataset.label_column)):
@@ -74,26 +76,52 @@ def load_tfds_splits(dataset: DatasetConfig) -> TextSplits:
                 f"{', '.join(features)}); set dataset.{role} to one of them"
             )
     prepare(builder)
-
-    label_feature = features[dataset.label_column]
     validation_split = dataset.validation_split
     if validation_split is None and dataset.tfds_builder_name in BUILTIN_BUILDERS:
         validation_split = "validation"  # Built-ins ship their documented validation split.
-    requested = {
-        "train": dataset.train_split,
-        "validation": validation_split,
-        "test": dataset.test_split,
-    }
+    requested = {"train": dataset.train_split, "validation": validation_split,
+                 "test": dataset.test_split}
+    requested = {split: name for split, name in requested.items() if name is not None}
+    for name in requested.values():
+        _check_split_name(builder, name)
+    return builder, requested
+
+
+def split_bytes(builder: tfds.core.DatasetBuilder, split: str) -> int:
+    """The size of a TFDS split's records on disk (of the whole dataset for a slice TFDS
+    cannot size)."""
+    try:
+        return int(builder.info.splits[split].num_bytes)
+    except (KeyError, ValueError, AttributeError):
+        return int(builder.info.dataset_size or 0)
+
+
+def source_size(dataset: DatasetConfig) -> int:
+    """Bytes on disk of the training source: the files of dataset.train_file, or the TFDS
+    training split (prepared first)."""
+    if dataset.train_file is not None:
+        return total_bytes(shard_paths(dataset.train_file))
+    builder, requested = open_tfds(dataset)
+    return split_bytes(builder, requested["train"])
+
+
+def load_tfds_splits(dataset: DatasetConfig) -> TextSplits:
+    """Loads a built-in or TFDS catalog dataset, carving missing splits out of train.
+
+    Example:
+    >>> # load_tfds_splits(DatasetConfig(tfds_name="imdb_reviews", text_column="text"))
+    """
+    builder, requested = open_tfds(dataset)
+    label_feature = builder.info.features[dataset.label_column]
     splits = {
         split: _read_split(builder, name, dataset.text_column, dataset.label_column)
         for split, name in requested.items()
-        if name is not None
     }
 
     if isinstance(label_feature, tfds.features.ClassLabel):
         class_names = list(label_feature.names)
     elif splits["train"][1].dtype.kind in "OSU":  # String labels: ids by sorted train label.
-        class_names = sorted({label.decode() for label in splits["train"][1]})
+        class_names = dataset.labels or sorted({label.decode() for label in splits["train"][1]})
         label_ids = {name.encode(): index for index, name in enumerate(class_names)}
         for split, (texts, labels) in splits.items():
             unknown = sorted({label.decode() for label in labels if label not in label_ids})
@@ -107,9 +135,9 @@ def load_tfds_splits(dataset: DatasetConfig) -> TextSplits:
         class_names = [str(index) for index in range(int(splits["train"][1].max()) + 1)]
 
     carved = tuple(split for split in ("validation", "test") if split not in splits)
-    splits = carve_missing_splits(
-        splits, dataset.validation_fraction, dataset.test_fraction, dataset.split_seed
-    )
+    method = read_plan(dataset, split_bytes(builder, requested["train"])).split_method
+    splits = carve_splits(method, splits, dataset.validation_fraction, dataset.test_fraction,
+                          dataset.split_seed)
     return TextSplits(**splits, class_names=class_names).check(
         f"dataset '{builder.name}'", carved)
 

@@ -56,7 +56,7 @@ def make_pipelines(
             .map(lambda text, label: (vectorizer(text), label), num_parallel_calls=tf.data.AUTOTUNE)
             .unbatch()
         )
-        dataset = (dataset if pad_to_cap else dataset.map(_drop_padding)).cache()
+        dataset = (dataset if pad_to_cap else dataset.map(drop_padding)).cache()
         if pad_to_cap or (split != "train" and not evaluation_buckets):
             dataset = _shuffled(dataset, split, len(labels), seed).padded_batch(batch_size)
             num_batches = math.ceil(len(labels) / batch_size)
@@ -92,7 +92,7 @@ def _shuffled(dataset, split, size, seed):
     return dataset.shuffle(size, seed=seed, reshuffle_each_iteration=True)
 
 
-def _drop_padding(token_ids, label):
+def drop_padding(token_ids, label):
     """One text's ids without their trailing padding (id 0); at least one id is kept."""
     length = tf.maximum(tf.reduce_sum(tf.cast(token_ids != 0, tf.int32)), 1)
     return token_ids[:length], label

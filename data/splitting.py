@@ -4,6 +4,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from data.hash_split import carve_by_hash
+
 
 def stratified_split(
     labels: Sequence, fractions: Sequence[float], seed: int, groups: Sequence | None = None
@@ -129,3 +131,11 @@ def carve_missing_splits(
     for split, indices in zip(carved, parts[1:], strict=True):
         result[split] = (texts[indices], labels[indices])
     return {split: result[split] for split in ("train", "validation", "test")}
+
+
+def carve_splits(method: str, splits: dict, validation_fraction: float, test_fraction: float,
+                 seed: int) -> dict:
+    """Missing validation/test splits carved out of train in memory: `method` "stratified"
+    (`carve_missing_splits`) or "hash" (`hash_split.carve_by_hash`)."""
+    carver = carve_by_hash if method == "hash" else carve_missing_splits
+    return carver(splits, validation_fraction, test_fraction, seed)

@@ -10,7 +10,7 @@ import tokenization  # noqa: F401  (registers the tokenizer and the stop-word st
 from models.attention_model import build_attention_model
 from models.attention_probe import AttentionProbe
 from models.batch_prediction import predict_batches
-from models.distribution import describe_replicas, make_strategy
+from models.distribution import describe_replicas, input_worker, make_strategy
 from models.end_to_end import (
     build_end_to_end_model,
     get_model_parts,
@@ -52,6 +52,7 @@ __all__ = [
     "describe_replicas",
     "dtype_policy",
     "get_model_parts",
+    "input_worker",
     "load_end_to_end_model",
     "load_pretrained_encoder",
     "make_optimizer",

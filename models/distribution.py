@@ -44,3 +44,20 @@ def describe_replicas(strategy, distribution) -> str:
     plural = "replica" if replicas == 1 else "replicas"
     mode = "" if distribution == "none" else f" ({distribution})"
     return f"Training on {replicas} {plural}{mode}: {devices}"
+
+
+def input_worker(strategy) -> tuple[int, int]:
+    """(this worker's index, the number of workers): who reads which share of a streamed
+    training split. (0, 1) in one process, mirrored or not."""
+    import tensorflow as tf
+
+    if not isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy):
+        return 0, 1
+    resolver = strategy.cluster_resolver
+    spec = resolver.cluster_spec()
+    # A chief, when the cluster names one, counts as the first worker.
+    tasks = [(job, index) for job in ("chief", "worker") if job in spec.jobs
+             for index in range(spec.num_tasks(job))]
+    if (resolver.task_type, resolver.task_id) not in tasks:
+        return 0, 1
+    return tasks.index((resolver.task_type, resolver.task_id)), len(tasks)

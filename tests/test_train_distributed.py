@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import runs
@@ -75,10 +76,10 @@ def free_ports(count):
     return ports
 
 
-def test_multi_worker_training_on_two_processes(tmp_path, data_file, single_process_twin):
-    # Two workers on 127.0.0.1 train, checkpoint and save; the chief writes the run folder.
+def run_two_workers(args):
+    """Runs train.py ARGS as two workers on 127.0.0.1; [(stdout, stderr)] of each, both
+    checked to exit 0."""
     cluster = {"worker": [f"127.0.0.1:{port}" for port in free_ports(2)]}
-    args = tiny_args(tmp_path, data_file, "training.distribution=multi_worker", *DISTRIBUTED)
     workers = [subprocess.Popen(
         [sys.executable, "train.py", *args], cwd=ROOT, text=True, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -88,6 +89,13 @@ def test_multi_worker_training_on_two_processes(tmp_path, data_file, single_proc
     outputs = [worker.communicate(timeout=300) for worker in workers]
     for worker, (_, err) in zip(workers, outputs, strict=True):
         assert worker.returncode == 0, err[-3000:]
+    return outputs
+
+
+def test_multi_worker_training_on_two_processes(tmp_path, data_file, single_process_twin):
+    # Two workers on 127.0.0.1 train, checkpoint and save; the chief writes the run folder.
+    args = tiny_args(tmp_path, data_file, "training.distribution=multi_worker", *DISTRIBUTED)
+    outputs = run_two_workers(args)
     assert "Training on 2 replicas (multi_worker)" in outputs[0][0]
     assert f"worker 1 done; the chief wrote the run folder {tmp_path / 'tiny'}" in outputs[1][0]
     # The chief (worker 0) wrote the run folder; worker 1 left nothing behind.
@@ -99,3 +107,23 @@ def test_multi_worker_training_on_two_processes(tmp_path, data_file, single_proc
     model = load_end_to_end_model(tmp_path / "tiny" / "model.keras")
     np.testing.assert_allclose(np.asarray(model(np.array(["a good film"]))).sum(), 1.0,
                                rtol=1e-5)
+
+
+def test_multi_worker_training_on_a_sharded_stream(tmp_path, data_file):
+    # Four shards, two workers: each trains on two of them (file sharding), the same number
+    # of steps; the chief writes the run folder.
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    table = pd.read_csv(data_file)
+    for index in range(4):
+        table.iloc[index::4].to_csv(shards / f"part-{index}.csv", index=False)
+    args = tiny_args(tmp_path / "runs", shards, "dataset.streaming=true",
+                     "training.distribution=multi_worker", *DISTRIBUTED)
+    outputs = run_two_workers(args)
+    for index, (out, _) in enumerate(outputs):
+        assert f"worker {index} of 2 trains on 2 of the 4 shards" in out
+    assert sorted(path.name for path in (tmp_path / "runs").iterdir()) == ["tiny"]
+    metrics = metrics_of(tmp_path / "runs" / "tiny")
+    assert metrics["epochs"] == 3 and 0.0 <= metrics["test"]["accuracy"] <= 1.0
+    assert [int(row["epoch"]) for row in runs.read_history(tmp_path / "runs" / "tiny")] == [
+        1, 2, 3]

@@ -17,8 +17,8 @@ AUTO_BOUNDS = (8, 512)
 
 
 def make_vectorizer(
-    text: TextConfig | dict, train_texts: Sequence[str], vocabulary: Sequence[str] | None = None,
-    tokenizer=None,
+    text: TextConfig | dict, train_texts: Sequence[str] | tf.data.Dataset,
+    vocabulary: Sequence[str] | None = None, tokenizer=None,
 ) -> keras.layers.TextVectorization:
     """Returns a `TextVectorization` adapted on `train_texts` only.
 
@@ -26,7 +26,8 @@ def make_vectorizer(
     texts longer than `sequence_length` keep their first tokens. Adapt on train only:
     words seen only in validation or test must map to 1, as they will for new text.
     `sequence_length: auto` becomes the 99th percentile of the training texts' token
-    counts (see `auto_sequence_length`).
+    counts (see `auto_sequence_length`). `train_texts` may be a tf.data stream of string
+    batches (a sample of a streamed split): it is read once, never held.
 
     Example:
     >>> vectorizer = make_vectorizer({"vocabulary_size": 10, "sequence_length": 4}, ["a b b"])
@@ -48,19 +49,29 @@ def make_vectorizer(
         vectorizer = _vectorizer(text, text.sequence_length)
         vectorizer.set_vocabulary(list(vocabulary))
         return vectorizer
-    auto = text.sequence_length == "auto"
-    # Unlimited while the token counts are measured for `auto`.
-    vectorizer = _vectorizer(text, None if auto else text.sequence_length)
     texts = _batches(train_texts)
-    vectorizer.adapt(texts)
-    if not auto:
+    if text.sequence_length != "auto":
+        vectorizer = _vectorizer(text, text.sequence_length)
+        vectorizer.adapt(texts)
         return vectorizer
-    capped = _vectorizer(text, auto_sequence_length(vectorizer, texts))
-    capped.set_vocabulary(vectorizer.get_vocabulary())
+    # One pass adapts the vocabulary and counts each text's tokens (a stream is read once):
+    # `counter` splits as the vectoriser does, every token an id above 0 (padding).
+    adapting, counter = _vectorizer(text, None), _vectorizer(text, None)
+    counter.set_vocabulary(["[counted]"])
+    adapting.reset_state()
+    counts = [np.zeros(0, np.int64)]
+    for batch in texts:
+        adapting.update_state(batch)
+        counts.append(np.count_nonzero(counter(batch).numpy(), axis=1))
+    adapting.finalize_state()
+    capped = _vectorizer(text, quantile_length(np.concatenate(counts)))
+    capped.set_vocabulary(adapting.get_vocabulary())
     return capped
 
 
 def _batches(texts):
+    if isinstance(texts, tf.data.Dataset):
+        return texts
     # Object arrays become tf.string directly; astype(str) would pad every text to the
     # longest one (gigabytes for 20 Newsgroups).
     return tf.data.Dataset.from_tensor_slices(
@@ -84,8 +95,13 @@ def _vectorizer(text: TextConfig, sequence_length: int | None):
 def auto_sequence_length(vectorizer, texts) -> int:
     """The 99th percentile of the token counts of `texts` (batches of strings), rounded up
     to a multiple of 8 and kept within 8 and 512."""
-    counts = np.concatenate([
+    return quantile_length(np.concatenate([
         np.count_nonzero(vectorizer(batch).numpy(), axis=1) for batch in texts
-    ])  # fmt: skip
+    ]))  # fmt: skip
+
+
+def quantile_length(counts: np.ndarray) -> int:
+    """The cap of `auto`: the 99th percentile of the token `counts`, rounded up to a
+    multiple of 8 and kept within 8 and 512."""
     length = 8 * math.ceil(np.quantile(counts, AUTO_QUANTILE) / 8)
     return int(min(max(length, AUTO_BOUNDS[0]), AUTO_BOUNDS[1]))
