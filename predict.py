@@ -10,7 +10,7 @@ Usage:
 Loads `RUN_DIR/model.keras` in safe mode and prints, per text, the predicted label and the
 class probabilities. `--explain` adds the text's words ranked by an attribution method
 for the predicted class (`--method`, see inspection/attribution.py; default: the best one
-`evaluate.py --faithfulness` measured for the run, else Integrated Gradients); with a
+`evaluate.py --faithfulness` measured for the run, else conservative gradient x input); with a
 WordPiece model (`model.pretrained`) a word's score is the sum of its pieces' ("play" +
 "##ed" = "played"), and [CLS] and [SEP] are left out.
 `--json` prints one JSON document instead of tables. Texts given as arguments are
@@ -78,7 +78,7 @@ def parse_args(argv):
         "--method", choices=ATTRIBUTION_METHODS, metavar="NAME",
         help="with --explain, the attribution method: " + ", ".join(ATTRIBUTION_METHODS)
              + " (default: the run's best measured by evaluate.py --faithfulness, else "
-             "integrated_gradients)",
+             "conservative_gradient_x_input)",
     )
     parser.add_argument(
         "--top", type=int, default=10, metavar="K",

@@ -27,10 +27,10 @@ from inspection.word_pieces import text_token_mask
 
 TABLE_FILE = "faithfulness.md"
 PLOT_FILE = "faithfulness.png"
-# Without a measurement predict.py explains with Integrated Gradients: the best method by
-# AOPC comprehensiveness but leave-one-out (which costs a forward pass per token) in every
-# model of bench/bench_faithfulness.py (docs/inspection.md#faithfulness).
-DEFAULT_METHOD = "integrated_gradients"
+# Without a measurement predict.py explains with conservative gradient x input: one forward
+# and one backward pass, and the best or within the intervals of the best by AOPC
+# comprehensiveness on every model of bench/bench_faithfulness.py (docs/explanations.md).
+DEFAULT_METHOD = "conservative_gradient_x_input"
 # The splits whose measurement predict.py believes, in order: methods are chosen on validation.
 METHOD_SPLITS = ("validation", "test")
 

@@ -85,7 +85,8 @@ def test_library_ranks_every_real_token_and_importances_sum_to_one(tiny_run_dir)
     assert sum(prediction.probabilities.values()) == pytest.approx(1.0, abs=1e-6)
 
 
-def test_explain_uses_the_best_measured_method_else_integrated_gradients(tiny_run_dir, tmp_path):
+def test_explain_uses_the_best_measured_method_else_conservative_gradients(tiny_run_dir,
+                                                                          tmp_path):
     from inspection.attribution import attribute
     from runs import load_run
 
@@ -93,7 +94,7 @@ def test_explain_uses_the_best_measured_method_else_integrated_gradients(tiny_ru
     shutil.copytree(tiny_run_dir, run_dir)
     text = "the plot was dull and boring"
     [unmeasured] = predict.predict(load_run(run_dir), [text], explain=True, top=None)
-    assert unmeasured.method == "integrated_gradients"
+    assert unmeasured.method == "conservative_gradient_x_input"
     # Measured on the test split only, then on validation too: validation wins.
     for split, best in (("test", "leave_one_out"), ("validation", "gradient_x_input")):
         (run_dir / "eval" / split).mkdir(parents=True, exist_ok=True)
