@@ -11,27 +11,29 @@ memory: padded to their longest text and bucketed by length.
 import tensorflow as tf
 
 from data.hash_split import split_parts
-from data.pipelines import BUCKET_EDGES, EVALUATION_BUCKET_WIDTH, VECTORIZE_CHUNK, drop_padding
+from data.pipelines import BUCKET_EDGES, EVALUATION_BUCKET_WIDTH, VECTORIZE_CHUNK
 
 
-def split_examples(batches: tf.data.Dataset, part: int | None, edges: list[int],
-                   split_seed: int) -> tf.data.Dataset:
-    """(text, label id) examples of a split out of a source's batches: all of them, or
-    with `part`, those whose text hashes into that part (`hash_split.split_parts`)."""
-    if part is not None:
-        def keep(texts, labels):
-            mask = tf.equal(split_parts(texts, edges, split_seed), part)
-            return tf.boolean_mask(texts, mask), tf.boolean_mask(labels, mask)
+def split_batches(batches: tf.data.Dataset, part: int | None, edges: list[int],
+                  split_seed: int) -> tf.data.Dataset:
+    """(texts, label ids) batches of a split out of a source's batches: all of them, or
+    with `part`, the rows whose text hashes into that part (`hash_split.split_parts`)."""
+    if part is None:
+        return batches
 
-        batches = batches.map(keep, num_parallel_calls=tf.data.AUTOTUNE)
-    return batches.unbatch()
+    def keep(texts, labels):
+        mask = tf.equal(split_parts(texts, edges, split_seed), part)
+        return tf.boolean_mask(texts, mask), tf.boolean_mask(labels, mask)
+
+    return batches.map(keep, num_parallel_calls=tf.data.AUTOTUNE)
 
 
 def stream_pipeline(
-    examples: tf.data.Dataset, vectorizer, sequence_length: int, batch_size: int,
+    batches: tf.data.Dataset, vectorizer, sequence_length: int, batch_size: int,
     shuffle_buffer: int | None = None, seed: int = 0, pad_to_cap: bool = False,
 ) -> tf.data.Dataset:
-    """Batched `(token_ids int64 (B, T), label int64 (B,))` of a stream of examples.
+    """Batched `(token_ids int64 (B, T), label int64 (B,))` of a stream of (texts, labels)
+    batches of any size.
 
     With `shuffle_buffer` (training), examples are shuffled in a buffer of that many,
     seeded, and batched by length buckets; without it (validation and test), in their
@@ -41,14 +43,18 @@ def stream_pipeline(
     Example:
     >>> # batches = stream_pipeline(examples, vectorizer, 64, batch_size=32, shuffle_buffer=1000)
     """
-    dataset = (
-        examples.batch(VECTORIZE_CHUNK)
-        .map(lambda texts, labels: (vectorizer(texts), labels),
-             num_parallel_calls=tf.data.AUTOTUNE)
-        .unbatch()
-    )
-    if not pad_to_cap:
-        dataset = dataset.map(drop_padding, num_parallel_calls=tf.data.AUTOTUNE)
+    def vectorize(texts, labels):
+        token_ids = vectorizer(texts)  # (B, T)
+        if pad_to_cap:
+            return token_ids, labels
+        # Each row without its trailing padding, at least one id (as `drop_padding`): cut
+        # in the batch, ragged, instead of by one op per text.
+        lengths = tf.maximum(tf.reduce_sum(tf.cast(token_ids != 0, tf.int32), axis=1), 1)
+        return tf.RaggedTensor.from_tensor(token_ids, lengths=lengths), labels
+
+    # rebatch: vectoriser-sized chunks of any source batch, without single texts between.
+    dataset = (batches.rebatch(VECTORIZE_CHUNK)
+               .map(vectorize, num_parallel_calls=tf.data.AUTOTUNE).unbatch())
     if shuffle_buffer is not None:
         dataset = dataset.shuffle(shuffle_buffer, seed=seed)
     if pad_to_cap:
@@ -60,10 +66,10 @@ def stream_pipeline(
             edges = list(range(EVALUATION_BUCKET_WIDTH, sequence_length,
                                EVALUATION_BUCKET_WIDTH))
         dataset = dataset.bucket_by_sequence_length(
-            lambda token_ids, label: tf.shape(token_ids)[0],
+            lambda token_ids, label: tf.shape(token_ids, out_type=tf.int32)[0],
             bucket_boundaries=[edge + 1 for edge in edges],
-            bucket_batch_sizes=[batch_size] * (len(edges) + 1),
-        )
+            bucket_batch_sizes=[batch_size] * (len(edges) + 1), no_padding=True,
+        ).map(lambda token_ids, labels: (token_ids.to_tensor(), labels))  # (B, T): padded
     if shuffle_buffer is not None:
         # Each worker reads its own shards (`stream_sources`): tf.distribute must not
         # shard the stream again.

@@ -17,7 +17,7 @@ import tensorflow_datasets as tfds
 
 from data.errors import DataError
 from data.record_batches import BLOCK_BYTES, check_columns, read_batches
-from data.sources import row_name, total_bytes
+from data.sources import row_name
 
 BATCHES = (tf.TensorSpec((None,), tf.string), tf.TensorSpec((None,), tf.int64))
 # Shards read at once, round robin: more mixes the training stream better, each costs a
@@ -34,10 +34,6 @@ class FileSource:
     paths: list[pathlib.Path]
     text_column: str
     label_column: str
-
-    @property
-    def size_bytes(self) -> int:
-        return total_bytes(self.paths)
 
     def describe(self) -> str:
         count = len(self.paths)
@@ -156,10 +152,6 @@ class TfdsSource:
     text_column: str
     label_column: str
 
-    @property
-    def size_bytes(self) -> int:
-        return int(self.builder.info.splits[self.split].num_bytes)
-
     def describe(self) -> str:
         return f"TFDS '{self.builder.name}' split {self.split}"
 
@@ -205,7 +197,9 @@ class TfdsSource:
         every worker reads all and keeps every n-th batch."""
         index, count = worker
         context = None
-        if count > 1 and self.builder.info.splits[self.split].num_shards >= count:
+        # A slice ("train[:50%]") may not say how many files it spans: then by rows.
+        shards = getattr(self.builder.info.splits[self.split], "num_shards", 0) or 0
+        if count > 1 and shards >= count:
             context = tf.distribute.InputContext(num_input_pipelines=count,
                                                  input_pipeline_id=index)
         dataset = self._examples(file_seed, context)

@@ -19,7 +19,7 @@ from config import DatasetConfig, TextConfig
 from data.hash_split import in_sample, sample_rate, split_edges, split_parts
 from data.loading import open_tfds
 from data.sources import shard_paths, sorted_class_names
-from data.stream_pipelines import split_examples, stream_pipeline
+from data.stream_pipelines import split_batches, stream_pipeline
 from data.stream_scan import check_counts, count_labels
 from data.stream_sources import FileSource, TfdsSource
 from tokenization import make_vectorizer
@@ -48,12 +48,16 @@ class Streams:
             return self.carved.index(split) + 1
         return 0 if split == "train" and self.carved else None
 
-    def examples(self, split: str, worker=(0, 1), file_seed=None) -> tf.data.Dataset:
-        """(text, label id) examples of `split`: its own source, or its part of train's."""
+    def batches(self, split: str, worker=(0, 1), file_seed=None) -> tf.data.Dataset:
+        """(texts, label ids) batches of `split`: its own source, or its part of train's."""
         source = self.sources.get(split, self.sources["train"])
         batches = source.batches(self.class_names, self.errors, worker, file_seed,
                                  self.labels_given)
-        return split_examples(batches, self._part(split), self.edges, self.split_seed)
+        return split_batches(batches, self._part(split), self.edges, self.split_seed)
+
+    def examples(self, split: str, worker=(0, 1)) -> tf.data.Dataset:
+        """(text, label id) examples of `split`, one pass, in its order."""
+        return self.batches(split, worker).unbatch()
 
     def sample(self, rate: float) -> tf.data.Dataset:
         """String batches of the vocabulary sample: the training texts `hash_split.in_sample`
@@ -147,9 +151,9 @@ def build_streamed(
     vectorizer = make_vectorizer(text, sample, vocabulary, tokenizer)
     cap = int(vectorizer.get_config()["output_sequence_length"])
     pipelines = {
-        "train": stream_pipeline(streams.examples("train", worker, file_seed=seed), vectorizer,
+        "train": stream_pipeline(streams.batches("train", worker, file_seed=seed), vectorizer,
                                  cap, batch_size, dataset.shuffle_buffer, seed, pad_to_cap),
-        **{split: stream_pipeline(streams.examples(split), vectorizer, cap, batch_size,
+        **{split: stream_pipeline(streams.batches(split), vectorizer, cap, batch_size,
                                   pad_to_cap=pad_to_cap)
            for split in ("validation", "test")},
     }
