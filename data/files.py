@@ -10,7 +10,14 @@ import pandas as pd
 from config import DatasetConfig
 from data.errors import DataError
 from data.read_plan import read_plan
-from data.sources import check_suffix, row_name, shard_paths, sorted_class_names, total_bytes
+from data.sources import (
+    check_suffix,
+    row_name,
+    shard_paths,
+    sorted_class_names,
+    total_bytes,
+    unknown_label,
+)
 from data.splitting import carve_splits
 from data.text_splits import TextSplits
 
@@ -124,16 +131,12 @@ def load_file_splits(dataset: DatasetConfig) -> TextSplits:
     class_names = dataset.labels or sorted_class_names(
         label for _, _, labels in train_shards for label in labels)
     label_ids = {name: index for index, name in enumerate(class_names)}
-    where = "dataset.labels" if dataset.labels else "training labels"
 
     def to_ids(path, labels):
         for row, label in enumerate(labels):
             if label not in label_ids:
-                raise DataError(
-                    f"{row_name(path, row)} column '{dataset.label_column}': label "
-                    f"'{label}' is not in the {where} ({', '.join(class_names)}); "
-                    "fix the label or add training examples of it"
-                )
+                raise unknown_label(row_name(path, row), dataset.label_column, label,
+                                    class_names, given=dataset.labels is not None)
         return np.array([label_ids[label] for label in labels], dtype=np.int64)
 
     def joined(shards):

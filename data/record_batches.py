@@ -20,16 +20,20 @@ from data.sources import row_name
 # bytes of the file. Parquet batches hold this many rows.
 BLOCK_BYTES = 4 << 20
 PARQUET_BATCH_ROWS = 32768
+# Finding a shard's columns reads its first block: a smaller one, so that checking a
+# thousand shards before training does not read gigabytes.
+HEADER_BLOCK_BYTES = 1 << 20
 
 
-def _open(path: pathlib.Path, columns: list[str] | None):
+def _open(path: pathlib.Path, columns: list[str] | None, block_bytes: int | None = None):
     """An iterator of record batches (all columns when `columns` is None)."""
+    block_bytes = block_bytes or BLOCK_BYTES
     if path.suffix == ".parquet":
         return pq.ParquetFile(path).iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=columns)
     if path.suffix == ".jsonl":
-        return pa_json.open_json(path, read_options=pa_json.ReadOptions(block_size=BLOCK_BYTES))
+        return pa_json.open_json(path, read_options=pa_json.ReadOptions(block_size=block_bytes))
     return pa_csv.open_csv(
-        path, read_options=pa_csv.ReadOptions(block_size=BLOCK_BYTES),
+        path, read_options=pa_csv.ReadOptions(block_size=block_bytes),
         parse_options=pa_csv.ParseOptions(delimiter="\t" if path.suffix == ".tsv" else ",",
                                           newlines_in_values=True),
         # Everything is text: "NA", "null" or "1" are legitimate texts and labels.
@@ -56,7 +60,7 @@ def column_names(path: pathlib.Path) -> list[str]:
     try:
         if path.suffix == ".parquet":
             return list(pq.ParquetFile(path).schema_arrow.names)
-        return list(_open(path, None).schema.names)
+        return list(_open(path, None, HEADER_BLOCK_BYTES).schema.names)
     except (pa.ArrowException, OSError) as error:
         raise _read_error(path, 0, error) from None
 

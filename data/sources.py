@@ -1,4 +1,5 @@
-"""Where the user's labelled files are: one file, a glob of shards or a folder of them.
+"""Where the user's labelled files are (one file, a glob of shards or a folder of them),
+and how errors about them name a row and a label.
 
 `dataset.train_file` (and `validation_file`, `test_file`) may name one file, a glob
 (`data/*.parquet`, `logs/**/*.csv`) or a folder; a glob or folder is a split in shards,
@@ -110,3 +111,15 @@ def sorted_class_names(labels) -> list[str]:
     if all(name.lstrip("-").isdigit() for name in names):
         names = sorted(names, key=int)
     return names
+
+
+def unknown_label(where: str, column: str, label: str, class_names: list[str],
+                  given: bool = False) -> DataError:
+    """The error of a row whose label is not a class; `given`: the classes are
+    `dataset.labels`, not those found in the training data."""
+    shown = ", ".join(class_names[:10]) + (", ..." if len(class_names) > 10 else "")
+    if given:
+        return DataError(f"{where} column '{column}': label '{label}' is not in dataset.labels "
+                         f"({shown}); fix the label or add it to dataset.labels")
+    return DataError(f"{where} column '{column}': label '{label}' is not in the training labels "
+                     f"({shown}); fix the label or add training examples of it")

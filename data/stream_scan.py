@@ -12,7 +12,7 @@ import tensorflow as tf
 
 from data.errors import DataError
 from data.hash_split import split_parts
-from data.stream_sources import unknown_label
+from data.sources import unknown_label
 
 
 def count_labels(source, edges: list[int], seed: int,

@@ -1,7 +1,8 @@
 """A split's rows as a tf.data stream of (texts, label ids) batches, never held whole: the
 user's shards read by pyarrow record batch by record batch, or a TFDS split read through
-`as_dataset`. Each source also knows its size, checks that it opens before any training,
-and gives its labels in batches for the one pass that finds the classes (`stream_scan`).
+`as_dataset`. Each source also checks that it opens before any training, estimates its
+rows, and gives its labels in batches for the one pass that finds the classes
+(`stream_scan`).
 """
 
 import dataclasses
@@ -17,7 +18,7 @@ import tensorflow_datasets as tfds
 
 from data.errors import DataError
 from data.record_batches import BLOCK_BYTES, check_columns, read_batches
-from data.sources import row_name
+from data.sources import row_name, unknown_label
 
 BATCHES = (tf.TensorSpec((None,), tf.string), tf.TensorSpec((None,), tf.int64))
 # Shards read at once, round robin: more mixes the training stream better, each costs a
@@ -129,18 +130,6 @@ def rows_of_worker(dataset: tf.data.Dataset, worker) -> tf.data.Dataset:
     worker reads the same batches, so the workers' rows never overlap."""
     index, count = worker
     return dataset.map(lambda texts, labels: (texts[index::count], labels[index::count]))
-
-
-def unknown_label(where: str, column: str, label: str, class_names: list[str],
-                  given: bool = False) -> DataError:
-    """The error of a row whose label is not a class; `given`: the classes are
-    `dataset.labels`, not those found in the training data."""
-    shown = ", ".join(class_names[:10]) + (", ..." if len(class_names) > 10 else "")
-    if given:
-        return DataError(f"{where} column '{column}': label '{label}' is not in dataset.labels "
-                         f"({shown}); fix the label or add it to dataset.labels")
-    return DataError(f"{where} column '{column}': label '{label}' is not in the training labels "
-                     f"({shown}); fix the label or add training examples of it")
 
 
 @dataclasses.dataclass
