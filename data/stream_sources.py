@@ -148,7 +148,11 @@ class TfdsSource:
         """The builder was opened and prepared by `data.loading`; nothing more to check."""
 
     def rows_estimate(self) -> int:
-        return int(self.builder.info.splits[self.split].num_examples)
+        """The split's examples, from the dataset's info, else counted in one pass."""
+        try:
+            return int(self.builder.info.splits[self.split].num_examples)
+        except KeyError:  # An info without split sizes (TFDS' mock data, say).
+            return sum(len(labels) for _, _, labels, _ in self.label_batches(with_texts=False))
 
     def _examples(self, shuffle_seed=None, input_context=None) -> tf.data.Dataset:
         read_config = tfds.ReadConfig(
@@ -174,6 +178,13 @@ class TfdsSource:
             yield name, row, labels, texts if with_texts else None
             row += len(labels)
 
+    def _num_shards(self) -> int:
+        """The files the split spans; 0 when the info does not say (a slice may not)."""
+        try:
+            return int(getattr(self.builder.info.splits[self.split], "num_shards", 0) or 0)
+        except KeyError:
+            return 0
+
     def texts(self, errors: list) -> tf.data.Dataset:
         """String batches of the texts alone, in the split's order."""
         return self._examples().map(lambda texts, labels: texts)
@@ -186,9 +197,7 @@ class TfdsSource:
         every worker reads all and keeps every n-th batch."""
         index, count = worker
         context = None
-        # A slice ("train[:50%]") may not say how many files it spans: then by rows.
-        shards = getattr(self.builder.info.splits[self.split], "num_shards", 0) or 0
-        if count > 1 and shards >= count:
+        if count > 1 and self._num_shards() >= count:
             context = tf.distribute.InputContext(num_input_pipelines=count,
                                                  input_pipeline_id=index)
         dataset = self._examples(file_seed, context)

@@ -3,6 +3,7 @@ classes, vocabulary and cap; workers' shares; labels given; errors before traini
 
 import numpy as np
 import pytest
+import tensorflow_datasets as tfds
 
 from data import DataError, build_datasets
 from tests.data.shards import review_rows, write_rows, write_shards
@@ -84,6 +85,16 @@ def test_tfds_splits_stream_through_as_dataset(builtin_data_dir):
     assert contents(streamed)["test"] == contents(in_memory)["test"]
     assert streamed.streams.rows == {"train": 1701, "validation": 213, "test": 213}
     assert streamed.vectorizer.get_vocabulary() == in_memory.vectorizer.get_vocabulary()
+
+
+def test_a_tfds_catalog_split_is_carved_by_hash_as_in_memory(tmp_path):
+    with tfds.testing.mock_data(num_examples=40):
+        streamed, in_memory = both({"tfds_name": "imdb_reviews", "data_dir": str(tmp_path)})
+        assert contents(streamed) == contents(in_memory)
+        assert {split: len(pairs) for split, pairs in contents(streamed).items()} == {
+            "train": 35, "validation": 5, "test": 40}
+    # ClassLabel names the classes, so no pass counts the rows: 10% of 40 estimated.
+    assert streamed.streams.rows == {"train": 36, "validation": 4, "test": 40}
 
 
 @pytest.mark.parametrize("shards", [4, 1])  # by files, or by rows of each record batch
