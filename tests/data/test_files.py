@@ -1,11 +1,10 @@
-import json
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from config import DatasetConfig
 from data import DataError, load_file_split, load_text_splits
+from tests.data.shards import write_rows
 
 ROWS = [
     {"text": f"review number {index}", "label": "pos" if index % 4 else "neg"}
@@ -14,16 +13,7 @@ ROWS = [
 
 
 def write(path, rows=ROWS):
-    table = pd.DataFrame(rows)
-    if path.suffix == ".csv":
-        table.to_csv(path, index=False)
-    elif path.suffix == ".tsv":
-        table.to_csv(path, index=False, sep="\t")
-    elif path.suffix == ".jsonl":
-        path.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    else:
-        table.to_parquet(path)
-    return path
+    return write_rows(path, rows)
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".tsv", ".jsonl", ".parquet"])
