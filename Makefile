@@ -47,7 +47,7 @@ train: $(VENV)/.installed-train
 	fi
 	@echo "Results: runs/default/ (model.keras, metrics.json, history.csv, logs/ for TensorBoard)"
 	@echo "         runs/default/eval/test/ (metrics, per-class table, confusion matrix, predictions)"
-	@echo "         runs/default/attention/test/ (attention of 8 test examples, heatmaps, rollout)"
+	@echo "         runs/default/attention/test/ (attention and every attribution method of 8 test examples, heatmaps)"
 	@echo "Attention viewer (open in a browser, works offline): runs/default/attention/test/index.html"
 
 # The TensorFlow suite and the other backends' layer tests run side by side (-j2), and the
