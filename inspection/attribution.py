@@ -95,24 +95,26 @@ def attribute(classifier, token_ids, method, pooling, classes=None, seed=0,
     return scores
 
 
-def predicted_classes(classifier, token_ids, batch_size=BATCH_SIZE):
-    """The classifier's predicted class per text, int64 (B,)."""
-    probabilities = [
+def probabilities(classifier, token_ids, batch_size=BATCH_SIZE):
+    """The classifier's class probabilities, float64 (R, C), for token ids (R, T)."""
+    token_ids = np.asarray(token_ids)
+    return np.concatenate([
         keras.ops.convert_to_numpy(classifier(_trimmed(token_ids[start:start + batch_size]),
                                               training=False))
-        for start in range(0, len(token_ids), batch_size)]
-    return np.concatenate(probabilities).argmax(axis=-1)
+        for start in range(0, len(token_ids), batch_size)]).astype(np.float64)
+
+
+def predicted_classes(classifier, token_ids, batch_size=BATCH_SIZE):
+    """The classifier's predicted class per text, int64 (B,)."""
+    return probabilities(classifier, token_ids, batch_size).argmax(axis=-1)
 
 
 def class_probabilities(classifier, token_ids, classes, batch_size=BATCH_SIZE):
     """Each row's probability of its class, float64 (R,): token ids (R, T), classes (R,)."""
-    token_ids, classes = np.asarray(token_ids), np.asarray(classes)
-    picked = []
-    for start in range(0, len(token_ids), batch_size):
-        ids = _trimmed(token_ids[start:start + batch_size])
-        probabilities = keras.ops.convert_to_numpy(classifier(ids, training=False))
-        picked.append(probabilities[np.arange(len(ids)), classes[start:start + batch_size]])
-    return np.concatenate(picked).astype(np.float64) if picked else np.zeros((0,))
+    if len(token_ids) == 0:
+        return np.zeros((0,))
+    picked = probabilities(classifier, token_ids, batch_size)
+    return picked[np.arange(len(picked)), np.asarray(classes)]
 
 
 def _trimmed(token_ids):
@@ -163,9 +165,9 @@ def _integrated_gradients(classifier, ids, classes, pooling):
 
 
 def _attention_gradient(classifier, ids, classes, pooling):
-    shapes = []
-    _class_logits(classifier, ids, classes,
-                  attention_weights_fn=lambda weights: shapes.append(weights.shape) or weights)
+    shapes = []  # Of the weights the gates multiply: per local block with attention_block_size.
+    outputs = explainable_forward(classifier, ids, attention_weights_fn=lambda weights: (
+        shapes.append(weights.shape) or weights))
     gates = [np.ones(shape, dtype=np.float32) for shape in shapes]
 
     def gated_logits(*gates):
@@ -175,8 +177,7 @@ def _attention_gradient(classifier, ids, classes, pooling):
 
     # The gradient with respect to a gate of ones is grad A * A, Chefer's product.
     products = [_numpy(g) for g in _gradients(gated_logits, gates)]
-    scores = _block_scores(explainable_forward(classifier, ids))  # (B, L, N, A, A)
-    length = scores.shape[-1]
+    length = outputs["attention_scores"][0].shape[-1]  # A
     products = np.stack([
         product if product.shape[-1] == length else  # per local block -> (B, N, A, A)
         _numpy(block_diagonal_scores(product, len(ids), length))
@@ -265,5 +266,5 @@ def _numpy(value):
         if not isinstance(value, np.ndarray) else value
 
 
-__all__ = ["METHODS", "attribute", "class_probabilities",
+__all__ = ["METHODS", "attribute", "class_probabilities", "probabilities",
            "predicted_classes"]

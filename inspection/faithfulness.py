@@ -23,7 +23,7 @@ from inspection.attribution import (
     METHODS,
     attribute,
     class_probabilities,
-    predicted_classes,
+    probabilities,
 )
 
 BINS_PERCENT = (1, 5, 10, 20, 50)
@@ -143,8 +143,10 @@ def measure_faithfulness(classifier, token_ids, text_mask, pooling, methods=METH
     token_ids, text_mask = np.asarray(token_ids), np.asarray(text_mask, dtype=bool)
     if not text_mask.any(axis=1).all():
         raise ValueError("every example needs at least one text token to be removed")
-    classes = predicted_classes(classifier, token_ids, batch_size)
-    full = class_probabilities(classifier, token_ids, classes, batch_size)
+    # One pass gives both the predicted classes and their probabilities.
+    predicted = probabilities(classifier, token_ids, batch_size)  # (E, C)
+    classes = predicted.argmax(axis=-1)
+    full = predicted[np.arange(len(predicted)), classes]  # (E,)
     comprehensiveness, sufficiency, details = {}, {}, {}
     for method in methods:
         start = time.perf_counter()
