@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 import cli
+import fitting
 import runs
 import train
 from config import BUILTIN_DATASETS, Config, ConfigError, DatasetConfig
@@ -96,7 +97,7 @@ def load_data(config: Config):
         return pipelines[split].enumerate().map(mask, num_parallel_calls=tf.data.AUTOTUNE)
 
     batches = {"train": masked("train", 0), "validation": masked("validation", 1)}
-    return vectorizer, batches, train.epoch_steps(batches, config.training)
+    return vectorizer, batches, fitting.epoch_steps(batches, config.training)
 
 
 def run_pretraining(config: Config, *, overwrite=False, verbose=None) -> train.RunResult:
@@ -126,8 +127,8 @@ def run_pretraining(config: Config, *, overwrite=False, verbose=None) -> train.R
             print(f"Resuming the interrupted run in {run_dir} from its last finished epoch.")
         # The best epoch is the one with the lowest masked-token loss on held-out text.
         training = dataclasses.replace(config.training, attention_images=0, monitor="val_loss")
-        train.fit(model, batches, steps, training, run_dir,
-                  train.make_callbacks(training, None, run_dir), verbose)
+        fitting.fit(model, batches, steps, training, run_dir,
+                    fitting.make_callbacks(training, None, run_dir), verbose)
         model.save_weights(run_dir / runs.ENCODER_WEIGHTS)
     runs.write_json(run_dir / runs.VOCABULARY_FILE, vectorizer.get_vocabulary())
     history = runs.read_history(run_dir)

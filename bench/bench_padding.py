@@ -33,6 +33,7 @@ import keras  # noqa: E402
 import pandas as pd  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
+import fitting  # noqa: E402
 import train  # noqa: E402
 from config_files import load_config  # noqa: E402
 
@@ -82,14 +83,15 @@ def train_once(config, data, pipelines, jit_compile):
     trainer.fit(
         pipelines["train"], validation_data=pipelines["validation"], epochs=training.epochs,
         callbacks=[timer, keras.callbacks.EarlyStopping(
-            monitor=training.monitor, mode=train.monitor_mode(training),
+            monitor=training.monitor, mode=fitting.monitor_mode(training),
             patience=training.early_stopping_patience, restore_best_weights=True)],
         verbose=0, shuffle=False,
     )
     row = {"first epoch s": timer.seconds[0],
            "median epoch s": statistics.median(timer.seconds[1:] or timer.seconds),
            "epochs": len(timer.seconds)}
-    for split, metrics in train.score_splits(classifier, pipelines, len(data.class_names)).items():
+    scores = fitting.score_splits(classifier, pipelines, len(data.class_names))
+    for split, metrics in scores.items():
         row[f"{split} acc"] = metrics["accuracy"] * 100
     return row
 

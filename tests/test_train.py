@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import cli
+import fitting
 import runs
 import train
 from config import TrainingConfig
@@ -260,8 +261,8 @@ def test_nan_loss_stops_with_a_clear_message(tmp_path):
     features = np.array([[1.0, 2.0], [np.nan, 1.0]], dtype="float32")
     batches = tf.data.Dataset.from_tensor_slices((features, np.zeros((2, 1)))).batch(1)
     with pytest.raises(TrainingError, match="loss became nan at epoch 1, batch 2: lower"):
-        train.fit(trainer, {"train": batches, "validation": batches}, 2,
-                  TrainingConfig(epochs=1), tmp_path, [StopOnNonFiniteLoss()], verbose=0)
+        fitting.fit(trainer, {"train": batches, "validation": batches}, 2,
+                    TrainingConfig(epochs=1), tmp_path, [StopOnNonFiniteLoss()], verbose=0)
 
 
 def test_config_errors_exit_2_before_any_work(tmp_path, capsys):
