@@ -1,10 +1,13 @@
 """Fitting a model in its run folder: the callbacks that back it up and log it, the replay
-of a resumed run's batches, the best epoch restored, and the restored model's scores.
+of a resumed run's batches, the best epoch restored, the restored model's scores, and what
+a finished run gives back (`RunResult`).
 
-`train.py` and `pretrain.py` fit through `fit`, with the callbacks of `make_callbacks`; the
-run folder's file names are `runs.py`'s.
+`train.py` and `pretrain.py` fit through `fit`, with the callbacks of `make_callbacks`, and
+return a `RunResult`; the run folder's file names are `runs.py`'s. Neither command imports
+the other: what they share lives here.
 """
 
+import dataclasses
 import sys
 import warnings
 from pathlib import Path
@@ -15,6 +18,16 @@ import runs
 
 # Keras, TensorFlow and the modules built on them are imported by each function: `train.py`
 # imports this module before it has checked the config.
+
+
+@dataclasses.dataclass
+class RunResult:
+    """What `train.run_training` and `pretrain.run_pretraining` give back."""
+
+    run_dir: Path
+    metrics: dict
+    resumed: bool
+    worker: int | None = None  # a multi-worker run's worker that is not the chief
 
 
 def epoch_steps(pipelines, training, stream_steps=None) -> int:
@@ -36,8 +49,9 @@ def monitor_mode(training) -> str:
     return "min" if training.monitor == "val_loss" else "max"
 
 
-def make_callbacks(training, data, run_dir: Path) -> list:
-    """Backup for resume, NaN stop, best checkpoint, history, TensorBoard, early stopping."""
+def make_callbacks(training, data, run_dir: Path, classifier=None) -> list:
+    """Backup for resume, NaN stop, best checkpoint, history, TensorBoard, early stopping;
+    with `training.attention_images`, the `classifier`'s attention maps in TensorBoard."""
     import keras
     import tensorflow as tf
 
@@ -47,7 +61,6 @@ def make_callbacks(training, data, run_dir: Path) -> list:
         RandomStateBackup,
         ResumableEarlyStopping,
         StopOnNonFiniteLoss,
-        build_attention_model,
     )
 
     monitor, mode = training.monitor, monitor_mode(training)
@@ -72,7 +85,7 @@ def make_callbacks(training, data, run_dir: Path) -> list:
         callbacks.append(AttentionImagesCallback(
             str(run_dir / runs.ATTENTION_LOGS_DIR),
             np.asarray(data.vectorizer(tf.constant(texts.astype(str)))),  # (B, T)
-            attention_model_builder=build_attention_model,
+            classifier,
             vocabulary=data.vectorizer.get_vocabulary(),
         ))
     if training.early_stopping_patience:

@@ -259,13 +259,6 @@ class Run:
         except ValueError as error:
             raise RunError(f"{self.run_dir / MODEL_FILE}: {error}") from None
 
-    @functools.cached_property
-    def attention_model(self):
-        """The classifier's attention sibling (same weights), built on first use."""
-        from models import build_attention_model
-
-        return build_attention_model(self.parts[1])
-
     def load_split(self, split: str):
         """(texts, labels) of the run's validation or test split, rebuilt from its config.
 

@@ -160,7 +160,7 @@ def epoch_cost_of(config):
     """(real tokens, training FLOPs) of one training epoch of `config` (its seed's batches)."""
     from train_cost import epoch_cost
 
-    from models import starting_weights
+    from starting_weights import starting_weights
     from train import load_data
 
     weights = starting_weights(config)

@@ -69,21 +69,19 @@ def main(argv=None):
     load_seconds = time.perf_counter() - start
     texts = [str(text) for text in texts[: args.num_examples]]
     labels = labels[: args.num_examples]
-    attention_model = run.attention_model
 
     start = time.perf_counter()
-    probabilities = predict_texts(run.model, texts)
+    predict_texts(run.model, texts)
     predict_seconds = time.perf_counter() - start
 
     out_dir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench_export_"))
     try:
         start = time.perf_counter()
         export = export_attention(
-            attention_model, run.parts[0], texts, out_dir, run.class_names,
-            true_labels=labels, fast_path_probabilities=probabilities, pooling=run.pooling,
+            run.parts[1], run.parts[0], texts, out_dir, run.class_names,
+            true_labels=labels, pooling=run.pooling,
             batch_size=ATTENTION_BATCH_SIZE, run_info={"run_dir": str(run.run_dir)},
-            max_rendered_examples=args.rendered, verbose=0,
-            classifier=run.parts[1], methods=args.methods,
+            max_rendered_examples=args.rendered, verbose=0, methods=args.methods,
         )
         export_seconds = time.perf_counter() - start
         export.close()
@@ -94,7 +92,6 @@ def main(argv=None):
                 loaded.attention_scores(example_id)
             num_layers, num_heads = loaded.num_layers, loaded.num_heads
             mean_tokens = float(loaded.manifest.num_tokens.mean())
-            difference = loaded.max_probability_difference
         read_seconds = time.perf_counter() - start
 
         sizes = {
@@ -119,10 +116,9 @@ def main(argv=None):
                                         + (" (the export default)" if args.rendered == 8 else "")),
         ("load run + split", f"{load_seconds:.1f} s"),
         ("fast-path predict (evaluation)", f"{predict_seconds:.1f} s"),
-        ("**export** (attention model, check, rollout, files, viewer)",
+        ("**export** (forward pass with scores, rollout, files, viewer)",
          f"**{export_seconds:.1f} s** ({1000 * export_seconds / max(count, 1):.1f} ms/example)"),
         ("read back every example (`load_attention`)", f"{read_seconds:.1f} s"),
-        ("max probability gap, attention path vs fast path", f"{difference:.2e}"),
         *((f"size: {name}", mib(size)) for name, size in sizes.items()),
         ("**size on disk, total**", f"**{mib(total)}** ({total / max(count, 1) / 1024:.1f} "
                                     "KiB/example)"),

@@ -22,11 +22,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from config import ModelConfig  # noqa: E402
 from inspection import export_attention  # noqa: E402
-from models import (  # noqa: E402
-    build_attention_model,
-    build_classifier,
-    build_end_to_end_model,
-)
+from models import build_classifier  # noqa: E402
 
 OUTPUT = pathlib.Path(__file__).resolve().parent / "viewer.png"
 REVIEWS = [
@@ -58,14 +54,11 @@ def main():
     token_ids = vectorizer(tf.constant(texts)).numpy()
     classifier.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
     classifier.fit(token_ids, labels, epochs=150, verbose=0)
-    attention_model = build_attention_model(classifier)
-    end_to_end = build_end_to_end_model(vectorizer, classifier)
 
     with tempfile.TemporaryDirectory() as directory:
         shown = [SHOWN] + texts[:3]
-        export_attention(attention_model, vectorizer, shown, directory, ["negative", "positive"],
-                         true_labels=[1, 1, 0, 1], model=end_to_end, max_rendered_examples=0,
-                         classifier=classifier,
+        export_attention(classifier, vectorizer, shown, directory, ["negative", "positive"],
+                         true_labels=[1, 1, 0, 1], max_rendered_examples=0,
                          run_info={"model": "toy classifier, 2 blocks x 4 heads"},
                          verbose=0)
         with sync_playwright() as playwright:

@@ -21,12 +21,8 @@ class AttentionImagesCallback(keras.callbacks.Callback):
     Args:
         log_dir: TensorBoard log directory (e.g. `<run>/logs/attention`).
         token_ids: int array (B, T), a few fixed validation examples; id 0 is padding.
-        attention_model: keras.Model, token ids -> {"probabilities",
-            "attention_scores"} (see `export_attention`), sharing weights with
-            the model being trained.
-        attention_model_builder: alternative to `attention_model`: a function
-            `builder(trained_model) -> attention_model`, called once when
-            training starts.
+        classifier: the `models.TransformerClassifier` being trained (its forward pass
+            with `return_attention_scores=True` gives the maps).
         vocabulary: optional list of token strings (`TextVectorization.get_vocabulary()`)
             for the axis labels; ids it lacks, or all ids without it, are shown as numbers.
         max_tokens: only the first `max_tokens` real tokens ("[CLS]" included) are
@@ -35,18 +31,14 @@ class AttentionImagesCallback(keras.callbacks.Callback):
 
     Example:
     >>> callback = AttentionImagesCallback(  # doctest: +SKIP
-    ...     "runs/imdb/logs/attention", validation_token_ids[:3],
-    ...     attention_model_builder=build_attention_model, vocabulary=vocabulary)
+    ...     "runs/imdb/logs/attention", validation_token_ids[:3], classifier,
+    ...     vocabulary=vocabulary)
     >>> model.fit(train_data, validation_data=val_data, callbacks=[callback])  # doctest: +SKIP
     """
 
-    def __init__(self, log_dir, token_ids, attention_model=None, attention_model_builder=None,
-                 vocabulary=None, max_tokens=64, every_n_epochs=1):
+    def __init__(self, log_dir, token_ids, classifier, vocabulary=None, max_tokens=64,
+                 every_n_epochs=1):
         super().__init__()
-        if (attention_model is None) == (attention_model_builder is None):
-            raise ValueError(
-                "Pass exactly one of attention_model=... or attention_model_builder=...."
-            )
         token_ids = np.asarray(token_ids)
         if token_ids.ndim != 2 or not np.issubdtype(token_ids.dtype, np.integer):
             raise ValueError(
@@ -57,8 +49,7 @@ class AttentionImagesCallback(keras.callbacks.Callback):
             raise ValueError(f"every_n_epochs must be at least 1. Received: {every_n_epochs}")
         self.log_dir = str(log_dir)
         self.token_ids = token_ids
-        self.attention_model = attention_model
-        self.attention_model_builder = attention_model_builder
+        self.classifier = classifier
         self.vocabulary = vocabulary
         self.max_tokens = max_tokens
         self.every_n_epochs = every_n_epochs
@@ -66,14 +57,12 @@ class AttentionImagesCallback(keras.callbacks.Callback):
         self._writer = None
 
     def on_train_begin(self, logs=None):
-        if self.attention_model is None:
-            self.attention_model = self.attention_model_builder(self.model)
         self._writer = tf.summary.create_file_writer(self.log_dir)
 
     def on_epoch_end(self, epoch, logs=None):
         if epoch % self.every_n_epochs != 0:
             return
-        outputs = self.attention_model(self.token_ids, training=False)
+        outputs = self.classifier(self.token_ids, training=False, return_attention_scores=True)
         # (B, L, N, T, T), or (B, L, N, T + 1, T + 1) with a class token at position 0.
         scores = stack_block_scores(outputs)
         num_layers, num_heads = scores.shape[1:3]

@@ -2,8 +2,8 @@
 
 Every method scores the token ids of a batch for one class per example (by default the
 predicted one) and returns float64 scores (B, T) over the id positions, 0 at padding;
-higher means more in favour of the class. What they differentiate or read comes from
-`models.explainable_forward`, which replays the classifier's own layers.
+higher means more in favour of the class. What they differentiate or read comes from the
+classifier's one forward pass, asked for its logits, attention scores and hooks.
 
 - `rollout`: attention rollout (Abnar & Zuidema, 2020), `inspection.rollout`.
 - `last_attention`: the last block's attention, heads averaged, from the class position
@@ -32,8 +32,7 @@ from config import ATTRIBUTION_METHODS
 from inspection.attention_tokens import real_positions
 from inspection.rollout import rollout_importance, token_importance
 from layers.local_blocks import block_diagonal_scores
-from models.explainable_forward import explainable_forward, token_vectors
-from models.transformer_classifier import CLASS_TOKEN
+from models import token_vectors
 
 METHODS = ATTRIBUTION_METHODS
 INTEGRATED_GRADIENTS_STEPS = 32
@@ -124,12 +123,12 @@ def _trimmed(token_ids):
 
 
 def _rollout(classifier, ids, classes, pooling):
-    scores = _block_scores(explainable_forward(classifier, ids))
+    scores = _block_scores(_forward(classifier, ids))
     return _per_example(classifier, ids, scores, lambda maps: token_importance(maps, pooling))
 
 
 def _last_attention(classifier, ids, classes, pooling):
-    scores = _block_scores(explainable_forward(classifier, ids))
+    scores = _block_scores(_forward(classifier, ids))
     query_index = 0 if pooling == "cls" else None
     return _per_example(classifier, ids, scores,
                         lambda maps: rollout_importance(maps[-1].mean(axis=0), query_index))
@@ -166,7 +165,7 @@ def _integrated_gradients(classifier, ids, classes, pooling):
 
 def _attention_gradient(classifier, ids, classes, pooling):
     shapes = []  # Of the weights the gates multiply: per local block with attention_block_size.
-    outputs = explainable_forward(classifier, ids, attention_weights_fn=lambda weights: (
+    outputs = _forward(classifier, ids, attention_weights_fn=lambda weights: (
         shapes.append(weights.shape) or weights))
     gates = [np.ones(shape, dtype=np.float32) for shape in shapes]
 
@@ -216,9 +215,15 @@ _METHODS = {
 
 def _class_logits(classifier, ids, classes, vectors=None, **options):
     """The sum over the batch of each text's class logit: one scalar to differentiate."""
-    logits = explainable_forward(classifier, ids, vectors, **options)["logits"]  # (B, C)
+    logits = _forward(classifier, ids, vectors, **options)["logits"]  # (B, C)
     picked = ops.take_along_axis(logits, ops.convert_to_tensor(classes[:, None]), axis=1)
     return ops.sum(picked)
+
+
+def _forward(classifier, ids, vectors=None, **options):
+    """The classifier's logits, probabilities and every block's attention, in inference."""
+    return classifier(ops.convert_to_tensor(ids, "int64"), training=False, token_vectors=vectors,
+                      return_logits=True, return_attention_scores=True, **options)
 
 
 def _block_scores(outputs):
@@ -228,7 +233,7 @@ def _block_scores(outputs):
 def _per_example(classifier, ids, maps, importance_of):
     """Runs `importance_of` on each text's maps (L, N, A', A') over its real positions and
     lays the result out over its token ids (B, T), dropping a class token's position."""
-    class_token = CLASS_TOKEN in {layer.name for layer in classifier.layers}
+    class_token = classifier.encoder.class_token is not None
     scores = np.zeros(ids.shape, dtype=np.float64)
     for row, (row_ids, row_maps) in enumerate(zip(ids, maps, strict=True)):
         real = real_positions(row_ids, class_token)  # (A,)

@@ -1,5 +1,5 @@
-"""What `export_attention` checks of its inputs: the labels, the attention model's outputs
-and the rows of its maps. Each check raises a ValueError that names what was received.
+"""What `export_attention` checks of its inputs: the labels, the classifier's outputs and
+the rows of its maps. Each check raises a ValueError that names what was received.
 
 Letter legend: B batch, T token ids, A attended positions (T + 1 with a class token),
 L layers, N heads, C classes.
@@ -14,23 +14,17 @@ from inspection.attention_tokens import stack_block_scores
 ROW_SUM_TOLERANCE = 1e-3
 
 
-def run_attention_model(attention_model, token_ids, num_classes, class_token):
-    """The attention model's probabilities (B, C) float32 and maps (B, L, N, A, A), checked
-    against the contract of `export_attention`."""
-    outputs = attention_model(token_ids, training=False)
-    if not isinstance(outputs, dict) or not {"probabilities", "attention_scores"} <= set(outputs):
-        raise ValueError(
-            "attention_model must return a dict with 'probabilities' and 'attention_scores'. "
-            f"Received: {type(outputs).__name__} with keys "
-            f"{sorted(outputs) if isinstance(outputs, dict) else None}"
-        )
+def run_classifier(classifier, token_ids, num_classes, class_token):
+    """One forward pass of the classifier: its probabilities (B, C) float32 and every
+    block's maps (B, L, N, A, A), checked against the contract of `export_attention`."""
+    outputs = classifier(token_ids, training=False, return_attention_scores=True)
     probabilities = keras.ops.convert_to_numpy(outputs["probabilities"]).astype(np.float32)
     batch, length = token_ids.shape
     length += int(class_token)
     if probabilities.shape != (batch, num_classes):
         raise ValueError(
-            f"attention_model's 'probabilities' must have shape ({batch}, {num_classes}). "
-            f"Received: shape={probabilities.shape}"
+            f"The classifier's probabilities must have shape ({batch}, {num_classes}), one "
+            f"column per class name. Received: shape={probabilities.shape}"
         )
     for layer_index, scores in enumerate(outputs["attention_scores"]):
         shape = tuple(keras.ops.shape(scores))
@@ -54,7 +48,7 @@ def check_rows(scores, example_id):
     if worst > ROW_SUM_TOLERANCE:
         raise ValueError(
             f"Attention rows of example {example_id!r} sum to {1 + worst:.4f} or "
-            f"{1 - worst:.4f} over real tokens instead of 1: attention_model must give padded "
+            f"{1 - worst:.4f} over real tokens instead of 1: the classifier must give padded "
             "keys (token id 0) exactly zero weight."
         )
 

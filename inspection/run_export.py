@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 
 import runs
-from inspection.attention_file import VIEWER_FILENAME, load_attention
+from inspection.attention_file import load_attention
+from inspection.attention_format import VIEWER_FILENAME
 from inspection.attention_tokens import ATTENTION_BATCH_SIZE
 from inspection.export import export_attention
-from models import predict_texts
 
 # What meta.json keeps of each method in faithfulness.json: the two ERASER measures.
 FAITHFULNESS_MEASURES = ("comprehensiveness", "sufficiency")
@@ -50,7 +50,7 @@ def check_export_target(path, overwrite=False) -> None:
                           "or --out DIR to write this one elsewhere")
 
 
-def export_run_attention(run, texts, out_dir, probabilities=None, true_labels=None,
+def export_run_attention(run, texts, out_dir, true_labels=None,
                          example_ids=None, run_info=None, overwrite=False,
                          viewer_examples=runs.VIEWER_EXAMPLES,
                          heatmap_examples=runs.HEATMAP_EXAMPLES,
@@ -60,8 +60,6 @@ def export_run_attention(run, texts, out_dir, probabilities=None, true_labels=No
     Args:
         run: a `runs.Run`.
         texts: raw strings.
-        probabilities: the fast path's (N, C) probabilities when already computed (by the
-            evaluation); None computes them with the run's model.
         true_labels: optional label indices; None when unknown.
         example_ids: optional ids (default "00000", "00001", ...).
         run_info: extra entries for meta.json's `run_info` (run_dir and model are added).
@@ -80,16 +78,13 @@ def export_run_attention(run, texts, out_dir, probabilities=None, true_labels=No
     texts = [str(text) for text in texts]
     out_dir = Path(out_dir)
     check_export_target(out_dir, overwrite)
-    if probabilities is None:
-        probabilities = predict_texts(run.model, texts)
     info = {"run_dir": str(run.run_dir), "model": str(run.run_dir / runs.MODEL_FILE),
             **(run_info or {})}
     vectorizer, classifier = run.parts
     with runs.staged_folder(out_dir) as staging:
         export_attention(
-            run.attention_model, vectorizer, texts, staging, run.class_names,
-            true_labels=true_labels, fast_path_probabilities=probabilities,
-            classifier=classifier, methods=methods, faithfulness=faithfulness,
+            classifier, vectorizer, texts, staging, run.class_names,
+            true_labels=true_labels, methods=methods, faithfulness=faithfulness,
             pooling=run.pooling, example_ids=example_ids, batch_size=ATTENTION_BATCH_SIZE,
             run_info=info, max_rendered_examples=heatmap_examples,
             max_viewer_examples=viewer_examples, verbose=verbose,
@@ -133,8 +128,8 @@ def export_evaluation_attention(run, report, out_dir, count=None, ids=None, **op
 
     `options`: those of `export_run_attention` (overwrite, viewer_examples, ...).
 
-    The probabilities checked against the attention path are the evaluation's own; the
-    example ids are the examples' positions in the evaluated data ("00003" is example 3).
+    The example ids are the examples' positions in the evaluated data ("00003" is
+    example 3).
     The faithfulness of `RUN_DIR/eval/<data>/faithfulness.json`, when there, goes with them.
     """
     indices = select_examples(len(report.texts), report.data_name, count, ids)
@@ -145,7 +140,6 @@ def export_evaluation_attention(run, report, out_dir, count=None, ids=None, **op
         run,
         np.asarray(report.texts, dtype=object)[indices],
         out_dir,
-        probabilities=report.probabilities[indices],
         true_labels=report.labels[indices],
         example_ids=[str(index).zfill(width) for index in indices],
         run_info={"source": "evaluate.py", "data": report.data_name},

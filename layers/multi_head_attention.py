@@ -96,6 +96,9 @@ class MultiHeadAttention(keras.layers.Layer):
         use_causal_mask: bool. Query i attends keys 0..i only.
         attention_weights_fn: optional function of the post-softmax weights
             `(B, N, T, S)`, passed to `ScaledDotProductAttention`.
+        head_mask: optional float (N,): multiplies each head's output
+            before the output projection (Michel et al., 2019); 0 switches a
+            head off, 1 leaves it as it is. Its gradient is the head's importance.
 
     Returns:
         Output (B, T, output_dim) and, with `return_attention_scores=True`, the
@@ -238,6 +241,7 @@ class MultiHeadAttention(keras.layers.Layer):
         use_causal_mask=False,
         mask=None,
         attention_weights_fn=None,
+        head_mask=None,
     ):
         # Keras fills `<arg>_mask` from the inputs' masks when several tensors
         # are passed, but only `mask` when the query is the one tensor argument.
@@ -273,6 +277,10 @@ class MultiHeadAttention(keras.layers.Layer):
             attended = attended * ops.cast(query_mask[:, :, None, None], attended.dtype)
             if scores is not None:
                 scores = scores * ops.cast(query_mask[:, None, :, None], scores.dtype)
+        if head_mask is not None:
+            head_mask = ops.cast(head_mask, attended.dtype)
+            head_mask = ops.reshape(head_mask, (1, 1, self.num_heads, 1))  # (N,) -> (1, 1, N, 1)
+            attended = attended * head_mask  # (B, T, N, Hv)
 
         batch, length = ops.shape(attended)[0], ops.shape(attended)[1]
         merged_dim = self.num_heads * self._value_head_dim

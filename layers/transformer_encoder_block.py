@@ -68,6 +68,8 @@ class TransformerEncoderBlock(keras.layers.Layer):
             the attention: attribution methods gate them or stop their gradient.
         detach_norm_scale: bool. No gradient through the layer normalisations'
             1 / std (conservative propagation, Ali et al. 2022); same values.
+        head_mask: optional float (N,), passed to the attention:
+            multiplies each head's output before the output projection.
 
     Returns:
         Tensor (B, T, D) and, with `return_attention_scores=True`, the float32
@@ -171,6 +173,7 @@ class TransformerEncoderBlock(keras.layers.Layer):
         use_causal_mask=False,
         attention_weights_fn=None,
         detach_norm_scale=False,
+        head_mask=None,
     ):
         if padding_mask is None:
             padding_mask = mask
@@ -187,7 +190,8 @@ class TransformerEncoderBlock(keras.layers.Layer):
         x = attention_norm(inputs) if self.norm_first else inputs
         attend = self._self_attend if self.attention_block_size is None else self._attend_in_blocks
         attended, scores = attend(x, padding_mask, attention_mask, training,
-                                  return_attention_scores, use_causal_mask, attention_weights_fn)
+                                  return_attention_scores, use_causal_mask, attention_weights_fn,
+                                  head_mask)
         x = residual + self.attention_output_dropout_layer(attended, training=training)
         if not self.norm_first:
             x = attention_norm(x)
@@ -206,7 +210,7 @@ class TransformerEncoderBlock(keras.layers.Layer):
         return x
 
     def _self_attend(self, x, padding_mask, attention_mask, training, return_scores, causal,
-                     weights_fn=None):
+                     weights_fn=None, head_mask=None):
         """(B, T, D) -> (B, T, D) and the (B, N, T, T) weights, or None."""
         attended = self.self_attention(
             x,
@@ -217,11 +221,12 @@ class TransformerEncoderBlock(keras.layers.Layer):
             return_attention_scores=return_scores,
             use_causal_mask=causal,
             attention_weights_fn=weights_fn,
+            head_mask=head_mask,
         )
         return attended if return_scores else (attended, None)
 
     def _attend_in_blocks(self, x, padding_mask, attention_mask, training, return_scores, causal,
-                          weights_fn=None):
+                          weights_fn=None, head_mask=None):
         """`_self_attend` within blocks of `attention_block_size` tokens."""
         if attention_mask is not None:
             raise ValueError(
@@ -233,7 +238,8 @@ class TransformerEncoderBlock(keras.layers.Layer):
         batch, length = ops.shape(x)[0], ops.shape(x)[1]
         blocks, block_mask = split_into_blocks(x, padding_mask, self.attention_block_size)
         attended, scores = self._self_attend(
-            blocks, block_mask, None, training, return_scores, causal, weights_fn
+            blocks, block_mask, None, training, return_scores, causal, weights_fn,
+            head_mask,
         )  # (B * K, C, D), (B * K, N, C, C)
         attended = merge_blocks(attended, batch, length)  # (B, T, D)
         if scores is not None:

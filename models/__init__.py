@@ -1,14 +1,12 @@
-"""Models built from our layers: the classifier, its attention sibling, the end-to-end model.
+"""Models built from our layers: the classifier (one forward pass), the end-to-end model.
 
-Importing this package also registers every layer (`import layers`), `AttentionProbe`, the
-WordPiece tokenizer and the stop-word standardisation (`import tokenization`), so a saved
-`model.keras` loads in safe mode after `import models`.
+Importing this package also registers every layer (`import layers`), `TextEncoder`,
+`TransformerClassifier`, the WordPiece tokenizer and the stop-word standardisation
+(`import tokenization`), so a saved `model.keras` loads in safe mode after `import models`.
 """
 
 import layers  # noqa: F401  (registers the layers the saved models are made of)
 import tokenization  # noqa: F401  (registers the tokenizer and the stop-word standardisation)
-from models.attention_model import build_attention_model
-from models.attention_probe import AttentionProbe
 from models.batch_prediction import predict_batches
 from models.distribution import describe_replicas, input_worker, make_strategy
 from models.end_to_end import (
@@ -19,7 +17,6 @@ from models.end_to_end import (
 )
 from models.masked_language_model import build_masked_language_model, copy_encoder_weights
 from models.pretrained_encoder import PaddingMask, load_pretrained_encoder
-from models.starting_weights import StartingWeights, starting_weights
 from models.trainer import (
     HistoryLogger,
     RandomStateBackup,
@@ -30,21 +27,28 @@ from models.trainer import (
     dtype_policy,
     make_optimizer,
 )
-from models.transformer_classifier import build_classifier, token_embeddings
+from models.text_encoder import TextEncoder
+from models.transformer_classifier import (
+    TransformerClassifier,
+    build_classifier,
+    build_encoder,
+    token_embeddings,
+    token_vectors,
+)
 from models.trim_padding import TrimPadding
 
 __all__ = [
-    "AttentionProbe",
     "HistoryLogger",
     "PaddingMask",
     "RandomStateBackup",
     "ResumableEarlyStopping",
-    "StartingWeights",
     "StopOnNonFiniteLoss",
+    "TextEncoder",
     "TrimPadding",
     "TrainingError",
-    "build_attention_model",
+    "TransformerClassifier",
     "build_classifier",
+    "build_encoder",
     "build_end_to_end_model",
     "build_masked_language_model",
     "build_trainer",
@@ -59,6 +63,6 @@ __all__ = [
     "make_strategy",
     "predict_batches",
     "predict_texts",
-    "starting_weights",
     "token_embeddings",
+    "token_vectors",
 ]

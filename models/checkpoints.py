@@ -253,18 +253,9 @@ def weight_table(embedding, blocks, num_heads):
     return table
 
 
-def encoder_layers(model):
-    """The embedding and then the blocks, in order, of a model built by
-    `transformer_classifier.encode` (the classifier, or an encoder alone)."""
-    from models.transformer_classifier import BLOCK_PREFIX, EMBEDDING
-
-    blocks = [layer for layer in model.layers if layer.name.startswith(BLOCK_PREFIX)]
-    return [model.get_layer(EMBEDDING), *blocks]
-
-
-def load_checkpoint_weights(model, checkpoint: Checkpoint) -> int:
-    """Assigns the checkpoint's tensors to `model`'s encoder (`encoder_layers`); returns how
-    many of the checkpoint's blocks it skipped.
+def load_checkpoint_weights(encoder, checkpoint: Checkpoint) -> int:
+    """Assigns the checkpoint's tensors to a built `TextEncoder`; returns how many of the
+    checkpoint's blocks it skipped.
 
     The first blocks of the checkpoint, as many as the model has, are loaded
     (`model.pretrained_layers`); the tensors of later blocks and of the pretraining heads
@@ -273,7 +264,7 @@ def load_checkpoint_weights(model, checkpoint: Checkpoint) -> int:
     Raises:
         DataError: a tensor is missing, unexpected or of another shape than its weight.
     """
-    embedding, *blocks = encoder_layers(model)
+    embedding, blocks = encoder.embedding, encoder.blocks
     tensors = read_tensors(checkpoint.folder)
     table = weight_table(embedding, blocks, checkpoint.num_heads)
     missing = [name for _, name, _ in table if name not in tensors]

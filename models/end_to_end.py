@@ -4,8 +4,11 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from models.transformer_classifier import TransformerClassifier
 from models.trim_padding import TrimPadding
+from models.upgrade import upgraded_classifier
 
+# The names the saved model's layers carry (read by people; code finds them by type).
 VECTORIZER = "text_vectorization"
 CLASSIFIER = "classifier"
 
@@ -15,16 +18,16 @@ def build_end_to_end_model(vectorizer, classifier, name="text_classifier", trim_
 
     Args:
         vectorizer: an adapted `keras.layers.TextVectorization` (int output, pad id 0).
-        classifier: the trained model from `build_classifier`.
+        classifier: the trained `TransformerClassifier` of `build_classifier`.
         name: model name.
         trim_padding: cut each batch to its longest text (`TrimPadding`). Only for a
             classifier that masks padding (`mask_zero`); one that sees padding must get
             texts padded to the cap, as in training.
 
     Returns:
-        A `keras.Model` mapping strings `(B,)` to probabilities `(B, C)`. Its layers are
-        named "text_vectorization" and "classifier" (see `get_model_parts`). It is what
-        `train.py` saves as `model.keras`.
+        A `keras.Model` mapping strings `(B,)` to probabilities `(B, C)`, whose layers
+        are named "text_vectorization" and "classifier" (`get_model_parts` gives them
+        back). It is what `train.py` saves as `model.keras`.
 
     Example:
 
@@ -47,10 +50,9 @@ def build_end_to_end_model(vectorizer, classifier, name="text_classifier", trim_
         renamed = keras.saving.deserialize_keras_object(serialized)
         renamed.set_vocabulary(vectorizer.get_vocabulary())
         vectorizer = renamed
-    if classifier.name != CLASSIFIER:
-        raise ValueError(
-            f"The classifier must be named {CLASSIFIER!r}. Received: name={classifier.name!r}"
-        )
+    if not isinstance(classifier, TransformerClassifier):
+        raise ValueError("`classifier` must be a TransformerClassifier (build_classifier). "
+                         f"Received: {type(classifier).__name__}")
     text = keras.Input(shape=(), dtype="string", name="text")
     token_ids = vectorizer(text)  # (B, cap): padded to the sequence length cap
     if trim_padding:
@@ -63,30 +65,38 @@ def load_end_to_end_model(path):
     """Loads a saved `model.keras` in safe mode.
 
     Keras finds custom classes through its registry, filled when their modules are
-    imported; this module's package imports them all (`import models`).
+    imported; this module's package imports them all (`import models`). A model saved
+    before the classifier was one class (a functional graph of the same layers) comes back
+    converted, with the same weights and predictions (`models.upgrade`).
 
     Example:
 
     >>> # model = load_end_to_end_model("runs/default/model.keras")
     >>> # vectorizer, classifier = get_model_parts(model)
     """
-    return keras.saving.load_model(path, safe_mode=True)
+    model = keras.saving.load_model(path, safe_mode=True)
+    if any(isinstance(layer, TransformerClassifier) for layer in model.layers):
+        return model
+    vectorizer, classifier = model.layers[1], model.layers[-1]
+    trim_padding = any(isinstance(layer, TrimPadding) for layer in model.layers)
+    return build_end_to_end_model(vectorizer, upgraded_classifier(classifier),
+                                  name=model.name, trim_padding=trim_padding)
 
 
 def get_model_parts(model):
-    """Returns `(vectorizer, classifier)` from an end-to-end model, e.g. a loaded `model.keras`.
+    """Returns `(vectorizer, classifier)` from an end-to-end model, e.g. a loaded `model.keras`:
+    the layer that reads the text, and the `TransformerClassifier`.
 
     Raises:
         ValueError: when `model` is not an end-to-end model from `build_end_to_end_model`.
     """
-    try:
-        return model.get_layer(VECTORIZER), model.get_layer(CLASSIFIER)
-    except ValueError:
-        names = [layer.name for layer in model.layers]
-        raise ValueError(
-            f"Expected layers {VECTORIZER!r} and {CLASSIFIER!r} in the end-to-end model. "
-            f"Received layers: {names}"
-        ) from None
+    classifiers = [layer for layer in model.layers if isinstance(layer, TransformerClassifier)]
+    if len(classifiers) != 1 or len(model.layers) < 3:
+        kinds = [type(layer).__name__ for layer in model.layers]
+        raise ValueError("Expected a text vectorizer and a TransformerClassifier in the "
+                         f"end-to-end model. Received layers: {kinds}")
+    # layers[0] is the text input; the vectorizer reads it.
+    return model.layers[1], classifiers[0]
 
 
 def predict_texts(model, texts, batch_size=256):

@@ -7,8 +7,9 @@ positions in the whole batch.
 import keras
 from keras import ops
 
+from models.text_encoder import TextEncoder
 from models.trainer import Trainer
-from models.transformer_classifier import FINAL_NORM, TOKEN_IDS, encode, encoder_layer_names
+from models.transformer_classifier import build_encoder
 
 MASKED_POSITIONS = "masked_positions"
 
@@ -31,8 +32,8 @@ class TakePositions(keras.layers.Layer):
 def build_masked_language_model(model_config, vocabulary_size, sequence_length):
     """token ids with masks (B, T) and the masked positions (M,) -> logits (M, V).
 
-    The encoder is the classifier's (`transformer_classifier.encode`, same layer names),
-    without the class token; the output layer predicts the hidden token at each masked
+    The encoder is the classifier's (`build_encoder`: a `TextEncoder`), without the class
+    token; the output layer predicts the hidden token at each masked
     position only, so a 30,000-word vocabulary costs M x V logits, not B x T x V. It is a
     `Trainer`, like the classifier's, so its fit traces the train step once.
 
@@ -44,28 +45,42 @@ def build_masked_language_model(model_config, vocabulary_size, sequence_length):
     >>> model([np.array([[3, 19, 5, 0]]), np.array([1])]).shape
     TensorShape([1, 20])
     """
-    token_ids = keras.Input(shape=(None,), dtype="int64", name=TOKEN_IDS)
+    token_ids = keras.Input(shape=(None,), dtype="int64", name="token_ids")
     positions = keras.Input(shape=(), batch_size=None, dtype="int64", name=MASKED_POSITIONS)
-    x = encode(model_config, token_ids, vocabulary_size, sequence_length)
-    if model_config.norm_first:
-        x = keras.layers.LayerNormalization(
-            epsilon=model_config.layer_norm_epsilon, name=FINAL_NORM)(x)
+    x = build_encoder(model_config, vocabulary_size, sequence_length)(token_ids)  # (B, T, D)
     x = TakePositions(name="take_masked")(x, positions)  # (M, D)
     logits = keras.layers.Dense(vocabulary_size, dtype="float32", name="mlm_logits")(x)
     return Trainer([token_ids, positions], logits, name="masked_language_model")
 
 
-def copy_encoder_weights(source, target, model_config):
-    """Copies the encoder layers' weights (`encoder_layer_names`) from `source` to `target`.
+def copy_encoder_weights(source, target):
+    """Copies the encoder's weights (embedding, blocks, final norm) of `source`, a masked
+    language model, into `target`'s encoder (a classifier's, whose class token stays).
 
     Raises:
         ValueError: a layer's weights differ in shape (the two encoders are not alike).
     """
-    for name in encoder_layer_names(model_config):
-        weights = source.get_layer(name).get_weights()
-        layer = target.get_layer(name)
-        shapes = [tuple(variable.shape) for variable in layer.weights]
+    source, target = text_encoder(source), text_encoder(target)
+    pairs = [(source.embedding, target.embedding),
+             *zip(source.blocks, target.blocks, strict=True)]
+    if source.final_norm is not None:
+        pairs.append((source.final_norm, target.final_norm))
+    for ours, theirs in pairs:
+        weights = ours.get_weights()
+        shapes = [tuple(variable.shape) for variable in theirs.weights]
         if shapes != [weight.shape for weight in weights]:
-            raise ValueError(f"layer {name}: weights of shapes {[w.shape for w in weights]} "
-                             f"do not fit {shapes}")
-        layer.set_weights(weights)
+            raise ValueError(f"layer {theirs.name}: weights of shapes "
+                             f"{[w.shape for w in weights]} do not fit {shapes}")
+        theirs.set_weights(weights)
+
+
+def text_encoder(model):
+    """The `TextEncoder` of a classifier or of a masked language model."""
+    encoder = getattr(model, "encoder", None)
+    if isinstance(encoder, TextEncoder):
+        return encoder
+    found = [layer for layer in model.layers if isinstance(layer, TextEncoder)]
+    if len(found) != 1:
+        raise ValueError(f"Expected one TextEncoder in the model. Received: {model.name!r} "
+                         f"with {len(found)}")
+    return found[0]

@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 from models.checkpoints import checkpoint_folder, load_checkpoint_weights, read_checkpoint
-from models.transformer_classifier import encode
+from models.transformer_classifier import build_encoder
 from models.trim_padding import TrimPadding
 
 SEQUENCE_OUTPUT = "sequence_output"
@@ -62,20 +62,17 @@ def load_pretrained_encoder(name_or_path, sequence_length=None, num_layers=None,
 
 
 def encoder_from_token_ids(checkpoint, num_layers=None, dropout=0.1, attention_dropout=0.0):
-    """A Keras model: token ids `(B, T)` (0 = padding) -> the last block's states `(B, T, D)`,
-    built from our layers with the weights of `checkpoint` (a `models.checkpoints.Checkpoint`).
+    """A `TextEncoder`: token ids `(B, T)` (0 = padding) -> the last block's states
+    `(B, T, D)`, with the weights of `checkpoint` (a `models.checkpoints.Checkpoint`).
 
     Example:
     >>> # encoder = encoder_from_token_ids(read_checkpoint(folder), num_layers=3)
     """
     from config import ModelConfig
 
-    model_config = checkpoint.model_config(
-        ModelConfig(dropout=dropout, attention_dropout=attention_dropout), num_layers)
-    token_ids = keras.Input(shape=(None,), dtype="int64", name="token_ids")
-    hidden = encode(model_config, token_ids, len(checkpoint.vocabulary), checkpoint.max_positions,
-                    num_token_types=checkpoint.num_token_types,
-                    layer_norm_epsilon=checkpoint.layer_norm_epsilon)  # (B, T, D)
-    encoder = keras.Model(token_ids, hidden, name="encoder")
+    model_config = ModelConfig(dropout=dropout, attention_dropout=attention_dropout)
+    encoder = build_encoder(model_config, None, None, checkpoint=checkpoint,
+                            num_layers=num_layers)
+    encoder.build((None, None))
     load_checkpoint_weights(encoder, checkpoint)
     return encoder

@@ -1,6 +1,6 @@
 """The `training` config section mapped to Keras: the compiled trainer and its optimizer.
 
-The trainer is a functional model over the classifier's own layers that carries the loss,
+The trainer is a functional model around the classifier (the same layers) that carries the loss,
 the metrics and the optimizer, so the classifier itself stays uncompiled: saved inside
 `model.keras`, it takes no optimizer state (twice the weights for Adam) with it.
 """
@@ -254,7 +254,8 @@ def build_trainer(classifier, training, steps_per_epoch):
     >>> trainer.weights == classifier.weights, hasattr(classifier, "optimizer")  # Not compiled.
     (True, False)
     """
-    trainer = Trainer(classifier.inputs, classifier.outputs, name="trainer")
+    token_ids = keras.Input(shape=(None,), dtype="int64", name="token_ids")
+    trainer = Trainer(token_ids, classifier(token_ids), name="trainer")
     trainer.compile(
         optimizer=make_optimizer(training, steps_per_epoch),
         # Categorical (one-hot) targets: the only Keras cross-entropy with label_smoothing.

@@ -1,124 +1,162 @@
-"""The one builder that maps the `model` config section to layer arguments.
+"""The transformer classifier, and the one builder that maps the `model` config section to it.
 
-Shapes: B batch, T query (sequence) length, D model size, L number of layers
-(`num_layers`).
+Shapes: B batch, T token ids, A attended positions (T, or T + 1 with the class token),
+L layers, N heads, D model size, C classes.
 """
 
 import keras
+from keras import ops
 
-from layers import TokenAndPositionEmbedding, TokenDropout, TransformerEncoderBlock
-from layers.class_token import ClassToken
+from layers import TokenDropout
 from layers.sequence_pooling import SequencePooling
-
-# Stable layer names: the attention model and the inspection tools find layers by them.
-EMBEDDING = "token_and_position_embedding"
-EMBEDDING_DROPOUT = "embedding_dropout"
-CLASS_TOKEN = "class_token"
-BLOCK_PREFIX = "encoder_block_"
-FINAL_NORM = "final_norm"
-POOLING = "pooling"
-HEAD_HIDDEN = "head_hidden"
-HEAD_DROPOUT = "head_dropout"
-PROBABILITIES = "probabilities"
-TOKEN_IDS = "token_ids"
-TOKEN_DROPOUT = "token_dropout"
+from models.text_encoder import TextEncoder
 
 
-def build_classifier(model_config, vocabulary_size, sequence_length, num_classes,
-                     name="classifier", checkpoint=None):
-    """Builds the transformer classifier: token ids `(B, T)` -> probabilities `(B, num_classes)`.
+@keras.saving.register_keras_serializable(package="keras_attention_lab")
+class TransformerClassifier(keras.Model):
+    """Token ids (B, T) -> class probabilities (B, C): [word dropout] -> `TextEncoder` ->
+    masked pooling -> dropout -> [Dense relu -> dropout] -> Dense -> softmax.
 
-    [token dropout] -> token + position embedding -> dropout -> [ClassToken] -> L = num_layers x
-    TransformerEncoderBlock -> [LayerNorm if pre-norm] -> masked pooling -> dropout ->
-    [Dense relu -> dropout] -> softmax. The padding mask (ids != 0, when `mask_zero`)
-    travels as the Keras mask from the embedding through the blocks into the pooling.
+    The one forward pass of every caller: training and prediction take the probabilities;
+    the attention export asks for every block's scores; attribution methods for the
+    logits, token vectors in place of the lookup, a hook on the attention weights and the
+    LayerNorms' scale held constant; head importance for a head mask. Without those
+    arguments the blocks run their fast path (no scores).
+
+    Masking: token id 0 is padding (with the encoder's `mask_zero`); the encoder gives
+    padding zero attention and the pooling skips it. Dropped words (`token_dropout`, in
+    training only) become padding.
 
     Args:
-        model_config: a `config.ModelConfig`.
-        vocabulary_size: size of the token vocabulary (the vectoriser's).
-        sequence_length: the most token ids an example may have (positions learned).
-        num_classes: number of classes of the softmax head.
-        name: model name; the end-to-end model finds the classifier by it.
-        checkpoint: a `models.checkpoints.Checkpoint` whose encoder to build (its
-            architecture replaces the config's; `model.pretrained_layers` blocks of it).
-            Its weights are loaded by `models.starting_weights`. Its tokenizer already
-            puts `[CLS]` first: pooling "cls" takes that token, no `ClassToken` is added.
+        encoder: a `TextEncoder`.
+        num_classes: int. Number of classes C.
+        pooling: "mean", "max" or "cls" (the first position: the class token or [CLS]).
+        head_hidden_dim: int. Width of a hidden relu layer before the output; 0: none.
+        dropout: float. Dropout before the hidden layer and before the output.
+        token_dropout: float. Share of the words dropped in training.
+        **kwargs: base model arguments (`name`, ...).
+
+    Call arguments:
+        token_ids: int (B, T), 0 = padding.
+        training: bool. Dropout on.
+        head_mask: optional float (L, N): multiplies each head's output before its block's
+            output projection (0 switches a head off; Michel et al. 2019).
+        token_vectors: optional float (B, T, D) in place of the looked-up token vectors.
+        attention_weights_fn: optional function of each block's post-softmax weights
+            (B, N, A, A) before they mix the values; it must keep their values.
+        detach_norm_scale: bool. No gradient through the LayerNorms' 1 / std.
+        return_attention_scores, return_logits: bool. Return a dict instead of the
+            probabilities.
 
     Returns:
-        A functional `keras.Model`. The softmax runs in float32 under mixed precision.
+        float32 probabilities (B, C); with `return_attention_scores` or `return_logits`,
+        `{"probabilities", "logits": (B, C) float32[, "attention_scores": L x (B, N, A, A)
+        float32]}`.
 
     Example:
 
+    >>> import numpy as np
     >>> from config import ModelConfig
-    >>> config = ModelConfig(d_model=16, num_heads=2, num_layers=1, intermediate_dim=32)
-    >>> build_classifier(config, vocabulary_size=100, sequence_length=8, num_classes=3).output.shape
-    (None, 3)
+    >>> config = ModelConfig(d_model=16, num_heads=2, num_layers=2, intermediate_dim=32)
+    >>> classifier = build_classifier(config, vocabulary_size=50, sequence_length=8,
+    ...                               num_classes=3)
+    >>> outputs = classifier(np.array([[4, 7, 9, 0]]), return_attention_scores=True)
+    >>> tuple(outputs["probabilities"].shape), len(outputs["attention_scores"])
+    ((1, 3), 2)
     """
+
+    def __init__(self, encoder, num_classes, pooling="mean", head_hidden_dim=0, dropout=0.1,
+                 token_dropout=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.encoder = encoder
+        self.num_classes = num_classes
+        self.pooling_mode = pooling
+        self.head_hidden_dim = head_hidden_dim
+        self.dropout = dropout
+        self.token_dropout_rate = token_dropout
+        # Only the classifier drops words: the masked language model must see its targets.
+        self.token_dropout = TokenDropout(token_dropout, name="token_dropout") if token_dropout \
+            else None
+        self.pooling = SequencePooling(pooling, name="pooling")
+        self.head_hidden, self.head_hidden_dropout = None, None
+        pooled = (None, encoder.d_model)  # (B, D)
+        if head_hidden_dim:
+            self.head_hidden_dropout = keras.layers.Dropout(dropout, name="head_hidden_dropout")
+            self.head_hidden = keras.layers.Dense(head_hidden_dim, activation="relu",
+                                                  name="head_hidden")
+            self.head_hidden.build(pooled)
+            pooled = (None, head_hidden_dim)
+        self.head_dropout = keras.layers.Dropout(dropout, name="head_dropout")
+        # float32 logits and softmax: float16 probabilities round small classes to 0.
+        self.head = keras.layers.Dense(num_classes, dtype="float32", name="head")
+        self.head.build(pooled)
+
+    def build(self, token_ids_shape):
+        pass  # The encoder and the head were built when they were made.
+
+    def call(self, token_ids, training=None, head_mask=None, token_vectors=None,
+             attention_weights_fn=None, detach_norm_scale=False,
+             return_attention_scores=False, return_logits=False):
+        if self.token_dropout is not None:
+            token_ids = self.token_dropout(token_ids, training=training)  # (B, T)
+        encoded = self.encoder(
+            token_ids, training=training, token_vectors=token_vectors, head_mask=head_mask,
+            attention_weights_fn=attention_weights_fn, detach_norm_scale=detach_norm_scale,
+            return_attention_scores=return_attention_scores)
+        x, attention_scores = encoded if return_attention_scores else (encoded, None)
+        x = self.pooling(x, mask=self.encoder.compute_mask(token_ids))  # (B, D)
+        if self.head_hidden is not None:
+            x = self.head_hidden(self.head_hidden_dropout(x, training=training))
+        logits = self.head(self.head_dropout(x, training=training))  # (B, C) float32
+        probabilities = ops.softmax(logits, axis=-1)
+        if not (return_attention_scores or return_logits):
+            return probabilities
+        outputs = {"probabilities": probabilities, "logits": logits}
+        if return_attention_scores:
+            outputs["attention_scores"] = attention_scores
+        return outputs
+
+    def compute_output_spec(self, token_ids, **kwargs):
+        # Traced, so the dict outputs and their float32 dtype come with the spec.
+        return super(keras.layers.Layer, self).compute_output_spec(token_ids, **kwargs)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({
+            "encoder": keras.saving.serialize_keras_object(self.encoder),
+            "num_classes": self.num_classes,
+            "pooling": self.pooling_mode,
+            "head_hidden_dim": self.head_hidden_dim,
+            "dropout": self.dropout,
+            "token_dropout": self.token_dropout_rate,
+        })
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        config["encoder"] = keras.saving.deserialize_keras_object(config["encoder"])
+        return cls(**config)
+
+
+def build_encoder(model_config, vocabulary_size, sequence_length, class_token=False,
+                  checkpoint=None, num_layers=None):
+    """The `TextEncoder` of a `config.ModelConfig`. With a checkpoint, its architecture:
+    its first `num_layers` (or `model.pretrained_layers`, or all) blocks, its vocabulary,
+    positions, token types and embedding norm."""
     m = model_config
-    embedding_options = {}
+    options = {}
     if checkpoint is not None:
-        m = checkpoint.model_config(m, m.pretrained_layers)
+        m = checkpoint.model_config(m, num_layers or m.pretrained_layers)
         vocabulary_size, sequence_length = len(checkpoint.vocabulary), checkpoint.max_positions
-        embedding_options = dict(num_token_types=checkpoint.num_token_types,
-                                 layer_norm_epsilon=checkpoint.layer_norm_epsilon)
-    # Any length up to `sequence_length`: batches are padded to their longest text only.
-    token_ids = keras.Input(shape=(None,), dtype="int64", name=TOKEN_IDS)
-    # Only the classifier drops words: the masked language model must see its targets.
-    kept_ids = token_ids
-    if m.token_dropout:
-        kept_ids = TokenDropout(m.token_dropout, name=TOKEN_DROPOUT)(token_ids)  # (B, T)
-    x = encode(m, kept_ids, vocabulary_size, sequence_length,
-               class_token=m.pooling == "cls" and checkpoint is None, **embedding_options)
-    return _head(m, x, token_ids, num_classes, name)
-
-
-def encode(m, token_ids, vocabulary_size, sequence_length, class_token=False,
-           **embedding_options):
-    """token ids (B, T) -> the last block's output (B, T, D), or (B, T + 1, D) with the
-    class token, through layers named `ENCODER_LAYERS` (pretrain.py trains the same).
-    `embedding_options` go to `TokenAndPositionEmbedding` (BERT's token types and norm)."""
-    x = TokenAndPositionEmbedding(
+        options = dict(num_token_types=checkpoint.num_token_types,
+                       embedding_norm_epsilon=checkpoint.layer_norm_epsilon)
+    return TextEncoder(
         vocabulary_size=vocabulary_size,
-        embedding_dim=m.d_model,
         sequence_length=sequence_length,
-        positional_encoding=m.positional_encoding,
-        mask_zero=m.mask_zero,
-        embeddings_initializer=_token_initializer(m.positional_encoding),
-        name=EMBEDDING,
-        **embedding_options,
-    )(token_ids)  # (B, T, D)
-    x = keras.layers.Dropout(m.dropout, name=EMBEDDING_DROPOUT)(x)
-    if class_token:
-        x = ClassToken(name=CLASS_TOKEN)(x)  # (B, T + 1, D)
-    for index in range(m.num_layers):
-        # The fast path: no scores. `build_attention_model` gets them through AttentionProbe.
-        x = _encoder_block(m, index)(x)  # (B, T, D), or (B, T + 1, D) with the class token
-    return x
-
-
-def encoder_layer_names(model_config) -> list[str]:
-    """The layers a pretrained encoder hands to a classifier (all of them have weights)."""
-    blocks = [f"{BLOCK_PREFIX}{index}" for index in range(model_config.num_layers)]
-    return [EMBEDDING, *blocks, *([FINAL_NORM] if model_config.norm_first else [])]
-
-
-def token_embeddings(classifier):
-    """The classifier's token embedding table, a `(vocabulary_size, d_model)` variable."""
-    return classifier.get_layer(EMBEDDING).token_embedding.embeddings
-
-
-def _token_initializer(positional_encoding):
-    if positional_encoding == "sinusoidal":
-        # Start token vectors on the scale of the sinusoids (values in [-1, 1]); Keras'
-        # default uniform(-0.05, 0.05) buries token identity under position for epochs.
-        return keras.initializers.RandomNormal(stddev=1.0)
-    # Learned positions start as small as the tokens: keep Keras' default.
-    return "uniform"
-
-
-def _encoder_block(m, index):
-    return TransformerEncoderBlock(
+        d_model=m.d_model,
         num_heads=m.num_heads,
+        num_layers=m.num_layers,
         intermediate_dim=m.intermediate_dim,
         key_dim=m.key_dim if m.key_dim is not None else m.d_model // m.num_heads,
         dropout=m.dropout,
@@ -127,22 +165,55 @@ def _encoder_block(m, index):
         norm_first=m.norm_first,
         layer_norm_epsilon=m.layer_norm_epsilon,
         attention_block_size=m.attention_block_size,
-        name=f"{BLOCK_PREFIX}{index}",
+        positional_encoding=m.positional_encoding,
+        mask_zero=m.mask_zero,
+        class_token=class_token,
+        name="encoder",
+        **options,
     )
 
 
-def _head(m, x, token_ids, num_classes, name):
-    if m.norm_first:
-        # Pre-norm blocks leave their residual stream unnormalised; normalise once after
-        # the last block, as pre-norm Transformers do.
-        x = keras.layers.LayerNormalization(epsilon=m.layer_norm_epsilon, name=FINAL_NORM)(x)
-    x = SequencePooling(m.pooling, name=POOLING)(x)  # (B, D)
-    if m.head_hidden_dim:
-        x = keras.layers.Dropout(m.dropout, name="head_hidden_dropout")(x)
-        x = keras.layers.Dense(m.head_hidden_dim, activation="relu", name=HEAD_HIDDEN)(x)
-    x = keras.layers.Dropout(m.dropout, name=HEAD_DROPOUT)(x)
-    # float32 softmax: float16 probabilities round small classes to 0 and break the loss.
-    probabilities = keras.layers.Dense(
-        num_classes, activation="softmax", dtype="float32", name=PROBABILITIES
-    )(x)
-    return keras.Model(token_ids, probabilities, name=name)
+def build_classifier(model_config, vocabulary_size, sequence_length, num_classes,
+                     name="classifier", checkpoint=None):
+    """Builds the `TransformerClassifier` of a `config.ModelConfig`, its weights created.
+
+    Args:
+        model_config: a `config.ModelConfig`.
+        vocabulary_size: size of the token vocabulary (the vectoriser's).
+        sequence_length: the most token ids an example may have (positions learned).
+        num_classes: number of classes.
+        name: model name; the end-to-end model finds the classifier by its type.
+        checkpoint: a `models.checkpoints.Checkpoint` whose encoder to build (its
+            architecture replaces the config's). Its weights are loaded by the caller
+            (`starting_weights`). Its tokenizer already puts `[CLS]` first: pooling "cls"
+            takes that token, no `ClassToken` is added.
+
+    Example:
+
+    >>> from config import ModelConfig
+    >>> config = ModelConfig(d_model=16, num_heads=2, num_layers=1, intermediate_dim=32)
+    >>> classifier = build_classifier(config, vocabulary_size=100, sequence_length=8,
+    ...                               num_classes=3)
+    >>> classifier.count_params() > 0, len(classifier.encoder.blocks)
+    (True, 1)
+    """
+    m = model_config
+    encoder = build_encoder(m, vocabulary_size, sequence_length,
+                            class_token=m.pooling == "cls" and checkpoint is None,
+                            checkpoint=checkpoint)
+    classifier = TransformerClassifier(
+        encoder, num_classes, pooling=m.pooling, head_hidden_dim=m.head_hidden_dim,
+        dropout=m.dropout, token_dropout=m.token_dropout, name=name)
+    classifier.build((None, None))
+    return classifier
+
+
+def token_embeddings(classifier):
+    """The classifier's token embedding table, a `(vocabulary_size, d_model)` variable."""
+    return classifier.encoder.embedding.token_embedding.embeddings
+
+
+def token_vectors(classifier, token_ids):
+    """The token vectors (B, T, D) the classifier looks up for `token_ids`, before positions
+    are added: the "input" of gradient x input and Integrated Gradients."""
+    return classifier.encoder.embedding.token_embedding(ops.convert_to_tensor(token_ids, "int64"))

@@ -11,7 +11,7 @@ import pretrain
 import runs
 import train
 from config_files import load_config
-from models import starting_weights
+from starting_weights import starting_weights
 from tests.review_fixture import write_reviews_fixture
 
 ROOT = Path(__file__).resolve().parents[1]

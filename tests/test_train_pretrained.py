@@ -14,7 +14,7 @@ import tensorflow as tf
 import runs
 import train
 from config_files import load_config
-from models import starting_weights
+from starting_weights import starting_weights
 from models.checkpoints import read_tensors
 
 ROOT = Path(__file__).resolve().parents[1]

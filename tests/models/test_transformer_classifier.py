@@ -20,24 +20,28 @@ def call(model, inputs):
 
 CONFIGS = sorted(Path(__file__).resolve().parents[2].joinpath("configs").glob("*.yaml"))
 SMALL = dict(d_model=16, num_heads=2, num_layers=2, intermediate_dim=32, dropout=0.0)
+# Printed from the functional classifier of commit 76c3550 (see the test that uses them).
+LITERAL_QUERY_KERNEL = [[0.113272, -0.187494], [0.171813, -0.083903]]
+LITERAL_HEAD_ROW = [-0.074317, 0.127517, -0.035877]
 
 
 def test_maps_the_model_section_to_layer_arguments():
     config = ModelConfig(**SMALL, positional_encoding="learned", norm_first=False,
                          attention_dropout=0.2, activation="gelu")
     model = build_classifier(config, vocabulary_size=50, sequence_length=8, num_classes=3)
-    embedding = model.get_layer("token_and_position_embedding")
+    embedding = model.encoder.embedding
     assert isinstance(embedding, TokenAndPositionEmbedding)
     assert (embedding.vocabulary_size, embedding.embedding_dim, embedding.sequence_length) == (
         50, 16, 8)
     assert embedding.positional_encoding == "learned" and embedding.mask_zero
-    blocks = [layer for layer in model.layers if isinstance(layer, TransformerEncoderBlock)]
+    blocks = model.encoder.blocks
+    assert all(isinstance(block, TransformerEncoderBlock) for block in blocks)
     assert [block.name for block in blocks] == ["encoder_block_0", "encoder_block_1"]
     block_config = blocks[0].get_config()
     assert block_config["num_heads"] == 2 and block_config["key_dim"] == 8
     assert block_config["norm_first"] is False and block_config["activation"] == "gelu"
     assert block_config["attention_dropout"] == 0.2
-    assert model.output.shape == (None, 3)
+    assert model.compute_output_spec(keras.KerasTensor((None, 8), "int64")).shape == (None, 3)
 
 
 @pytest.mark.parametrize("pooling", ["mean", "max", "cls"])
@@ -75,7 +79,7 @@ def test_every_config_file_builds_its_model(path):
     if length == "auto":  # resolved from the training texts, at most the upper bound
         length = AUTO_BOUNDS[1]
     model = build_classifier(config.model, config.text.vocabulary_size, length, num_classes=4)
-    assert model.output.shape == (None, 4)
+    assert call(model, np.array([[5, 6, 0]])).shape == (1, 4)
     assert model.count_params() > 0
 
 
@@ -105,6 +109,28 @@ def test_token_dropout_drops_words_in_training_only():
     # reach the embedding are a subset of the text's, padding included.
     trained = np.asarray(model(token_ids, training=True))
     assert not np.allclose(trained, trained[:1])
-    dropped = np.asarray(model.get_layer("token_dropout")(token_ids, training=True))
+    dropped = np.asarray(model.token_dropout(token_ids, training=True))
     assert ((dropped == token_ids) | (dropped == 0)).all() and (dropped == 0).any()
-    assert "token_dropout" not in [layer.name for layer in plain.layers]
+    assert plain.token_dropout is None
+
+
+def test_the_same_seed_gives_the_weights_of_the_functional_classifier_it_replaces():
+    # Literal weights of the functional classifier (before 2026-12) built after
+    # set_random_seed(0): every layer draws its seeds in the same order as it did.
+    keras.utils.set_random_seed(0)
+    model = build_classifier(ModelConfig(**SMALL), 50, sequence_length=8, num_classes=3)
+    kernel = model.encoder.blocks[1].self_attention.query_kernel.numpy()
+    np.testing.assert_allclose(kernel[0, :, :2], LITERAL_QUERY_KERNEL, atol=1e-6)
+    np.testing.assert_allclose(model.head.kernel.numpy()[0], LITERAL_HEAD_ROW, atol=1e-6)
+
+
+@pytest.mark.parametrize("options", [{}, {"pooling": "cls", "head_hidden_dim": 4},
+                                     {"norm_first": False, "token_dropout": 0.1}])
+def test_saves_and_reloads_in_safe_mode_alone(tmp_path, options):
+    model = build_classifier(ModelConfig(**{**SMALL, **options}), 50, 8, num_classes=3)
+    model.save(tmp_path / "classifier.keras")
+    loaded = keras.saving.load_model(tmp_path / "classifier.keras", safe_mode=True)
+    ids = np.array([[5, 6, 7, 0], [9, 8, 0, 0]])
+    np.testing.assert_array_equal(call(loaded, ids), call(model, ids))
+    assert type(loaded).__name__ == "TransformerClassifier"
+    assert loaded.get_config() == model.get_config()

@@ -1,5 +1,8 @@
 """Where a run's starting weights come from: the one owner, called by train.py.
 
+It sits above `models/` (which takes paths and plain values) and `runs` (the pretraining
+run's folder) and `data` (word vectors) and puts them together.
+
 Three sources, at most one a run (the config checks that):
 - `model.pretrained`: a BERT-family checkpoint (`models.checkpoints`); it also brings the
   tokenizer (WordPiece) and the encoder's architecture;
@@ -104,10 +107,10 @@ def check_checkpoint_fits(config: Config, checkpoint) -> None:
 
 def load_checkpoint_into(classifier, checkpoint, freeze=False) -> None:
     """The checkpoint's weights into the classifier's embedding and blocks."""
-    from models.checkpoints import encoder_layers, load_checkpoint_weights
+    from models.checkpoints import load_checkpoint_weights
 
-    skipped = load_checkpoint_weights(classifier, checkpoint)
-    embedding, *blocks = encoder_layers(classifier)
+    skipped = load_checkpoint_weights(classifier.encoder, checkpoint)
+    embedding, blocks = classifier.encoder.embedding, classifier.encoder.blocks
     if freeze:  # Only the head trains.
         for layer in [embedding, *blocks]:
             layer.trainable = False
@@ -175,14 +178,14 @@ def start_from_encoder(classifier, pretrained: PretrainingRun) -> None:
     encoder = build_masked_language_model(model, len(pretrained.vocabulary) + 1,
                                           text.sequence_length)
     encoder.load_weights(pretrained.encoder_weights)
-    copy_encoder_weights(encoder, classifier, model)
+    copy_encoder_weights(encoder, classifier)
     print(f"model.init_from: the encoder starts from {pretrained.run_dir}")
 
 
 def load_token_vectors(classifier, config: Config, vocabulary, seed=0):
     """Starts the token embeddings from `model.pretrained_embeddings`."""
     from data.word_vectors import embedding_matrix, load_word_vectors
-    from models.transformer_classifier import token_embeddings
+    from models import token_embeddings
 
     name = config.model.pretrained_embeddings
     words, vectors = load_word_vectors(name, config.dataset.data_dir)

@@ -1,0 +1,198 @@
+"""TextEncoder: token ids -> contextual token vectors, the part every model here shares.
+
+The classifier (`TransformerClassifier`), the masked language model of pretrain.py and
+`load_pretrained_encoder` hold one each, so a BERT checkpoint or a pretraining run loads into
+the same layers whatever model they sit in.
+
+Shapes: B batch, T token ids, A attended positions (T, or T + 1 with the class token),
+L layers (`num_layers`), N heads, D model size.
+"""
+
+import keras
+from keras import ops
+
+from layers import TokenAndPositionEmbedding, TransformerEncoderBlock
+from layers.class_token import ClassToken
+from layers.norm_scale import layer_norm
+
+
+@keras.saving.register_keras_serializable(package="keras_attention_lab")
+class TextEncoder(keras.layers.Layer):
+    """Token + position embedding -> dropout -> [class token] -> L
+    `TransformerEncoderBlock`s -> [final LayerNorm when pre-norm].
+
+    Masking: with `mask_zero`, token id 0 is padding; the padding mask (B, A), True = real
+    token (and the class token), goes to every block and is this layer's output mask
+    (`compute_mask`), so pooling after it skips padding.
+
+    Args:
+        vocabulary_size, sequence_length: of the token and position embeddings.
+        d_model, num_heads, key_dim, intermediate_dim, dropout, attention_dropout,
+            activation, norm_first, layer_norm_epsilon, attention_block_size: of each
+            `TransformerEncoderBlock` (`key_dim`: the size of each head).
+        num_layers: int. Number of blocks L.
+        positional_encoding, mask_zero, num_token_types, embedding_norm_epsilon: of the
+            `TokenAndPositionEmbedding` (the last two: BERT's token types and norm).
+        class_token: bool. Put a learned `ClassToken` in front of the tokens.
+        **kwargs: base layer arguments.
+
+    Call arguments:
+        token_ids: int (B, T), 0 = padding.
+        training: bool. Dropout on.
+        token_vectors: optional float (B, T, D) in place of the looked-up token vectors
+            (positions and the padding mask still come from the ids).
+        head_mask: optional float (L, N): multiplies each head's output before its
+            block's output projection; 0 switches a head off.
+        attention_weights_fn: optional function of each block's post-softmax weights
+            (B, N, A, A) before they mix the values; it must keep their values.
+        detach_norm_scale: bool. No gradient through the LayerNorms' 1 / std.
+        return_attention_scores: bool. Also return every block's weights.
+
+    Returns:
+        (B, A, D), and with `return_attention_scores` a list of L float32 (B, N, A, A).
+
+    Example:
+
+    >>> import numpy as np
+    >>> encoder = TextEncoder(50, 8, d_model=16, num_heads=2, num_layers=2, key_dim=8,
+    ...                       intermediate_dim=32)
+    >>> states, scores = encoder(np.array([[4, 7, 0]]), return_attention_scores=True)
+    >>> tuple(states.shape), [tuple(s.shape) for s in scores]
+    ((1, 3, 16), [(1, 2, 3, 3), (1, 2, 3, 3)])
+    """
+
+    def __init__(self, vocabulary_size, sequence_length, d_model, num_heads, num_layers,
+                 intermediate_dim, key_dim=None, dropout=0.1, attention_dropout=0.0,
+                 activation="gelu", norm_first=False, layer_norm_epsilon=1e-5,
+                 attention_block_size=None, positional_encoding="sinusoidal", mask_zero=True,
+                 num_token_types=None, embedding_norm_epsilon=None, class_token=False,
+                 **kwargs):
+        super().__init__(**kwargs)
+        self.vocabulary_size = vocabulary_size
+        self.sequence_length = sequence_length
+        self.d_model = d_model
+        self.num_heads = num_heads
+        self.num_layers = num_layers
+        self.intermediate_dim = intermediate_dim
+        self.key_dim = key_dim
+        self.dropout = dropout
+        self.attention_dropout = attention_dropout
+        self.activation = activation
+        self.norm_first = norm_first
+        self.layer_norm_epsilon = layer_norm_epsilon
+        self.attention_block_size = attention_block_size
+        self.positional_encoding = positional_encoding
+        self.mask_zero = mask_zero
+        self.num_token_types = num_token_types
+        self.embedding_norm_epsilon = embedding_norm_epsilon
+        self.supports_masking = True
+        # Each layer is built as soon as it is made, in the order the layers run: unseeded
+        # initialisers draw their seeds when a layer is made or built, so one global seed
+        # gives the same weights as the functional classifier of earlier versions did.
+        token_ids, states = (None, None), (None, None, d_model)  # (B, T), (B, A, D)
+        self.embedding = _built(TokenAndPositionEmbedding(
+            vocabulary_size=vocabulary_size,
+            embedding_dim=d_model,
+            sequence_length=sequence_length,
+            positional_encoding=positional_encoding,
+            mask_zero=mask_zero,
+            embeddings_initializer=_token_initializer(positional_encoding),
+            num_token_types=num_token_types,
+            layer_norm_epsilon=embedding_norm_epsilon,
+            name="token_and_position_embedding",
+        ), token_ids)
+        self.embedding_dropout = keras.layers.Dropout(dropout, name="embedding_dropout")
+        self.class_token = _built(ClassToken(name="class_token"), states) if class_token else None
+        self.blocks = [
+            _built(TransformerEncoderBlock(
+                num_heads=num_heads,
+                intermediate_dim=intermediate_dim,
+                key_dim=key_dim,
+                dropout=dropout,
+                attention_dropout=attention_dropout,
+                activation=activation,
+                norm_first=norm_first,
+                layer_norm_epsilon=layer_norm_epsilon,
+                attention_block_size=attention_block_size,
+                name=f"encoder_block_{index}",
+            ), states)
+            for index in range(num_layers)
+        ]
+        # Pre-norm blocks leave their residual stream unnormalised: normalise once at the end.
+        self.final_norm = _built(keras.layers.LayerNormalization(
+            epsilon=layer_norm_epsilon, name="final_norm"), states) if norm_first else None
+
+    def build(self, token_ids_shape):
+        pass  # Every sublayer was built when it was made.
+
+    def call(self, token_ids, training=None, token_vectors=None, head_mask=None,
+             attention_weights_fn=None, detach_norm_scale=False, return_attention_scores=False):
+        x = self.embedding(token_ids, token_vectors=token_vectors,
+                           detach_norm_scale=detach_norm_scale)  # (B, T, D)
+        x = self.embedding_dropout(x, training=training)
+        padding_mask = self.embedding.compute_mask(token_ids)  # (B, T), None without mask_zero
+        if self.class_token is not None:
+            x, padding_mask = self.class_token(x), self.class_token.compute_mask(x, padding_mask)
+        attention_scores = []
+        for index, block in enumerate(self.blocks):
+            outputs = block(
+                x, padding_mask=padding_mask, training=training,
+                return_attention_scores=return_attention_scores,
+                attention_weights_fn=attention_weights_fn, detach_norm_scale=detach_norm_scale,
+                head_mask=None if head_mask is None else head_mask[index],
+            )
+            x, scores = outputs if return_attention_scores else (outputs, None)  # (B, A, D)
+            attention_scores.append(scores)  # (B, N, A, A)
+        if self.final_norm is not None:
+            x = layer_norm(self.final_norm, x, detach_norm_scale)
+        if return_attention_scores:
+            return x, attention_scores
+        return x
+
+    def compute_mask(self, token_ids, mask=None):
+        padding_mask = self.embedding.compute_mask(token_ids)
+        if self.class_token is not None and padding_mask is not None:
+            padding_mask = ops.pad(padding_mask, ((0, 0), (1, 0)), constant_values=True)
+        return padding_mask
+
+    def compute_output_spec(self, *args, **kwargs):
+        # Traced: the optional scores and their float32 dtype come with the spec.
+        return super(keras.layers.Layer, self).compute_output_spec(*args, **kwargs)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({
+            "vocabulary_size": self.vocabulary_size,
+            "sequence_length": self.sequence_length,
+            "d_model": self.d_model,
+            "num_heads": self.num_heads,
+            "num_layers": self.num_layers,
+            "intermediate_dim": self.intermediate_dim,
+            "key_dim": self.key_dim,
+            "dropout": self.dropout,
+            "attention_dropout": self.attention_dropout,
+            "activation": self.activation,
+            "norm_first": self.norm_first,
+            "layer_norm_epsilon": self.layer_norm_epsilon,
+            "attention_block_size": self.attention_block_size,
+            "positional_encoding": self.positional_encoding,
+            "mask_zero": self.mask_zero,
+            "num_token_types": self.num_token_types,
+            "embedding_norm_epsilon": self.embedding_norm_epsilon,
+            "class_token": self.class_token is not None,
+        })
+        return config
+
+
+def _built(layer, input_shape):
+    layer.build(input_shape)
+    return layer
+
+
+def _token_initializer(positional_encoding):
+    if positional_encoding == "sinusoidal":
+        # Start token vectors on the scale of the sinusoids (values in [-1, 1]); Keras'
+        # default uniform(-0.05, 0.05) buries token identity under position for epochs.
+        return keras.initializers.RandomNormal(stddev=1.0)
+    # Learned positions start as small as the tokens: keep Keras' default.
+    return "uniform"
