@@ -27,19 +27,11 @@ import cli
 import runs
 from config import Config, ConfigError
 from config_files import commented_config, load_config
-from fitting import epoch_steps, evaluate, fit, make_callbacks
+from fitting import RunResult, epoch_steps, evaluate, fit, make_callbacks
 
 # Keras, TensorFlow and the modules built on them (data, models, inspection, reports) take
 # seconds to import: each step imports them itself, so that `main` reports a bad config at
 # once, before that wait.
-
-
-@dataclasses.dataclass
-class RunResult:
-    run_dir: Path
-    metrics: dict
-    resumed: bool
-    worker: int | None = None  # a multi-worker run's worker that is not the chief
 
 
 def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None) -> RunResult:
@@ -57,13 +49,8 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
         DataError: the dataset cannot be loaded.
         models.TrainingError: the loss became NaN, or the saved model does not reproduce.
     """
-    from models import (
-        describe_replicas,
-        dtype_policy,
-        input_worker,
-        make_strategy,
-        starting_weights,
-    )
+    from models import describe_replicas, dtype_policy, input_worker, make_strategy
+    from starting_weights import starting_weights
 
     start = time.perf_counter()
     runs.check_writable(config)
@@ -92,9 +79,10 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
                       + (" (the stream starts over: not the batches the interrupted run would "
                          "have had next)." if data.streaming else "."))
             with data.stream_errors_named():
-                fit(trainer, pipelines, steps_per_epoch, config.training, run_dir,
-                    make_callbacks(config.training, data, run_dir) + list(callbacks), verbose,
-                    replay=not data.streaming)
+                callbacks = make_callbacks(config.training, data, run_dir, classifier) + list(
+                    callbacks)
+                fit(trainer, pipelines, steps_per_epoch, config.training, run_dir, callbacks,
+                    verbose, replay=not data.streaming)
                 metrics = evaluate(classifier, pipelines, data.class_names, config.training,
                                    run_dir)
             save(classifier, data, config.model.mask_zero, run_dir)
@@ -111,7 +99,8 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
 def load_data(config: Config, weights=None, worker=(0, 1)):
     """Seeds everything, then (Datasets, {split: (ids, one-hot label) batches}, train steps).
 
-    With `models.StartingWeights`, texts become token ids by its tokenizer or vocabulary.
+    With `starting_weights.StartingWeights`, texts become token ids by its tokenizer or
+    vocabulary.
     `worker` (index, count): the share of a streamed training split this worker reads."""
     import keras
     import tensorflow as tf
@@ -142,9 +131,10 @@ def build_model(config: Config, data, strategy, steps_per_epoch, weights=None):
     """(classifier, trainer): the classifier to save, and the compiled model that trains it.
 
     The two share every layer; only the trainer holds the optimizer (`models.build_trainer`).
-    `weights` (`models.StartingWeights`) shapes the encoder and sets its starting weights.
+    `weights` (`starting_weights.StartingWeights`) shapes the encoder and sets its starting weights.
     """
-    from models import build_classifier, build_trainer, starting_weights
+    from models import build_classifier, build_trainer
+    from starting_weights import starting_weights
 
     weights = weights or starting_weights(config)
     vocabulary = data.vectorizer.get_vocabulary()

@@ -5,7 +5,7 @@ import tensorflow_datasets as tfds
 
 from config import DatasetConfig
 from data.builders import BUILTIN_BUILDERS
-from data.errors import DataError
+from errors import DataError
 from data.files import load_file_splits
 from data.read_plan import read_plan
 from data.sources import shard_paths, total_bytes

@@ -9,7 +9,7 @@ read in name order. Every shard of a split has the same format, told by its exte
 import glob
 import pathlib
 
-from data.errors import DataError
+from errors import DataError
 
 SUPPORTED_SUFFIXES = (".csv", ".tsv", ".jsonl", ".parquet")
 _GLOB_CHARACTERS = ("*", "?", "[")

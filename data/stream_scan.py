@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import tensorflow as tf
 
-from data.errors import DataError
+from errors import DataError
 from data.hash_split import split_parts
 from data.sources import unknown_label
 

@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import tensorflow as tf
 import tensorflow_datasets as tfds
 
-from data.errors import DataError
+from errors import DataError
 from data.record_batches import BLOCK_BYTES, check_columns, read_batches
 from data.sources import row_name, unknown_label
 

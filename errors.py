@@ -1,4 +1,5 @@
-"""The one error type for bad data input."""
+"""The one error type for bad data input: raised by `data`, `downloads` and
+`models.checkpoints`, which share it from here, below all three."""
 
 
 class DataError(ValueError):
