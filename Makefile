@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-# 3: TensorFlow's C++ notes stay out of the commands' output (see cli.py).
+# 3: TensorFlow's C++ notes stay out of the commands' output (see tensorflow_start.py).
 export TF_CPP_MIN_LOG_LEVEL ?= 3
 # The code runs from the checkout: `layers`, `models`, `data`, ... are imported from here.
 export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))

@@ -27,7 +27,6 @@ import numpy as np
 import cli
 import fitting
 import runs
-import train
 from config import BUILTIN_DATASETS, Config, ConfigError, DatasetConfig
 from config_files import commented_config, load_config
 
@@ -100,7 +99,7 @@ def load_data(config: Config):
     return vectorizer, batches, fitting.epoch_steps(batches, config.training)
 
 
-def run_pretraining(config: Config, *, overwrite=False, verbose=None) -> train.RunResult:
+def run_pretraining(config: Config, *, overwrite=False, verbose=None) -> fitting.RunResult:
     """Trains, and saves into the run folder, the masked language model of `config`."""
     import keras
 
@@ -142,7 +141,7 @@ def run_pretraining(config: Config, *, overwrite=False, verbose=None) -> train.R
     }
     runs.write_json(run_dir / runs.METRICS_FILE, metrics)
     runs.replace_folder(run_dir, final_dir)
-    return train.RunResult(run_dir=final_dir, metrics=metrics, resumed=resumed)
+    return fitting.RunResult(run_dir=final_dir, metrics=metrics, resumed=resumed)
 
 
 def main(argv=None):

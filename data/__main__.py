@@ -12,10 +12,10 @@ import sys
 
 import pandas as pd
 
-import cli
+import tensorflow_start
 from data.builders import BUILTIN_BUILDERS
-from data.errors import DataError
 from data.loading import get_builder, prepare
+from errors import DataError
 
 
 def parse_args(argv):
@@ -65,7 +65,7 @@ def prepare_dataset(name: str, data_dir: str | None) -> str:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    cli.start_tensorflow()  # TFDS finds the devices; quietly, like the commands
+    tensorflow_start.start_tensorflow()  # TFDS finds the devices; quietly, like the commands
     try:
         if args.action == "list":
             if args.name is not None:

@@ -6,13 +6,9 @@ class token, stacking the blocks' scores) lives in `attention_tokens`; which wor
 WordPiece piece belongs to, and which tokens are special, in `word_pieces`.
 """
 
-from inspection.attention_file import (
-    FORMAT_VERSION,
-    AttentionFile,
-    load_attention,
-    save_attention,
-)
+from inspection.attention_file import AttentionFile, load_attention, save_attention
 from inspection.attention_file_writer import AttentionFileWriter
+from inspection.attention_format import FORMAT_VERSION
 from inspection.attention_images_callback import AttentionImagesCallback
 from inspection.attention_record import AttentionRecord
 from inspection.bertviz_export import BERTVIZ_SNIPPET, write_bertviz_json

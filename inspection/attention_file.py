@@ -1,5 +1,5 @@
 """Reads an attention export directory (format version 3, and 2 and 1); `save_attention`
-writes one.
+writes one (through `attention_file_writer`; the format's names are `attention_format`'s).
 
 Layout of the directory (docs/attention_format.md):
 
@@ -12,47 +12,23 @@ Layout of the directory (docs/attention_format.md):
 import dataclasses
 import json
 import pathlib
-import re
 
 import numpy as np
 import pandas as pd
 
 from inspection.attention_file_upgrade import upgraded_manifest
+from inspection.attention_file_writer import AttentionFileWriter
+from inspection.attention_format import (
+    ARRAY_KEY_PREFIX,
+    ARRAYS_FILENAME,
+    FORMAT_VERSION,
+    MANIFEST_COLUMNS,
+    MANIFEST_FILENAME,
+    META_FILENAME,
+)
 from inspection.attention_record import AttentionRecord
 
-# 2 added the words: word_index, special, words and word_importance in the manifest.
-# 3 added every attribution method's scores (attributions, word_attributions) and, in
-# meta.json, the methods, their cost and their faithfulness.
-FORMAT_VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)
-META_FILENAME = "meta.json"
-MANIFEST_FILENAME = "manifest.jsonl"
-ARRAYS_FILENAME = "attention.npz"
-VIEWER_FILENAME = "index.html"
-ARRAY_KEY_PREFIX = "attention_"
-# Example ids become npz keys and file names, so they are kept to a portable alphabet.
-EXAMPLE_ID_PATTERN = re.compile(r"^[A-Za-z0-9_.-]+$")
-
-MANIFEST_COLUMNS = (
-    "example_id",
-    "text",
-    "tokens",
-    "num_tokens",
-    "true_label",
-    "true_label_index",
-    "predicted_label",
-    "predicted_label_index",
-    "correct",
-    "probabilities",
-    "probability_difference",
-    "rollout_importance",
-    "word_index",
-    "special",
-    "words",
-    "word_importance",
-    "attributions",
-    "word_attributions",
-)
 
 
 @dataclasses.dataclass
@@ -185,15 +161,6 @@ def _is_missing(value):
     return value is None or (isinstance(value, float) and np.isnan(value))
 
 
-def check_example_id(example_id):
-    """Raises ValueError unless `example_id` is a str usable as a file name."""
-    if not isinstance(example_id, str) or not EXAMPLE_ID_PATTERN.match(example_id):
-        raise ValueError(
-            "example_id must be a non-empty str of letters, digits, '_', '-' or '.'. "
-            f"Received: example_id={example_id!r}"
-        )
-
-
 def save_attention(directory, records, class_names, run_info=None, pooling="mean",
                    max_probability_difference=None, probability_tolerance=None):
     """Writes `records` (an iterable of `AttentionRecord`) as an export directory.
@@ -217,9 +184,6 @@ def save_attention(directory, records, class_names, run_info=None, pooling="mean
     Example:
     >>> save_attention("/tmp/export", [record], ["neg", "pos"])  # doctest: +SKIP
     """
-    # Imported here: the writer module imports this one for the format constants.
-    from inspection.attention_file_writer import AttentionFileWriter
-
     with AttentionFileWriter(directory, class_names, run_info=run_info,
                              pooling=pooling) as writer:
         for record in records:

@@ -9,7 +9,7 @@ import zipfile
 
 import numpy as np
 
-from inspection import attention_file
+from inspection import attention_format
 from inspection.rollout import RESIDUAL_WEIGHT, check_pooling, token_importance
 from inspection.word_pieces import check_word_index, word_sums, words_of
 
@@ -44,7 +44,7 @@ class AttentionFileWriter:
             raise ValueError("class_names must name at least one class. Received: class_names=[]")
         self.directory.mkdir(parents=True, exist_ok=True)
         # A stale meta.json would make a half-written new export look complete.
-        (self.directory / attention_file.META_FILENAME).unlink(missing_ok=True)
+        (self.directory / attention_format.META_FILENAME).unlink(missing_ok=True)
         self.num_layers = None
         self.num_heads = None
         self.num_examples = 0
@@ -52,15 +52,15 @@ class AttentionFileWriter:
         self.attribution_methods = None
         self._example_ids = set()
         self._manifest = open(
-            self.directory / attention_file.MANIFEST_FILENAME, "w", encoding="utf-8"
+            self.directory / attention_format.MANIFEST_FILENAME, "w", encoding="utf-8"
         )
         self._arrays = zipfile.ZipFile(
-            self.directory / attention_file.ARRAYS_FILENAME, "w", allowZip64=True
+            self.directory / attention_format.ARRAYS_FILENAME, "w", allowZip64=True
         )
 
     def add(self, record):
         """Validates one `AttentionRecord`, fills in its rollout if missing, and writes it."""
-        attention_file.check_example_id(record.example_id)
+        attention_format.check_example_id(record.example_id)
         if record.example_id in self._example_ids:
             raise ValueError(f"example_id={record.example_id!r} appears twice; ids must be unique.")
         scores = np.asarray(record.attention_scores, dtype=np.float32)
@@ -94,7 +94,7 @@ class AttentionFileWriter:
         attributions = self._checked_attributions(record, num_tokens)
 
         with self._arrays.open(
-            attention_file.ARRAY_KEY_PREFIX + record.example_id + ".npy", "w", force_zip64=True
+            attention_format.ARRAY_KEY_PREFIX + record.example_id + ".npy", "w", force_zip64=True
         ) as array_file:
             np.lib.format.write_array(array_file, scores, allow_pickle=False)
         true_index = record.true_label_index
@@ -162,7 +162,7 @@ class AttentionFileWriter:
                 f"Received: max_probability_difference={difference}"
             )
         meta = {
-            "format_version": attention_file.FORMAT_VERSION,
+            "format_version": attention_format.FORMAT_VERSION,
             "class_names": self.class_names,
             "num_examples": self.num_examples,
             "num_layers": self.num_layers,
@@ -182,7 +182,7 @@ class AttentionFileWriter:
             ),
             "keras_attention_lab_version": _project_version(),
         }
-        meta_path = self.directory / attention_file.META_FILENAME
+        meta_path = self.directory / attention_format.META_FILENAME
         meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         return meta
 

@@ -34,7 +34,7 @@ import re
 import numpy as np
 
 from inspection import attribution
-from inspection.attention_file import VIEWER_FILENAME
+from inspection.attention_format import VIEWER_FILENAME
 from inspection.rollout import token_importance
 from inspection.word_pieces import word_sums, words_of
 

@@ -4,12 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from inspection.attention_file import (
-    FORMAT_VERSION,
-    MANIFEST_COLUMNS,
-    load_attention,
-    save_attention,
-)
+from inspection.attention_file import load_attention, save_attention
+from inspection.attention_format import FORMAT_VERSION, MANIFEST_COLUMNS
 from inspection.attention_record import AttentionRecord
 
 CLASS_NAMES = ["negative", "positive"]
