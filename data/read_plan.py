@@ -2,10 +2,10 @@
 
 `dataset.streaming: auto` streams a training source over `STREAMING_AUTO_BYTES` on disk
 (files, or the TFDS split's records). In memory, a split is cached as token ids and
-shuffled whole, which is fastest while it fits; a pandas table and its Python strings take
-10 to 20 times the file's size, so past this size the stream's bounded memory wins. The
-split method follows (`split_method: auto`): hash when streaming (no global pass), else
-stratified, so the same files give the same splits whichever path reads them.
+shuffled whole: fastest while it fits (6 MB of CSV: 42k rows/s, the stream 23k), but 104 MB
+took 122 s and 2.6 GB to the first batch, the stream 7 s and 1.7 GB. The split method follows
+(`split_method: auto`): hash when streaming (no global pass), else stratified, so the same
+files give the same splits whichever path reads them.
 """
 
 import dataclasses

@@ -9,6 +9,10 @@ read in name order. Every shard of a split has the same format, told by its exte
 import glob
 import pathlib
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from errors import DataError
 
 SUPPORTED_SUFFIXES = (".csv", ".tsv", ".jsonl", ".parquet")
@@ -113,13 +117,17 @@ def sorted_class_names(labels) -> list[str]:
     return names
 
 
-def unknown_label(where: str, column: str, label: str, class_names: list[str],
-                  given: bool = False) -> DataError:
-    """The error of a row whose label is not a class; `given`: the classes are
+def label_ids(labels, class_names: list[str], where, column: str,
+              given: bool = False) -> np.ndarray:
+    """The int64 ids of `labels` (a pyarrow string array) among `class_names`; a label that
+    is not a class is a DataError naming its row by `where(index)`. `given`: the classes are
     `dataset.labels`, not those found in the training data."""
+    ids = pc.index_in(labels, value_set=pa.array(class_names, pa.string()))
+    if not ids.null_count:
+        return ids.to_numpy().astype(np.int64)
+    first = pc.index(pc.is_null(ids), True).as_py()
     shown = ", ".join(class_names[:10]) + (", ..." if len(class_names) > 10 else "")
-    if given:
-        return DataError(f"{where} column '{column}': label '{label}' is not in dataset.labels "
-                         f"({shown}); fix the label or add it to dataset.labels")
-    return DataError(f"{where} column '{column}': label '{label}' is not in the training labels "
-                     f"({shown}); fix the label or add training examples of it")
+    fix = (f"dataset.labels ({shown}); fix the label or add it to dataset.labels" if given
+           else f"the training labels ({shown}); fix the label or add training examples of it")
+    raise DataError(f"{where(first)} column '{column}': label '{labels[first].as_py()}' is "
+                    f"not in {fix}")

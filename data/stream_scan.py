@@ -10,9 +10,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import tensorflow as tf
 
-from errors import DataError
 from data.hash_split import split_parts
-from data.sources import unknown_label
+from data.sources import label_ids
+from errors import DataError
 
 
 def count_labels(source, edges: list[int], seed: int,
@@ -25,14 +25,10 @@ def count_labels(source, edges: list[int], seed: int,
     >>> # [Counter({'pos': 120, 'neg': 120})]
     """
     counts = [Counter() for _ in range(len(edges) + 1)]
-    value_set = pa.array(class_names or [], pa.string())
     for name_row, row, labels, texts in source.label_batches(with_texts=bool(edges)):
         if class_names is not None:
-            ids = pc.index_in(labels, value_set=value_set)
-            if ids.null_count:
-                first = pc.index(pc.is_null(ids), True).as_py()
-                raise unknown_label(name_row(row + first), source.label_column,
-                                    labels[first].as_py(), class_names)
+            label_ids(labels, class_names, lambda index, row=row, name=name_row: name(row + index),
+                      source.label_column)
         if not edges:
             counts[0].update(_value_counts(labels))
             continue

@@ -9,16 +9,14 @@ import dataclasses
 import functools
 import pathlib
 
-import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import tensorflow as tf
 import tensorflow_datasets as tfds
 
-from errors import DataError
 from data.record_batches import BLOCK_BYTES, check_columns, read_batches
-from data.sources import row_name, unknown_label
+from data.sources import label_ids, row_name
+from errors import DataError
 
 BATCHES = (tf.TensorSpec((None,), tf.string), tf.TensorSpec((None,), tf.int64))
 # Shards read at once, round robin: more mixes the training stream better, each costs a
@@ -65,21 +63,14 @@ class FileSource:
         columns = [self.label_column] + [self.text_column] * with_texts
         for path in self.paths:
             for row, arrays in read_batches(path, columns):
-                texts = arrays[1].to_numpy(zero_copy_only=False) if with_texts else None
+                texts = _numpy(arrays[1]) if with_texts else None
                 yield functools.partial(row_name, path), row, arrays[0], texts
 
     def texts(self, errors: list) -> tf.data.Dataset:
         """String batches of the text column alone, every shard in name order: labels are
         neither read nor checked (the vocabulary sample needs none)."""
-        def generate(path):
-            path = pathlib.Path(path.decode())
-            try:
-                for _, (texts,) in read_batches(path, [self.text_column]):
-                    yield texts.to_numpy(zero_copy_only=False)
-            except DataError as error:
-                errors.append(error)
-                raise
-
+        generate = functools.partial(_shard_batches, columns=[self.text_column], errors=errors,
+                                     convert=lambda path, row, arrays: _numpy(arrays[0]))
         return tf.data.Dataset.from_tensor_slices([str(path) for path in self.paths]).flat_map(
             lambda path: tf.data.Dataset.from_generator(
                 generate, args=(path,), output_signature=BATCHES[0]))
@@ -91,28 +82,17 @@ class FileSource:
         shards index, index + count, ... when there are enough, else its share of rows.
         `given`: the class names are `dataset.labels` (an error says so).
 
-        A bad row raises a DataError naming shard and row; it is also appended to `errors`,
-        because tf.data hands the training loop only an OpError carrying its traceback.
+        A bad row raises a DataError naming shard and row, also appended to `errors`.
         """
         index, count = worker
         paths = self.paths[index::count] if len(self.paths) >= count else self.paths
-        value_set = pa.array(class_names, pa.string())
-        columns = [self.text_column, self.label_column]
 
-        def generate(path):
-            path = pathlib.Path(path.decode())
-            try:
-                for row, (texts, labels) in read_batches(path, columns):
-                    ids = pc.index_in(labels, value_set=value_set)
-                    if ids.null_count:
-                        first = pc.index(pc.is_null(ids), True).as_py()
-                        raise unknown_label(row_name(path, row + first), self.label_column,
-                                            labels[first].as_py(), class_names, given)
-                    yield texts.to_numpy(zero_copy_only=False), ids.to_numpy().astype(np.int64)
-            except DataError as error:
-                errors.append(error)
-                raise
+        def with_ids(path, row, arrays):
+            return _numpy(arrays[0]), label_ids(arrays[1], class_names, lambda index: row_name(
+                path, row + index), self.label_column, given)
 
+        generate = functools.partial(_shard_batches, columns=[self.text_column,
+                                     self.label_column], errors=errors, convert=with_ids)
         files = tf.data.Dataset.from_tensor_slices([str(path) for path in paths])
         if file_seed is not None:
             files = files.shuffle(len(paths), seed=file_seed,
@@ -123,6 +103,23 @@ class FileSource:
             cycle_length=min(len(paths), CYCLE_LENGTH), num_parallel_calls=tf.data.AUTOTUNE,
             deterministic=True)
         return dataset if len(self.paths) >= count else rows_of_worker(dataset, worker)
+
+
+def _numpy(strings: pa.Array):
+    return strings.to_numpy(zero_copy_only=False)
+
+
+def _shard_batches(path: bytes, columns: list[str], errors: list, convert):
+    """`convert(path, first row, arrays)` of each record batch of the shard (its path as
+    tf.data passes it). A DataError is also appended to `errors`, because tf.data hands the
+    training loop only an OpError carrying its traceback."""
+    path = pathlib.Path(path.decode())
+    try:
+        for row, arrays in read_batches(path, columns):
+            yield convert(path, row, arrays)
+    except DataError as error:
+        errors.append(error)
+        raise
 
 
 def rows_of_worker(dataset: tf.data.Dataset, worker) -> tf.data.Dataset:

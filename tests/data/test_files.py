@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from config import DatasetConfig
-from data import DataError, load_file_split, load_text_splits
+from data import DataError, build_datasets, load_file_split, load_text_splits
 from tests.data.shards import write_rows
 
 ROWS = [
@@ -152,6 +152,34 @@ def test_an_empty_given_test_file_is_refused(tmp_path):
 def test_labels_of_mixed_types_are_refused(tmp_path):
     path = tmp_path / "train.jsonl"
     path.write_text('{"text": "a", "label": 1}\n{"text": "b", "label": "1"}\n')
-    with pytest.raises(DataError, match=r"train.jsonl column 'label' mixes label types "
-                                        r"\(int 1, str '1'\)"):
+    with pytest.raises(DataError, match=r"train.jsonl row 2 \(line 2\) column 'label' holds a "
+                                        "string where the rows above hold numbers; write every "
+                                        "value of a column the same way"):
         load_file_split(path)
+
+
+BAD_FILES = {  # name: (content, the one message both paths give)
+    "ragged.csv": (b"text,label\ngood,pos\nbad,neg,extra\n",
+                   r"ragged\.csv row 2 \(line 3\) could not be read as csv \(ArrowInvalid: CSV "
+                   r"parse error: Expected 2 columns, got 3: bad,neg,extra\); fix the file format"),
+    "latin.tsv": ("text\tlabel\ngood\tpos\ncaf\xe9\tneg\n".encode("latin-1"),
+                  r"latin\.tsv row 2 \(line 3\) column 'text' is not valid UTF-8; save the file"),
+    "mixed.jsonl": (b'{"text": "a", "label": 1}\n{"text": "b", "label": "1"}\n',
+                    r"mixed\.jsonl row 2 \(line 2\) column 'label' holds a string where the rows"),
+    "empty.csv": (b"text,label\ngood,pos\n  ,neg\n",
+                  r"empty\.csv row 2 \(line 3\) column 'text' is empty; fill it or remove the row"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_FILES)
+def test_in_memory_and_streamed_raise_the_same_error(tmp_path, name):
+    content, message = BAD_FILES[name]
+    path = tmp_path / name
+    path.write_bytes(content)
+    errors = []
+    for streaming in (False, True):
+        with pytest.raises(DataError, match=message) as raised:
+            build_datasets({"train_file": str(path), "streaming": streaming},
+                           {"vocabulary_size": 50}, 16, seed=0)
+        errors.append(str(raised.value))
+    assert errors[0] == errors[1]
