@@ -99,10 +99,13 @@ class TextEncoder(keras.layers.Layer):
             embeddings_initializer=_token_initializer(positional_encoding),
             num_token_types=num_token_types,
             layer_norm_epsilon=embedding_norm_epsilon,
+            dtype=self.dtype_policy,
             name="token_and_position_embedding",
         ), token_ids)
-        self.embedding_dropout = keras.layers.Dropout(dropout, name="embedding_dropout")
-        self.class_token = _built(ClassToken(name="class_token"), states) if class_token else None
+        self.embedding_dropout = keras.layers.Dropout(dropout, dtype=self.dtype_policy,
+                                                      name="embedding_dropout")
+        self.class_token = _built(ClassToken(dtype=self.dtype_policy, name="class_token"),
+                                  states) if class_token else None
         self.blocks = [
             _built(TransformerEncoderBlock(
                 num_heads=num_heads,
@@ -114,13 +117,15 @@ class TextEncoder(keras.layers.Layer):
                 norm_first=norm_first,
                 layer_norm_epsilon=layer_norm_epsilon,
                 attention_block_size=attention_block_size,
+                dtype=self.dtype_policy,
                 name=f"encoder_block_{index}",
             ), states)
             for index in range(num_layers)
         ]
         # Pre-norm blocks leave their residual stream unnormalised: normalise once at the end.
         self.final_norm = _built(keras.layers.LayerNormalization(
-            epsilon=layer_norm_epsilon, name="final_norm"), states) if norm_first else None
+            epsilon=layer_norm_epsilon, dtype=self.dtype_policy, name="final_norm"),
+            states) if norm_first else None
 
     def build(self, token_ids_shape):
         pass  # Every sublayer was built when it was made.

@@ -75,18 +75,20 @@ class TransformerClassifier(keras.Model):
         self.dropout = dropout
         self.token_dropout_rate = token_dropout
         # Only the classifier drops words: the masked language model must see its targets.
-        self.token_dropout = TokenDropout(token_dropout, name="token_dropout") if token_dropout \
-            else None
-        self.pooling = SequencePooling(pooling, name="pooling")
+        policy = self.dtype_policy  # The sublayers' too, also when loaded under another.
+        self.token_dropout = TokenDropout(token_dropout, dtype=policy, name="token_dropout") \
+            if token_dropout else None
+        self.pooling = SequencePooling(pooling, dtype=policy, name="pooling")
         self.head_hidden, self.head_hidden_dropout = None, None
         pooled = (None, encoder.d_model)  # (B, D)
         if head_hidden_dim:
-            self.head_hidden_dropout = keras.layers.Dropout(dropout, name="head_hidden_dropout")
+            self.head_hidden_dropout = keras.layers.Dropout(dropout, dtype=policy,
+                                                            name="head_hidden_dropout")
             self.head_hidden = keras.layers.Dense(head_hidden_dim, activation="relu",
-                                                  name="head_hidden")
+                                                  dtype=policy, name="head_hidden")
             self.head_hidden.build(pooled)
             pooled = (None, head_hidden_dim)
-        self.head_dropout = keras.layers.Dropout(dropout, name="head_dropout")
+        self.head_dropout = keras.layers.Dropout(dropout, dtype=policy, name="head_dropout")
         # float32 logits and softmax: float16 probabilities round small classes to 0.
         self.head = keras.layers.Dense(num_classes, dtype="float32", name="head")
         self.head.build(pooled)

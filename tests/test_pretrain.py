@@ -78,13 +78,18 @@ def test_train_starts_from_the_pretrained_encoder(pretrained_run, tmp_path):
     classifier, _ = train.build_model(config, data, tf.distribute.get_strategy(), steps,
                                       weights)
     from models import build_masked_language_model
+    from models.masked_language_model import text_encoder
 
     encoder = build_masked_language_model(pretrained.config.model, len(pretrained.vocabulary) + 1,
                                           config.text.sequence_length)
     encoder.load_weights(pretrained.encoder_weights)
-    for name in ("token_and_position_embedding", "encoder_block_0", "final_norm"):
-        for ours, theirs in zip(classifier.get_layer(name).weights,
-                                encoder.get_layer(name).weights, strict=True):
+    ours_encoder, theirs_encoder = classifier.encoder, text_encoder(encoder)
+    for layer in ("embedding", "final_norm"):
+        for ours, theirs in zip(getattr(ours_encoder, layer).weights,
+                                getattr(theirs_encoder, layer).weights, strict=True):
+            np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+    for ours_block, theirs_block in zip(ours_encoder.blocks, theirs_encoder.blocks, strict=True):
+        for ours, theirs in zip(ours_block.weights, theirs_block.weights, strict=True):
             np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
     # And the whole command trains from it.
     assert train.main(["--config", TINY, "--set", "dataset.name=null",

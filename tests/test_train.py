@@ -246,7 +246,7 @@ def test_mixed_precision_stays_numerically_sane(tmp_path, data_file):
 
     model = load_end_to_end_model(tmp_path / "tiny" / "model.keras")
     _, classifier = get_model_parts(model)
-    assert classifier.get_layer("encoder_block_0").dtype_policy.name == "mixed_float16"
+    assert classifier.encoder.blocks[0].dtype_policy.name == "mixed_float16"
     probabilities = np.asarray(model(np.array(["a good film", "dull"])))
     assert probabilities.dtype == np.float32
     np.testing.assert_allclose(probabilities.sum(axis=-1), 1.0, rtol=1e-5)

@@ -56,10 +56,10 @@ def test_the_encoder_starts_from_the_checkpoint(tmp_path, data_file, tiny_checkp
     assert data.vectorizer.get_vocabulary()[:4] == ["[PAD]", "[UNK]", "[CLS]", "[SEP]"]
     classifier, _ = train.build_model(config, data, tf.distribute.get_strategy(), steps, weights)
     tensors = read_tensors(tiny_checkpoint)
-    embedding = classifier.get_layer("token_and_position_embedding")
+    embedding = classifier.encoder.embedding
     np.testing.assert_array_equal(embedding.token_embedding.embeddings.numpy(),
                                   tensors["embeddings.word_embeddings.weight"])
-    block = classifier.get_layer("encoder_block_1")
+    block = classifier.encoder.blocks[1]
     np.testing.assert_array_equal(block.feed_forward.output_dense.kernel.numpy(),
                                   tensors["encoder.layer.1.output.dense.weight"].T)
     assert not block.norm_first and block.layer_norm_epsilon == 1e-12
@@ -73,11 +73,10 @@ def test_pretrained_layers_keeps_the_first_blocks_and_freezing_trains_only_the_h
     from models import get_model_parts, load_end_to_end_model
 
     _, classifier = get_model_parts(load_end_to_end_model(tmp_path / "tiny" / "model.keras"))
-    blocks = [layer.name for layer in classifier.layers if layer.name.startswith("encoder_block")]
-    assert blocks == ["encoder_block_0"]
+    assert [block.name for block in classifier.encoder.blocks] == ["encoder_block_0"]
     tensors = read_tensors(tiny_checkpoint)
     np.testing.assert_array_equal(
-        classifier.get_layer("encoder_block_0").self_attention.value_bias.numpy(),
+        classifier.encoder.blocks[0].self_attention.value_bias.numpy(),
         tensors["encoder.layer.0.attention.self.value.bias"].reshape(2, 8))
 
 

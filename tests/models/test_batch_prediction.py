@@ -22,7 +22,7 @@ def test_predict_batches_traces_the_classifier_once_for_every_batch_length(monke
             output_signature=(tf.TensorSpec((None, None), tf.int64),
                               tf.TensorSpec((None, 3), tf.float32)))
 
-    pooling = classifier.get_layer("pooling")
+    pooling = classifier.pooling
     calls = []
     original = pooling.call
     # Python runs only while tracing: one call per trace.
