@@ -5,12 +5,12 @@ import tensorflow_datasets as tfds
 
 from config import DatasetConfig
 from data.builders import BUILTIN_BUILDERS
-from errors import DataError
 from data.files import load_file_splits
 from data.read_plan import read_plan
 from data.sources import shard_paths, total_bytes
 from data.splitting import carve_splits
 from data.text_splits import TextSplits
+from errors import DataError
 
 
 def get_builder(name: str, data_dir: str | None = None) -> tfds.core.DatasetBuilder:

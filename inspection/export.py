@@ -8,7 +8,6 @@ once trimmed), L layers, N heads, C classes.
 import pathlib
 
 import keras
-import numpy as np
 import tensorflow as tf
 
 from inspection.attention_file import load_attention

@@ -17,6 +17,7 @@ from models.end_to_end import (
 )
 from models.masked_language_model import build_masked_language_model, copy_encoder_weights
 from models.pretrained_encoder import PaddingMask, load_pretrained_encoder
+from models.text_encoder import TextEncoder
 from models.trainer import (
     HistoryLogger,
     RandomStateBackup,
@@ -27,7 +28,6 @@ from models.trainer import (
     dtype_policy,
     make_optimizer,
 )
-from models.text_encoder import TextEncoder
 from models.transformer_classifier import (
     TransformerClassifier,
     build_classifier,

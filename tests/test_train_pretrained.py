@@ -14,8 +14,8 @@ import tensorflow as tf
 import runs
 import train
 from config_files import load_config
-from starting_weights import starting_weights
 from models.checkpoints import read_tensors
+from starting_weights import starting_weights
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = str(ROOT / "configs" / "tiny.yaml")
