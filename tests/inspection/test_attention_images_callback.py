@@ -23,12 +23,11 @@ def read_images(log_dir):
 
 
 def test_writes_one_grid_image_per_example_and_epoch(tmp_path):
-    _, classifier, attention_model, vectorizer = build_stand_in_models(sequence_length=8)
+    _, classifier, vectorizer = build_stand_in_models(sequence_length=8)
     texts = ["the film was good", "i hated it", "boring plot"]
     token_ids = vectorizer(tf.constant(texts)).numpy()  # (B, T) = (3, 8)
     callback = AttentionImagesCallback(
-        tmp_path, token_ids[:2], attention_model_builder=lambda model: attention_model,
-        vocabulary=vectorizer.get_vocabulary(),
+        tmp_path, token_ids[:2], classifier, vocabulary=vectorizer.get_vocabulary(),
     )
     classifier.compile(optimizer="adam", loss="sparse_categorical_crossentropy", run_eagerly=True)
     classifier.fit(token_ids, np.array([1, 0, 0]), epochs=2, verbose=0, callbacks=[callback])
@@ -45,9 +44,14 @@ def test_class_token_and_max_tokens_keep_the_first_real_positions(tmp_path):
     token_ids = np.array([[5, 6, 7, 0]])  # (B, T)
     # Per layer (B, N, T + 1, T + 1): a class token at position 0, every weight different.
     layer_scores = [np.arange(25.0).reshape(1, 1, 5, 5) + 100 * layer for layer in range(2)]
+
+    def classifier(token_ids, training=False, return_attention_scores=False, **kwargs):
+        assert return_attention_scores and not training
+        return {"probabilities": np.full((len(token_ids), 2), 0.5, "float32"),
+                "attention_scores": layer_scores}
+
     callback = AttentionImagesCallback(
-        tmp_path, token_ids, attention_model=lambda ids, training: {
-            "attention_scores": layer_scores},
+        tmp_path, token_ids, classifier,
         vocabulary=["", "[UNK]", "the", "film", "was", "good"], max_tokens=3,
     )
     callback.on_train_begin()
@@ -64,11 +68,6 @@ def test_class_token_and_max_tokens_keep_the_first_real_positions(tmp_path):
                                   tf.io.decode_png(expected).numpy())
 
 
-def test_needs_exactly_one_model_source(tmp_path):
-    with pytest.raises(ValueError, match="exactly one of attention_model"):
-        AttentionImagesCallback(tmp_path, np.ones((1, 4), "int32"))
-
-
 def test_rejects_non_integer_token_ids(tmp_path):
     with pytest.raises(ValueError, match="dtype=float"):
-        AttentionImagesCallback(tmp_path, np.ones((1, 4)), attention_model=object())
+        AttentionImagesCallback(tmp_path, np.ones((1, 4)), object())

@@ -7,7 +7,7 @@ import tensorflow as tf
 
 from inspection.attribution import METHODS, attribute, class_probabilities
 from inspection.rollout import rollout_importance
-from models.explainable_forward import explainable_forward, token_vectors
+from models import token_vectors
 from tests.inspection.planted_token import PLANTED, planted_texts, planted_token_classifier
 
 # Share of class-1 texts whose planted token each method ranks first. Measured on three
@@ -17,6 +17,12 @@ from tests.inspection.planted_token import PLANTED, planted_texts, planted_token
 # relevance); rollout 0.86 to 0.96; random 0.11 to 0.31.
 FAITHFUL = {"gradient_x_input": 0.6, "conservative_gradient_x_input": 0.95,
             "attention_gradient": 0.7, "integrated_gradients": 0.95, "leave_one_out": 0.95}
+
+
+def forward(classifier, token_ids, vectors=None, **options):
+    """The classifier's one forward pass, asked for its logits and every block's maps."""
+    return classifier(token_ids, training=False, token_vectors=vectors, return_logits=True,
+                      return_attention_scores=True, **options)
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +58,8 @@ def test_integrated_gradients_add_up_to_the_logit_difference(planted):
     scores = attribute(classifier, token_ids, "integrated_gradients", "mean",
                        classes=np.ones(6, int))
     baseline = token_vectors(classifier, np.zeros_like(token_ids))
-    logits = explainable_forward(classifier, token_ids)["logits"][:, 1]
-    baseline_logits = explainable_forward(classifier, token_ids, baseline)["logits"][:, 1]
+    logits = forward(classifier, token_ids)["logits"][:, 1]
+    baseline_logits = forward(classifier, token_ids, baseline)["logits"][:, 1]
     np.testing.assert_allclose(scores.sum(axis=1), logits - baseline_logits, rtol=0.03, atol=0.03)
 
 
@@ -79,7 +85,7 @@ def test_gradient_x_input_matches_a_finite_difference(planted):
     def logit(scale):
         scaled = vectors.copy()
         scaled[0, position] *= scale
-        return float(explainable_forward(classifier, ids, scaled.astype("float32"))["logits"][0, 1])
+        return float(forward(classifier, ids, scaled.astype("float32"))["logits"][0, 1])
 
     # d logit / d s of logit(x + s x_t) at s = 0 is gradient . x_t.
     derivative = (logit(1 + epsilon) - logit(1 - epsilon)) / (2 * epsilon)
@@ -93,7 +99,7 @@ def test_attention_gradient_is_chefers_rollout_of_positive_grad_times_attention(
     ids = ids[:, :length]
     recorded = []
     with tf.GradientTape() as tape:
-        outputs = explainable_forward(
+        outputs = forward(
             classifier, ids, attention_weights_fn=lambda w: recorded.append(w) or w)
         target = outputs["logits"][0, 1]
     gradients = tape.gradient(target, recorded)

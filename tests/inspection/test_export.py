@@ -26,17 +26,17 @@ def stand_in():
 
 @pytest.fixture(scope="module")
 def export(stand_in, tmp_path_factory):
-    end_to_end, _, attention_model, vectorizer = stand_in
+    _, classifier, vectorizer = stand_in
     out_dir = tmp_path_factory.mktemp("export")
     return export_attention(
-        attention_model, vectorizer, TEXTS, out_dir, CLASS_NAMES, true_labels=TRUE_LABELS,
-        model=end_to_end, batch_size=2, run_info={"model": "stand-in"},
+        classifier, vectorizer, TEXTS, out_dir, CLASS_NAMES, true_labels=TRUE_LABELS,
+        batch_size=2, run_info={"model": "stand-in"},
         max_rendered_examples=2, max_viewer_examples=3, verbose=0,
     )
 
 
 def test_padding_is_trimmed_and_tokens_match_the_vectorizer(stand_in, export):
-    vectorizer = stand_in[3]
+    vectorizer = stand_in[2]
     token_ids = vectorizer(tf.constant(TEXTS)).numpy()  # (5, 12)
     vocabulary = vectorizer.get_vocabulary()
     for record, ids in zip(export.records(), token_ids, strict=True):
@@ -56,15 +56,16 @@ def test_rows_sum_to_one_over_real_tokens(export):
             assert record.rollout_importance.sum() == pytest.approx(1.0)
 
 
-def test_scores_path_matches_fast_path_and_is_recorded(stand_in, export):
+def test_the_probabilities_are_the_end_to_end_models(stand_in, export):
     end_to_end = stand_in[0]
-    fast_path = end_to_end(tf.constant(TEXTS)).numpy()
-    assert 0.0 <= export.max_probability_difference <= 1e-6
-    assert export.meta["max_probability_difference"] == export.max_probability_difference
-    assert export.manifest["probability_difference"].max() == pytest.approx(
-        export.max_probability_difference)
-    np.testing.assert_allclose(np.stack(export.manifest["probabilities"]), fast_path, atol=1e-6)
-    assert export.manifest["predicted_label_index"].tolist() == fast_path.argmax(-1).tolist()
+    expected = end_to_end(tf.constant(TEXTS)).numpy()
+    # One forward pass: there is no second path to compare with.
+    assert export.max_probability_difference is None
+    assert export.meta["max_probability_difference"] is None
+    assert export.meta["probability_tolerance"] is None
+    assert export.manifest["probability_difference"].isna().all()
+    np.testing.assert_allclose(np.stack(export.manifest["probabilities"]), expected, atol=1e-6)
+    assert export.manifest["predicted_label_index"].tolist() == expected.argmax(-1).tolist()
     assert export.manifest["true_label"].tolist() == [
         "negative", "positive", "positive", "negative", "positive"]
 
@@ -80,73 +81,55 @@ def test_all_outputs_are_written(export):
     assert export.run_info == {"model": "stand-in"}
 
 
-def test_precomputed_fast_path_is_accepted(stand_in, tmp_path):
-    end_to_end, _, attention_model, vectorizer = stand_in
-    texts = TEXTS[:2]
+def test_example_ids_and_unknown_labels(stand_in, tmp_path):
+    _, classifier, vectorizer = stand_in
     result = export_attention(
-        attention_model, vectorizer, texts, tmp_path, CLASS_NAMES,
-        fast_path_probabilities=end_to_end(tf.constant(texts)).numpy(), example_ids=["a", "b"],
+        classifier, vectorizer, TEXTS[:2], tmp_path, CLASS_NAMES, example_ids=["a", "b"],
         max_rendered_examples=0, verbose=0,
     )
     assert result.example_ids == ["a", "b"]
     assert result.manifest["true_label"].isna().all()
 
 
-def test_mismatched_fast_path_raises_and_leaves_no_meta(stand_in, tmp_path):
-    end_to_end, _, attention_model, vectorizer = stand_in
-    wrong = end_to_end(tf.constant(TEXTS)).numpy()
-    wrong[3] += [1e-3, -1e-3]
-    with pytest.raises(ValueError, match="differ from the plain model's by 0.001 .* '00003'"):
-        export_attention(attention_model, vectorizer, TEXTS, tmp_path, CLASS_NAMES,
-                         fast_path_probabilities=wrong, max_rendered_examples=0, verbose=0)
-    assert not (tmp_path / "meta.json").exists()
+class LeakyAttention:
+    """Follows the classifier's call contract, but its one head attends to padding too."""
 
+    def __init__(self, classifier):
+        self.classifier = classifier
 
-def test_exactly_one_fast_path_source_is_required(stand_in, tmp_path):
-    end_to_end, _, attention_model, vectorizer = stand_in
-    with pytest.raises(ValueError, match="Pass exactly one of fast_path_probabilities"):
-        export_attention(attention_model, vectorizer, TEXTS, tmp_path, CLASS_NAMES, verbose=0)
+    def __call__(self, token_ids, training=False, return_attention_scores=False, **kwargs):
+        probabilities = self.classifier(token_ids, training=training)
+        if not return_attention_scores:
+            return probabilities
+        length = token_ids.shape[1]
+        uniform = np.full((len(token_ids), 1, length, length), 1.0 / length, "float32")
+        return {"probabilities": probabilities, "attention_scores": [uniform]}
 
 
 def test_attention_not_masking_padding_is_rejected(stand_in, tmp_path):
-    _, classifier, _, vectorizer = stand_in
-
-    def leaky_attention_model(token_ids, training=False):
-        length = token_ids.shape[1]
-        uniform = np.full((len(token_ids), 1, length, length), 1.0 / length, "float32")
-        return {"probabilities": classifier(token_ids).numpy(), "attention_scores": [uniform]}
-
+    _, classifier, vectorizer = stand_in
     with pytest.raises(ValueError, match="padded keys .* exactly zero weight"):
-        export_attention(leaky_attention_model, vectorizer, TEXTS[:1], tmp_path, CLASS_NAMES,
-                         model=stand_in[0], verbose=0)
+        export_attention(LeakyAttention(classifier), vectorizer, TEXTS[:1], tmp_path,
+                         CLASS_NAMES, methods=["rollout"], verbose=0)
 
 
-def test_class_token_pooling_keeps_position_zero(stand_in, tmp_path):
-    _, classifier, attention_model, vectorizer = stand_in
-
-    def class_token_model(token_ids, training=False):
-        # Prepend an always-real class token to the stand-in's padded ids and reuse its maps.
-        shifted = np.concatenate([np.full((len(token_ids), 1), 2), token_ids[:, :-1]], axis=1)
-        outputs = attention_model(shifted, training=False)
-        return {"probabilities": classifier(token_ids).numpy(),
-                "attention_scores": [np.pad(scores.numpy(), ((0, 0), (0, 0), (0, 1), (0, 1)))
-                                     for scores in outputs["attention_scores"]]}
-
-    result = export_attention(class_token_model, vectorizer, ["i loved it"], tmp_path,
-                              CLASS_NAMES, model=stand_in[0], pooling="cls", verbose=0,
-                              max_rendered_examples=0)
+def test_class_token_pooling_keeps_position_zero(tmp_path):
+    _, classifier, vectorizer = build_stand_in_models(sequence_length=12, pooling="cls")
+    assert classifier.encoder.class_token is not None
+    result = export_attention(classifier, vectorizer, ["i loved it"], tmp_path, CLASS_NAMES,
+                              pooling="cls", verbose=0, max_rendered_examples=0)
     record = next(result.records())
     assert record.tokens == ["[CLS]", "i", "loved", "it"]
     assert record.word_index == [None, 0, 1, 2]  # the class token is no word of the text
     assert record.attention_scores.shape == (2, 2, 4, 4)
     assert result.pooling == "cls"
     with pytest.raises(ValueError, match="pass pooling='cls'"):
-        export_attention(class_token_model, vectorizer, ["i loved it"], tmp_path, CLASS_NAMES,
-                         model=stand_in[0], verbose=0)
+        export_attention(classifier, vectorizer, ["i loved it"], tmp_path / "mean",
+                         CLASS_NAMES, verbose=0)
 
 
 def test_find_text_vectorization(stand_in):
-    end_to_end, classifier, _, vectorizer = stand_in
+    end_to_end, classifier, vectorizer = stand_in
     assert find_text_vectorization(end_to_end) is vectorizer
     with pytest.raises(ValueError, match="No TextVectorization or WordPieceTokenizer layer"):
         find_text_vectorization(classifier)

@@ -12,7 +12,7 @@ from config import ModelConfig
 from inspection.attribution import METHODS, attribute
 from inspection.export import export_attention
 from inspection.export_attributions import check_methods
-from models import build_attention_model, build_classifier, build_end_to_end_model
+from models import build_classifier, build_end_to_end_model
 from tests.inspection.planted_token import LENGTH, PLANTED, planted_token_classifier
 
 CLASS_NAMES = ["without 7", "with 7"]
@@ -23,11 +23,14 @@ TEXTS = ["w3 w7 w12 w5", "w4 w9 w20", "w11 w7", "w2 w3 w4 w5 w6 w8 w9 w10"]
 
 
 def export_of(classifier, vectorizer, texts, directory, pooling, **options):
-    end_to_end = build_end_to_end_model(vectorizer, classifier)
-    return export_attention(
-        build_attention_model(classifier), vectorizer, texts, directory, CLASS_NAMES,
-        model=end_to_end, classifier=classifier, pooling=pooling, batch_size=3,
+    export = export_attention(
+        classifier, vectorizer, texts, directory, CLASS_NAMES, pooling=pooling, batch_size=3,
         max_rendered_examples=0, max_viewer_examples=0, verbose=0, **options)
+    # The export's probabilities are the end-to-end model's, the one users save and load.
+    end_to_end = build_end_to_end_model(vectorizer, classifier)
+    expected = keras.ops.convert_to_numpy(end_to_end(tf.constant(list(texts))))
+    np.testing.assert_allclose(np.stack(export.manifest["probabilities"]), expected, atol=1e-5)
+    return export
 
 
 def word_vectorizer():

@@ -14,7 +14,7 @@ import runs
 from config import ModelConfig
 from inspection.attribution import METHODS
 from inspection.run_export import ExportError, export_evaluation_attention, faithfulness_block
-from models import build_attention_model, build_classifier, build_end_to_end_model
+from models import build_classifier, build_end_to_end_model
 
 CLASS_NAMES = ["negative", "positive"]
 TEXTS = np.array(["a good film", "a bad bad plot", "good"], dtype=object)
@@ -41,8 +41,7 @@ def run(tmp_path_factory):
     model = build_end_to_end_model(vectorizer, classifier)
     return types.SimpleNamespace(
         run_dir=tmp_path_factory.mktemp("run"), model=model, class_names=CLASS_NAMES,
-        pooling="mean", parts=(vectorizer, classifier),
-        attention_model=build_attention_model(classifier))
+        pooling="mean", parts=(vectorizer, classifier))
 
 
 def evaluation(run, data_name="test"):
