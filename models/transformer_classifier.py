@@ -74,8 +74,8 @@ class TransformerClassifier(keras.Model):
         self.head_hidden_dim = head_hidden_dim
         self.dropout = dropout
         self.token_dropout_rate = token_dropout
-        # Only the classifier drops words: the masked language model must see its targets.
         policy = self.dtype_policy  # The sublayers' too, also when loaded under another.
+        # Only the classifier drops words: the masked language model must see its targets.
         self.token_dropout = TokenDropout(token_dropout, dtype=policy, name="token_dropout") \
             if token_dropout else None
         self.pooling = SequencePooling(pooling, dtype=policy, name="pooling")
