@@ -177,7 +177,17 @@ def start_from_encoder(classifier, pretrained: PretrainingRun) -> None:
     text, model = pretrained.config.text, pretrained.config.model
     encoder = build_masked_language_model(model, len(pretrained.vocabulary) + 1,
                                           text.sequence_length)
-    encoder.load_weights(pretrained.encoder_weights)
+    try:
+        encoder.load_weights(pretrained.encoder_weights)
+    except ValueError:  # Saved before the classifier was one class: the old layout.
+        from models.upgrade import load_old_encoder_weights
+
+        try:
+            load_old_encoder_weights(encoder, pretrained.encoder_weights)
+        except ValueError as error:
+            raise ConfigError(f"model.init_from: {pretrained.encoder_weights} does not fit the "
+                              f"encoder of its config.yaml ({str(error).splitlines()[0]}); "
+                              "pretrain it again with pretrain.py") from None
     copy_encoder_weights(encoder, classifier)
     print(f"model.init_from: the encoder starts from {pretrained.run_dir}")
 
