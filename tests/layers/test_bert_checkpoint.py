@@ -9,7 +9,7 @@ import keras
 import numpy as np
 import pytest
 
-from models.checkpoints import encoder_layers, read_checkpoint, read_tensors
+from models.checkpoints import read_checkpoint, read_tensors
 from models.pretrained_encoder import encoder_from_token_ids
 from tests.models.bert_reference import numpy_bert, write_tiny_checkpoint
 
@@ -21,8 +21,7 @@ TOKEN_IDS = np.array([[2, 9, 8, 10, 6, 13, 3, 0, 0], [2, 7, 24, 3, 0, 0, 0, 0, 0
 def converted_encoder(checkpoint, num_layers=None):
     """(our encoder of token ids, how many of the checkpoint's blocks it left out)."""
     encoder = encoder_from_token_ids(checkpoint, num_layers, dropout=0.0)
-    _, *blocks = encoder_layers(encoder)
-    return encoder, checkpoint.num_layers - len(blocks)
+    return encoder, checkpoint.num_layers - len(encoder.blocks)
 
 
 @pytest.fixture(scope="module")
