@@ -11,9 +11,10 @@ from config import ATTRIBUTION_METHODS
 
 @pytest.fixture
 def run_dir(tiny_run_dir, tmp_path):
-    # A copy: the measurement changes predict.py's default method for the run.
+    # A copy, as train.py left it: the measurement changes predict.py's default method for
+    # the run, and other tests may have added evaluations and exports to the shared one.
     copy = tmp_path / "run"
-    shutil.copytree(tiny_run_dir, copy)
+    shutil.copytree(tiny_run_dir, copy, ignore=shutil.ignore_patterns("eval", "attention"))
     return copy
 
 
