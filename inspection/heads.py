@@ -1,0 +1,146 @@
+"""Attention heads across a dataset: what each one looks at, and how much it matters.
+
+- `attention_statistics`: per layer and head, averaged over real query tokens and then
+  over examples, the share of attention on the class token ([CLS]), on [SEP], on
+  punctuation, on the token itself, on the previous and on the next token; the mean
+  attention distance (in tokens); the entropy of each row, normalised by log(real tokens)
+  (Clark et al. 2019, "What does BERT look at?").
+- `head_importance`: Michel et al. 2019 ("Are sixteen heads really better than one?"):
+  |dL / d head_mask| of the cross-entropy at a head mask of ones, from one backward pass per
+  batch, summed over batches and divided by the number of examples.
+- `head_ablation`: the measured check: the drop of accuracy and the rise of mean loss when
+  one head alone is masked.
+
+All take the classifier's one forward pass (`models.TransformerClassifier`).
+Letter legend: B batch, T token ids, A attended positions, L layers, N heads, C classes.
+"""
+
+import string
+
+import keras
+import numpy as np
+from keras import ops
+
+from inspection.attention_tokens import CLASS_TOKEN, real_positions, stack_block_scores
+
+STATISTICS = ("to_cls", "to_sep", "to_punctuation", "to_self", "to_previous", "to_next",
+              "mean_distance", "entropy")
+SEPARATOR_TOKEN = "[SEP]"
+
+
+def map_statistics(maps, tokens):
+    """The statistics of one example's maps (L, N, A, A) over its A real tokens (names, with
+    "[CLS]" and "[SEP]" where they are): {name: (L, N) float64}, averaged over the queries.
+
+    Example:
+    >>> maps = np.array([[[[1.0, 0.0], [0.5, 0.5]]]])  # 1 layer, 1 head, 2 tokens
+    >>> stats = map_statistics(maps, ["[CLS]", "film"])
+    >>> float(stats["to_cls"][0, 0]), float(stats["to_self"][0, 0])
+    (0.75, 0.75)
+    """
+    maps = np.asarray(maps, dtype=np.float64)  # (L, N, A, A)
+    length = maps.shape[-1]
+    positions = np.arange(length)
+
+    def share_on(keys):  # (A,) bool -> (L, N): mean over queries of the weight on those keys
+        return maps[..., keys].sum(axis=-1).mean(axis=-1)
+
+    diagonal = np.diagonal(maps, axis1=-2, axis2=-1)  # (L, N, A)
+    previous = np.diagonal(maps, offset=-1, axis1=-2, axis2=-1)  # (L, N, A - 1): A[i, i-1]
+    following = np.diagonal(maps, offset=1, axis1=-2, axis2=-1)  # (L, N, A - 1): A[i, i+1]
+    distance = np.abs(positions[:, None] - positions[None, :])  # (A, A)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        row_entropy = -np.where(maps > 0, maps * np.log(maps), 0.0).sum(axis=-1)  # (L, N, A)
+    return {
+        "to_cls": share_on(np.array([token == CLASS_TOKEN for token in tokens])),
+        "to_sep": share_on(np.array([token == SEPARATOR_TOKEN for token in tokens])),
+        "to_punctuation": share_on(np.array([_is_punctuation(token) for token in tokens])),
+        "to_self": diagonal.mean(axis=-1),
+        # Over all queries: the first has no previous token and the last no next one.
+        "to_previous": previous.sum(axis=-1) / length,
+        "to_next": following.sum(axis=-1) / length,
+        "mean_distance": (maps * distance).sum(axis=-1).mean(axis=-1),
+        "entropy": (row_entropy / np.log(length)).mean(axis=-1) if length > 1
+        else np.zeros(maps.shape[:2]),
+    }
+
+
+def attention_statistics(classifier, token_ids, vocabulary, class_token, batch_size=32):
+    """`map_statistics` of every example of `token_ids` (E, T), averaged over the examples:
+    {name: (L, N) float64}. `class_token`: the maps have a learned class token first."""
+    token_ids = np.asarray(token_ids)
+    sums, count = {name: 0.0 for name in STATISTICS}, 0
+    for start in range(0, len(token_ids), batch_size):
+        ids = token_ids[start:start + batch_size]
+        scores = stack_block_scores(
+            classifier(ids, training=False, return_attention_scores=True))  # (B, L, N, A, A)
+        for row_ids, row_maps in zip(ids, scores, strict=True):
+            real = real_positions(row_ids, class_token)  # (A,)
+            if real.sum() == 0:
+                continue
+            tokens = [CLASS_TOKEN] * int(class_token) + [
+                vocabulary[token_id] if token_id < len(vocabulary) else "[UNK]"
+                for token_id in row_ids[row_ids != 0]]
+            stats = map_statistics(row_maps[:, :, real][:, :, :, real], tokens)
+            sums = {name: sums[name] + stats[name] for name in STATISTICS}
+            count += 1
+    return {name: np.asarray(sums[name]) / max(count, 1) for name in STATISTICS}
+
+
+def head_importance(classifier, token_ids, labels, batch_size=32):
+    """Michel et al.'s importance (L, N) float64: the mean over the examples of
+    |dL / d head_mask|, the gradient of the summed cross-entropy of each batch, taken at a
+    mask of ones (one backward pass per batch)."""
+    import tensorflow as tf
+
+    shape = _head_mask_shape(classifier)
+    importance = np.zeros(shape)
+    for start in range(0, len(token_ids), batch_size):
+        ids = tf.constant(np.asarray(token_ids[start:start + batch_size]), tf.int64)
+        targets = tf.constant(np.asarray(labels[start:start + batch_size]), tf.int64)
+        mask = tf.ones(shape, tf.float32)
+        with tf.GradientTape() as tape:
+            tape.watch(mask)
+            logits = classifier(ids, training=False, head_mask=mask, return_logits=True)["logits"]
+            loss = tf.reduce_sum(keras.losses.sparse_categorical_crossentropy(
+                targets, logits, from_logits=True))
+        importance += np.abs(tape.gradient(loss, mask).numpy())
+    return importance / max(len(token_ids), 1)
+
+
+def head_ablation(classifier, token_ids, labels, batch_size=32):
+    """(accuracy drop (L, N), loss increase (L, N)): each head masked alone, against the
+    full model, over the examples."""
+    shape = _head_mask_shape(classifier)
+    full_accuracy, full_loss = _scores(classifier, token_ids, labels, np.ones(shape), batch_size)
+    drops, rises = np.zeros(shape), np.zeros(shape)
+    for layer in range(shape[0]):
+        for head in range(shape[1]):
+            mask = np.ones(shape)
+            mask[layer, head] = 0.0
+            accuracy, loss = _scores(classifier, token_ids, labels, mask, batch_size)
+            drops[layer, head], rises[layer, head] = full_accuracy - accuracy, loss - full_loss
+    return drops, rises
+
+
+def _scores(classifier, token_ids, labels, head_mask, batch_size):
+    """(accuracy, mean cross-entropy) of the classifier under `head_mask`."""
+    mask = ops.convert_to_tensor(head_mask, "float32")
+    correct, loss = 0, 0.0
+    for start in range(0, len(token_ids), batch_size):
+        ids, targets = token_ids[start:start + batch_size], labels[start:start + batch_size]
+        probabilities = keras.ops.convert_to_numpy(
+            classifier(ids, training=False, head_mask=mask)).astype(np.float64)  # (B, C)
+        picked = probabilities[np.arange(len(targets)), targets]
+        correct += int((probabilities.argmax(axis=-1) == targets).sum())
+        loss += float(-np.log(np.maximum(picked, 1e-12)).sum())
+    return correct / max(len(token_ids), 1), loss / max(len(token_ids), 1)
+
+
+def _head_mask_shape(classifier):
+    blocks = classifier.encoder.blocks
+    return (len(blocks), blocks[0].num_heads)
+
+
+def _is_punctuation(token):
+    return bool(token) and all(character in string.punctuation for character in token)
