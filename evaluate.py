@@ -9,6 +9,7 @@ Usage:
     python evaluate.py runs/default --split validation --export-attention-ids 3 17 42
     python evaluate.py runs/default --texts-file my.txt           # attention only, no labels
     python evaluate.py runs/default --split validation --faithfulness 500   # explanations measured
+    python evaluate.py runs/default --split validation --heads 500   # every attention head
 
 Loads `RUN_DIR/model.keras` in safe mode (raw strings in, probabilities out) and writes
 `RUN_DIR/eval/<split or file stem>/`: metrics.json (accuracy, macro and weighted F1, loss),
@@ -30,6 +31,11 @@ method and measures how faithful each is (ERASER's AOPC comprehensiveness and su
 with bootstrap intervals): `eval/<split>/faithfulness.json`, `.md` and `.png`. Its best method
 becomes `predict.py --explain`'s default (the validation split's measurement first). A later
 evaluation without the flag keeps the measurement.
+
+`--heads N` (default 500) measures every attention head on the first N evaluated examples:
+what it looks at, its importance (the gradient of a head mask, Michel et al. 2019) and the
+accuracy and loss without it alone: `eval/<split>/heads.json`, `.md` and `.png`
+(docs/heads.md). A later evaluation without the flag keeps them.
 
 Exit codes: 0 done, 2 missing or unreadable run folder, model or data, bad example ids,
 an empty texts file, or an export in the way.
@@ -87,6 +93,11 @@ def parse_args(argv):
         help="also measure every explanation method's faithfulness on the first N "
              "examples (default 500)",
     )  # fmt: skip
+    parser.add_argument(
+        "--heads", type=int, nargs="?", const=500, metavar="N",
+        help="also measure every attention head (what it looks at, its importance, the "
+             "model without it) on the first N examples (default 500)",
+    )  # fmt: skip
     attention = parser.add_mutually_exclusive_group()
     attention.add_argument(
         "--export-attention", type=int, metavar="N",
@@ -132,11 +143,12 @@ def export_source(args, report_name=None) -> str:
 
 
 def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20,
-                 faithfulness=None):
+                 faithfulness=None, heads=None):
     """Evaluates one `runs.Run` on `split`, or on each of `data_files` when given.
 
     `faithfulness`: measure the explanation methods on that many first examples
     (`inspection.run_faithfulness`); None keeps an earlier measurement of the folder.
+    `heads`: the same for every attention head (`inspection.run_heads`).
 
     Returns:
         One `EvaluationReport` per evaluated data set; its reports are in
@@ -146,7 +158,7 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20,
         DataError: the data cannot be loaded or has labels the model does not know.
     """
     from data import load_labelled_file
-    from inspection import run_faithfulness
+    from inspection import run_faithfulness, run_heads
     from models import predict_texts
     from reports import write_reports
 
@@ -171,6 +183,11 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20,
                                                                              faithfulness))
             else:
                 run_faithfulness.keep_faithfulness(output_dir, staging)
+            if heads:
+                run_heads.write_heads(staging, run_heads.measure_run_heads(
+                    run, texts, labels, heads, name))
+            else:
+                run_heads.keep_heads(output_dir, staging)
         reports.append(EvaluationReport(run.run_dir, name, output_dir, metrics, texts, labels,
                                         probabilities))
     return reports
@@ -206,6 +223,10 @@ def main(argv=None):
         return fail(f"--faithfulness must be at least 1, got {args.faithfulness}")
     if args.faithfulness and args.texts_file is not None:
         return fail("--faithfulness needs labelled data to evaluate: drop --texts-file")
+    if args.heads is not None and args.heads < 1:
+        return fail(f"--heads must be at least 1, got {args.heads}")
+    if args.heads and args.texts_file is not None:
+        return fail("--heads needs labelled data to evaluate: drop --texts-file")
     if export and len(args.data) > 1:
         return fail("--export-attention exports one data set: pass a single --data file")
     if args.texts_file is not None and args.data:
@@ -246,7 +267,7 @@ def main(argv=None):
                     run, texts, args.texts_file, out_dir, **options))
                 continue
             run_reports = evaluate_run(run, args.split, args.data, args.batch_size, args.worst,
-                                       args.faithfulness)
+                                       args.faithfulness, args.heads)
             reports += run_reports
             if export:
                 viewers.append(inspection.export_evaluation_attention(
@@ -262,6 +283,14 @@ def main(argv=None):
         for report in reports:
             print(f"\nfaithfulness of the explanations, {report.run_dir} on {report.data_name}:")
             print((report.output_dir / TABLE_FILE).read_text().rstrip())
+    if args.heads:
+        from inspection.run_heads import TABLE_FILE as HEADS_TABLE
+
+        for report in reports:
+            table = (report.output_dir / HEADS_TABLE).read_text().splitlines()
+            print(f"\nattention heads, {report.run_dir} on {report.data_name} (most important "
+                  f"first; all in {report.output_dir / HEADS_TABLE}):")
+            print("\n".join(table[:12]))
     for viewer in viewers:
         print(f"attention viewer: {viewer}")
     return 0

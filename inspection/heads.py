@@ -71,7 +71,7 @@ def attention_statistics(classifier, token_ids, vocabulary, class_token, batch_s
     token_ids = np.asarray(token_ids)
     sums, count = {name: 0.0 for name in STATISTICS}, 0
     for start in range(0, len(token_ids), batch_size):
-        ids = token_ids[start:start + batch_size]
+        ids = _trimmed(token_ids[start:start + batch_size])
         scores = stack_block_scores(
             classifier(ids, training=False, return_attention_scores=True))  # (B, L, N, A, A)
         for row_ids, row_maps in zip(ids, scores, strict=True):
@@ -96,7 +96,7 @@ def head_importance(classifier, token_ids, labels, batch_size=32):
     shape = _head_mask_shape(classifier)
     importance = np.zeros(shape)
     for start in range(0, len(token_ids), batch_size):
-        ids = tf.constant(np.asarray(token_ids[start:start + batch_size]), tf.int64)
+        ids = tf.constant(_trimmed(token_ids[start:start + batch_size]), tf.int64)
         targets = tf.constant(np.asarray(labels[start:start + batch_size]), tf.int64)
         mask = tf.ones(shape, tf.float32)
         with tf.GradientTape() as tape:
@@ -128,13 +128,21 @@ def _scores(classifier, token_ids, labels, head_mask, batch_size):
     mask = ops.convert_to_tensor(head_mask, "float32")
     correct, loss = 0, 0.0
     for start in range(0, len(token_ids), batch_size):
-        ids, targets = token_ids[start:start + batch_size], labels[start:start + batch_size]
+        ids = _trimmed(token_ids[start:start + batch_size])
+        targets = labels[start:start + batch_size]
         probabilities = keras.ops.convert_to_numpy(
             classifier(ids, training=False, head_mask=mask)).astype(np.float64)  # (B, C)
         picked = probabilities[np.arange(len(targets)), targets]
         correct += int((probabilities.argmax(axis=-1) == targets).sum())
         loss += float(-np.log(np.maximum(picked, 1e-12)).sum())
     return correct / max(len(token_ids), 1), loss / max(len(token_ids), 1)
+
+
+def _trimmed(token_ids):
+    """(B, T) -> (B, T'): the columns after the batch's longest text cut (sort the texts by
+    length first and most batches get short)."""
+    token_ids = np.asarray(token_ids)
+    return token_ids[:, :max(1, int((token_ids != 0).sum(axis=1).max(initial=1)))]
 
 
 def _head_mask_shape(classifier):

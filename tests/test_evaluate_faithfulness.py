@@ -57,8 +57,32 @@ def test_an_export_stores_the_methods_asked_for(run_dir):
     (["--faithfulness", "0"], "--faithfulness must be at least 1, got 0"),
     (["--faithfulness", "--texts-file", "t.txt"], "--faithfulness needs labelled data"),
     (["--methods", "rollout"], "--methods are for an attention export"),
+    (["--heads", "0"], "--heads must be at least 1, got 0"),
+    (["--heads", "--texts-file", "t.txt"], "--heads needs labelled data"),
 ])
 def test_bad_faithfulness_arguments(run_dir, capsys, args, message):
     capsys.readouterr()
     assert evaluate.main([str(run_dir), *args]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_heads_are_measured_written_and_kept(run_dir, capsys):
+    capsys.readouterr()
+    assert evaluate.main([str(run_dir), "--split", "validation", "--heads", "20"]) == 0
+    out = capsys.readouterr().out
+    folder = run_dir / "eval" / "validation"
+    report = json.loads((folder / "heads.json").read_text())
+    assert report["split"] == "validation" and report["examples"] == 20
+    heads = report["heads"]
+    layers = {head["layer"] for head in heads}
+    assert len(heads) == len(layers) * len({head["head"] for head in heads})
+    for head in heads:
+        assert head["importance"] >= 0 and -1 <= head["ablation_accuracy_drop"] <= 1
+        assert 0 <= head["to_self"] <= 1 and 0 <= head["entropy"] <= 1
+        assert head["to_cls"] == 0  # mean pooling: no class token, no [CLS] word
+    assert report["spearman_importance_ablation"] is None or (
+        -1 <= report["spearman_importance_ablation"] <= 1)
+    assert "attention heads" in out and "| layer | head | importance |" in out
+    assert (folder / "heads.png").stat().st_size > 10_000
+    assert evaluate.main([str(run_dir), "--split", "validation"]) == 0
+    assert json.loads((folder / "heads.json").read_text()) == report
