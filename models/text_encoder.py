@@ -29,7 +29,8 @@ class TextEncoder(keras.layers.Layer):
         vocabulary_size, sequence_length: of the token and position embeddings.
         d_model, num_heads, key_dim, intermediate_dim, dropout, attention_dropout,
             activation, norm_first, layer_norm_epsilon, attention_block_size: of each
-            `TransformerEncoderBlock` (`key_dim`: the size of each head).
+            `TransformerEncoderBlock` (`key_dim`: the size of each head). `num_heads` may
+            be a list, one count per block (a pruned model's).
         num_layers: int. Number of blocks L.
         positional_encoding, mask_zero, num_token_types, embedding_norm_epsilon: of the
             `TokenAndPositionEmbedding` (the last two: BERT's token types and norm).
@@ -108,7 +109,8 @@ class TextEncoder(keras.layers.Layer):
                                   states) if class_token else None
         self.blocks = [
             _built(TransformerEncoderBlock(
-                num_heads=num_heads,
+                num_heads=num_heads[index] if isinstance(num_heads, (list, tuple))
+                else num_heads,
                 intermediate_dim=intermediate_dim,
                 key_dim=key_dim,
                 dropout=dropout,
