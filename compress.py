@@ -1,0 +1,173 @@
+"""Compresses a finished run into a new run folder beside it: attention heads pruned.
+
+Usage:
+    python compress.py runs/default --prune-heads 0.25     # a quarter, least important first
+    python compress.py runs/default --prune-heads 9 --order random --seed 1 --name default_r9
+
+`--prune-heads` takes a fraction in (0, 1) of all the heads (rounded up) or a count of
+them. The heads go for real (their query, key, value and output kernels sliced,
+`models.pruning`), so the new model is smaller and faster, and predicts what the old one
+does with those heads masked.
+`--order importance` (the default) removes the least important first, by the run's
+`eval/validation/heads.json` (`evaluate.py --heads`), measured on 500 validation examples
+when missing; `--order random` draws them with `--seed`. Every block keeps one head at
+least. The new run, `<run>_pruned` or `--name`, holds config.yaml, labels.json,
+model.keras and compress.json (what was removed, the original numbers of the heads kept)
+and is never written over an existing folder: evaluate.py, predict.py and the attention
+export work on it as on any run.
+
+Exit codes: 0 done, 2 a bad argument, a missing or unreadable run, or a target folder that
+exists.
+"""
+
+import argparse
+import json
+import math
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import cli
+import runs
+
+COMPRESS_FILE = "compress.json"
+HEADS_SPLIT = "validation"
+HEADS_EXAMPLES = 500
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="compress.py", description=__doc__.splitlines()[0])
+    parser.add_argument("run_dir", help="a finished run folder")
+    parser.add_argument("--prune-heads", required=True, metavar="FRACTION|COUNT",
+                        help="a fraction in (0, 1) of all the heads, or a count of heads")
+    parser.add_argument("--order", choices=("importance", "random"), default="importance",
+                        help="which heads go first (default: the least important)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of --order random")
+    parser.add_argument("--name", help="the new run folder's name (default: <run>_pruned)")
+    return parser.parse_args(argv)
+
+
+def heads_to_prune(amount, total):
+    """How many heads `--prune-heads` asks for, or a ValueError with a one-line message.
+
+    Example:
+    >>> heads_to_prune("0.25", 36), heads_to_prune("9", 36), heads_to_prune("0.1", 2)
+    (9, 9, 1)
+    """
+    try:
+        value = float(amount)
+    except ValueError:
+        raise ValueError(f"--prune-heads {amount}: give a fraction in (0, 1) or a count of "
+                         "heads") from None
+    if value.is_integer() and value >= 1:
+        count = int(value)
+    elif 0 < value < 1:
+        # Rounded up, so that a fraction takes one head at least (and 0.1 of 30 is 3).
+        count = math.ceil(value * total - 1e-9)
+    else:
+        raise ValueError(f"--prune-heads {amount}: give a fraction in (0, 1) or a count of "
+                         "1 or more")
+    return count
+
+
+def pruning_order(run, order, seed):
+    """Every (layer, head) of the run, the first to prune first."""
+    _, classifier = run.parts
+    shape = (len(classifier.encoder.blocks), classifier.encoder.blocks[0].num_heads)
+    if order == "random":
+        flat = np.random.default_rng(seed).permutation(shape[0] * shape[1])
+        return [tuple(int(i) for i in np.unravel_index(index, shape)) for index in flat]
+    path = run.run_dir / runs.EVAL_DIR / HEADS_SPLIT / "heads.json"
+    if path.is_file():
+        heads = json.loads(path.read_text())["heads"]
+    else:
+        from inspection.run_heads import measure_run_heads
+
+        print(f"{path}: missing; measuring the heads on {HEADS_EXAMPLES} {HEADS_SPLIT} examples")
+        texts, labels = run.load_split(HEADS_SPLIT)
+        heads = measure_run_heads(run, texts, labels, HEADS_EXAMPLES, HEADS_SPLIT)["heads"]
+    ranked = sorted(heads, key=lambda head: head["importance"])
+    return [(head["layer"], head["head"]) for head in ranked]
+
+
+def choose(order, count, counts):
+    """The first `count` heads of `order` whose removal leaves every block a head."""
+    left, chosen = list(counts), []
+    for layer, head in order:
+        if len(chosen) == count:
+            break
+        if left[layer] > 1:
+            left[layer] -= 1
+            chosen.append((layer, head))
+    return chosen
+
+
+def compress(run, target, amount, order="importance", seed=0):
+    """Writes the pruned run into `target` (through `<target>.partial`); returns its
+    compress.json."""
+    from models import build_end_to_end_model
+    from models.pruning import pruned_classifier
+    from models.trim_padding import TrimPadding
+
+    vectorizer, classifier = run.parts
+    counts = [block.num_heads for block in classifier.encoder.blocks]
+    count = heads_to_prune(amount, sum(counts))
+    if count > sum(counts) - len(counts):
+        raise ValueError(f"--prune-heads {amount} asks for {count} of the {sum(counts)} heads; "
+                         f"every block keeps one, so at most {sum(counts) - len(counts)} can go")
+    pruned_heads = choose(pruning_order(run, order, seed), count, counts)
+    pruned = pruned_classifier(classifier, pruned_heads)
+    trim = any(isinstance(layer, TrimPadding) for layer in run.model.layers)
+    model = build_end_to_end_model(vectorizer, pruned, name=run.model.name, trim_padding=trim)
+    kept = [[head for head in range(heads) if (layer, head) not in set(pruned_heads)]
+            for layer, heads in enumerate(counts)]
+    report = {"source": str(run.run_dir), "order": order, "seed": seed if order == "random"
+              else None, "heads_before": sum(counts), "heads_after": sum(map(len, kept)),
+              "pruned_heads": [list(pair) for pair in sorted(pruned_heads)],
+              "kept_heads": kept}
+    staging = runs.partial_dir(target)
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for name in (runs.CONFIG_FILE, runs.LABELS_FILE):
+        shutil.copy2(run.run_dir / name, staging / name)
+    model.save(staging / runs.MODEL_FILE)
+    runs.write_json(staging / COMPRESS_FILE, report)
+    runs.replace_folder(staging, target)
+    return report
+
+
+def main(argv=None):
+    args = parse_args(argv)
+
+    def fail(message):
+        print(f"compress.py: error: {message}", file=sys.stderr)
+        return 2
+
+    run_dir = Path(args.run_dir)
+    target = run_dir.parent / (args.name or f"{run_dir.name}_pruned")
+    problem = runs.run_dir_problem(run_dir)
+    if problem:
+        return fail(problem)
+    if target.exists():
+        return fail(f"{target} already exists: pass --name NAME for a new folder, or remove it")
+    try:
+        heads_to_prune(args.prune_heads, 10**9)  # The form, before TensorFlow loads.
+    except ValueError as error:
+        return fail(error)
+    cli.start_tensorflow()
+    from data import DataError
+
+    try:
+        run = runs.load_run(run_dir)
+        report = compress(run, target, args.prune_heads, args.order, args.seed)
+    except (runs.RunError, DataError, ValueError) as error:
+        return fail(error)
+    print(f"{target}: {report['heads_before']} -> {report['heads_after']} heads "
+          f"({args.order} order); evaluate it: python evaluate.py {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
