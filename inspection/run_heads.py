@@ -30,12 +30,16 @@ PLOT_FILE = "heads.png"
 
 def measure_run_heads(run, texts, labels, limit, split, batch_size=32):
     """The heads report (see the module docstring) of the first `limit` examples."""
+    vectorizer, classifier = run.parts
+    counts = [block.num_heads for block in classifier.encoder.blocks]
+    if len(set(counts)) > 1:  # A head mask is (layers, heads).
+        raise runs.RunError(f"{run.run_dir}: its blocks keep {counts} heads (a pruned run); "
+                            "measure the heads of the run it was pruned from")
     texts, labels = list(texts[:limit]), np.asarray(labels[:limit], dtype=np.int64)
     token_ids = tokenize(run, texts)
     # Shortest first: each batch is cut to its longest text.
     order = np.argsort((token_ids != 0).sum(axis=1), kind="stable")
     token_ids, labels = token_ids[order], labels[order]
-    vectorizer, classifier = run.parts
     vocabulary = vectorizer.get_vocabulary()
     statistics = attention_statistics(classifier, token_ids, vocabulary,
                                       has_class_token(run.pooling, vocabulary), batch_size)

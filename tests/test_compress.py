@@ -62,3 +62,21 @@ def test_an_existing_folder_is_never_written_over(run_dir, capsys):
     assert "tiny_pruned already exists: pass --name NAME" in capsys.readouterr().err
     assert compress.main([str(run_dir), "--prune-heads", "1", "--name", "other"]) == 0
     assert (run_dir.parent / "other" / "model.keras").is_file()
+
+
+def test_heads_of_a_pruned_run_are_refused_in_one_line(tmp_path):
+    from config import ModelConfig
+    from inspection.run_heads import measure_run_heads
+    from models import build_classifier
+    from models.pruning import pruned_classifier
+
+    classifier = build_classifier(ModelConfig(d_model=8, num_heads=2, num_layers=2,
+                                              intermediate_dim=8), 20, 8, num_classes=2)
+    pruned = pruned_classifier(classifier, [(0, 0)])
+
+    class PrunedRun:
+        run_dir = tmp_path
+        parts = (None, pruned)
+
+    with pytest.raises(runs.RunError, match=r"keep \[1, 2\] heads \(a pruned run\)"):
+        measure_run_heads(PrunedRun(), ["a film"], [0], 1, "validation")
