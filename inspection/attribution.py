@@ -35,6 +35,11 @@ from layers.local_blocks import block_diagonal_scores
 from models import token_vectors
 
 METHODS = ATTRIBUTION_METHODS
+# What predict.py and the viewer explain with when a run has no faithfulness measurement:
+# one forward and one backward pass, and first by AOPC comprehensiveness on four of the six
+# models of bench/bench_faithfulness.py, close behind on the others
+# (docs/explanations.md#measured).
+DEFAULT_METHOD = "conservative_gradient_x_input"
 INTEGRATED_GRADIENTS_STEPS = 32
 # Rows per forward or backward pass: 32 interpolation steps of one text for Integrated
 # Gradients; MiniLM's backward pass at 128 tokens holds about 1 GB for 32 rows.

@@ -21,16 +21,12 @@ import tensorflow as tf
 from matplotlib.figure import Figure
 
 import runs
-from inspection.attribution import METHODS
+from inspection.attribution import DEFAULT_METHOD, METHODS
 from inspection.faithfulness import measure_faithfulness
 from inspection.word_pieces import text_token_mask
 
 TABLE_FILE = "faithfulness.md"
 PLOT_FILE = "faithfulness.png"
-# Without a measurement predict.py explains with conservative gradient x input: one forward
-# and one backward pass, and first by AOPC comprehensiveness on four of the six models of
-# bench/bench_faithfulness.py, close behind on the others (docs/explanations.md#measured).
-DEFAULT_METHOD = "conservative_gradient_x_input"
 # The splits whose measurement predict.py believes, in order: methods are chosen on validation.
 METHOD_SPLITS = ("validation", "test")
 

@@ -35,6 +35,7 @@ import numpy as np
 
 from inspection import attribution
 from inspection.attention_format import VIEWER_FILENAME
+from inspection.attribution import DEFAULT_METHOD
 from inspection.rollout import token_importance
 from inspection.word_pieces import word_sums, words_of
 
@@ -45,7 +46,8 @@ _PLACEHOLDER = re.compile(r"__VIEWER_([A-Z]+)__")
 # "- `name`: what it does" entries of inspection/attribution.py's docstring, the one place
 # the methods are described.
 _METHOD_ENTRY = re.compile(r"^- `(\w+)`: (.*?)(?=\n- `|\n\n|\Z)", re.MULTILINE | re.DOTALL)
-DEFAULT_METHOD = "rollout"
+# Read off the maps: the method of records that carry no attribution scores.
+MAPS_METHOD = "rollout"
 # One script: viewer.js starts it ("use strict") and calls what viewer_methods.js declares.
 JS_FILES = ("viewer.js", "viewer_methods.js")
 
@@ -74,16 +76,19 @@ def write_viewer(path, records, class_names, meta=None, title="Attention viewer"
         path = path / VIEWER_FILENAME
     examples = [_example_data(record, class_names) for record in records]
     meta = meta or {}
-    methods = list(examples[0]["methods"]) if examples else [DEFAULT_METHOD]
+    methods = list(examples[0]["methods"]) if examples else [MAPS_METHOD]
     for example in examples:
         if list(example["methods"]) != methods:
             raise ValueError(
                 f"Every record needs the scores of the same methods, {methods}; record "
                 f"{example['id']!r} has {list(example['methods'])}.")
+    # The page starts on what predict.py explains with: the measured best, else its default.
     best = (meta.get("faithfulness") or {}).get("best_method")
+    first = next((method for method in (best, DEFAULT_METHOD) if method in methods),
+                 methods[0])
     data = {"class_names": [str(name) for name in class_names], "meta": meta,
             "examples": examples, "methods": methods,
-            "default_method": best if best in methods else DEFAULT_METHOD,
+            "default_method": first,
             "descriptions": method_descriptions(),
             # A method whose scores go below 0 anywhere is shown on a diverging scale.
             "signed": {method: any(min(example["methods"][method]["words"], default=0) < 0
@@ -171,7 +176,7 @@ def _example_data(record, class_names):
         importance = token_importance(scores)
     word_index = record.token_word_index
     # Without attribution methods the record's rollout is the one shown.
-    token_scores = record.attributions or {DEFAULT_METHOD: importance}
+    token_scores = record.attributions or {MAPS_METHOD: importance}
     true_index = record.true_label_index
     return {
         "id": str(record.example_id),

@@ -2,6 +2,7 @@
 words (a diverging scale for those that go below 0), and its faithfulness or the command
 that measures it (viewer_methods.js)."""
 
+import dataclasses
 import json
 import re
 
@@ -129,3 +130,15 @@ def test_records_must_carry_the_same_methods(tmp_path):
     with pytest.raises(ValueError, match="same methods, \\['rollout', 'gradient_x_input'\\]; "
                                          "record '00001' has \\['rollout'\\]"):
         write_viewer(tmp_path, [first, second], CLASS_NAMES)
+
+
+def test_without_a_measurement_the_page_starts_on_predicts_default(tmp_path):
+    # predict.py explains with conservative gradient x input until a run is measured.
+    records = [dataclasses.replace(record, attributions={
+        "rollout": np.full(record.num_tokens, 0.5),
+        "conservative_gradient_x_input": np.linspace(-1.0, 1.0, record.num_tokens)})
+        for record in make_records()[:1]]
+    data = json.loads(re.search(
+        r'<script type="application/json" id="attention-data">(.*?)</script>',
+        write_viewer(tmp_path, records, CLASS_NAMES).read_text()).group(1))
+    assert data["default_method"] == "conservative_gradient_x_input"
