@@ -1,9 +1,11 @@
 """Boolean attention masks (True = attend) in the layout the attention layers use.
 
 Private helpers of `ScaledDotProductAttention` and `MultiHeadAttention`: every mask is
-brought to a broadcastable (B|1, N|1, T|1, S) and combined with logical AND.
+brought to a broadcastable (B|1, N|1, T|1, S) and combined with logical AND. The masks that
+act on the attention's outputs instead (padded queries, the float head mask) are
+`masked_outputs`'.
 
-Shapes: B batch, T query length, S key length, N heads.
+Shapes: B batch, T query length, S key length, N heads, Hv value head size.
 """
 
 from keras import ops
@@ -74,6 +76,26 @@ def key_side_mask(query, key, num_heads, value_mask=None, key_mask=None, attenti
     if sliding_window is not None:
         masks.append(sliding_window_mask(ops.shape(query)[1], ops.shape(key)[1], sliding_window))
     return all_of(masks)
+
+
+def masked_outputs(attended, scores, query_mask=None, head_mask=None):
+    """The per-head outputs (B, T, N, Hv) and weights (B, N, T, S) or None, padded queries
+    zeroed (`query_mask` (B, T), True = real) and each head's output multiplied by its
+    `head_mask` (N,) entry.
+
+    Padded queries are zeroed here rather than masked in the softmax, which is cheaper
+    than a full (B, 1, T, S) mask.
+    """
+    if query_mask is not None:
+        query_mask = ops.cast(query_mask, "bool")
+        attended = attended * ops.cast(query_mask[:, :, None, None], attended.dtype)
+        if scores is not None:
+            scores = scores * ops.cast(query_mask[:, None, :, None], scores.dtype)
+    if head_mask is not None:
+        head_mask = ops.cast(head_mask, attended.dtype)
+        head_mask = ops.reshape(head_mask, (1, 1, -1, 1))  # (N,) -> (1, 1, N, 1)
+        attended = attended * head_mask  # (B, T, N, Hv)
+    return attended, scores
 
 
 def all_of(masks):

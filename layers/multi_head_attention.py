@@ -15,7 +15,7 @@ from layers.argument_checks import (
     check_sequence_axis,
     output_dim_from_keras_names,
 )
-from layers.attention_masks import key_side_mask
+from layers.attention_masks import key_side_mask, masked_outputs
 from layers.initializers import sublayer_initializer
 from layers.scaled_dot_product_attention import ScaledDotProductAttention
 
@@ -272,15 +272,7 @@ class MultiHeadAttention(keras.layers.Layer):
             attention_weights_fn=attention_weights_fn,
         )
         attended, scores = result if return_attention_scores else (result, None)
-        if query_mask is not None:
-            query_mask = ops.cast(query_mask, "bool")
-            attended = attended * ops.cast(query_mask[:, :, None, None], attended.dtype)
-            if scores is not None:
-                scores = scores * ops.cast(query_mask[:, None, :, None], scores.dtype)
-        if head_mask is not None:
-            head_mask = ops.cast(head_mask, attended.dtype)
-            head_mask = ops.reshape(head_mask, (1, 1, self.num_heads, 1))  # (N,) -> (1, 1, N, 1)
-            attended = attended * head_mask  # (B, T, N, Hv)
+        attended, scores = masked_outputs(attended, scores, query_mask, head_mask)
 
         batch, length = ops.shape(attended)[0], ops.shape(attended)[1]
         merged_dim = self.num_heads * self._value_head_dim
