@@ -50,6 +50,19 @@ def has_class_token(pooling, vocabulary):
     return pooling == "cls" and not is_word_piece(vocabulary)
 
 
+def trimmed_to_longest(token_ids):
+    """Cuts the columns after the last real token of any row: (B, T) -> (B, T'), at least
+    one column. Sorted by length, most batches of a split get short.
+
+    Example:
+    >>> trimmed_to_longest(np.array([[5, 0, 0], [6, 7, 0]])).tolist()
+    [[5, 0], [6, 7]]
+    """
+    token_ids = np.asarray(token_ids)
+    real = np.flatnonzero(np.any(token_ids != PADDING_ID, axis=0))
+    return token_ids[:, :real[-1] + 1 if len(real) else 1]
+
+
 def real_positions(token_ids, class_token):
     """Boolean (A,) over the attended positions of one example: True for real tokens.
 

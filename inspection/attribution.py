@@ -29,7 +29,7 @@ import numpy as np
 from keras import ops
 
 from config import ATTRIBUTION_METHODS
-from inspection.attention_tokens import real_positions
+from inspection.attention_tokens import real_positions, trimmed_to_longest
 from inspection.rollout import rollout_importance, token_importance
 from layers.local_blocks import block_diagonal_scores
 from models import token_vectors
@@ -88,7 +88,7 @@ def attribute(classifier, token_ids, method, pooling, classes=None, seed=0,
     if method == "integrated_gradients":
         step = max(1, batch_size // INTEGRATED_GRADIENTS_STEPS)
     for start in range(0, len(token_ids), step):
-        ids = _trimmed(token_ids[start:start + step])  # (b, T')
+        ids = trimmed_to_longest(token_ids[start:start + step])  # (b, T')
         rows = slice(start, start + len(ids))
         if method == "leave_one_out":  # Its b x T' variants in batches of rows.
             scores[rows, :ids.shape[1]] = _leave_one_out(classifier, ids, classes[rows],
@@ -99,12 +99,14 @@ def attribute(classifier, token_ids, method, pooling, classes=None, seed=0,
     return scores
 
 
-def probabilities(classifier, token_ids, batch_size=BATCH_SIZE):
-    """The classifier's class probabilities, float64 (R, C), for token ids (R, T)."""
+def probabilities(classifier, token_ids, batch_size=BATCH_SIZE, head_mask=None):
+    """The classifier's class probabilities, float64 (R, C), for token ids (R, T); with a
+    `head_mask` (L, N), those of the heads it keeps."""
     token_ids = np.asarray(token_ids)
     return np.concatenate([
-        keras.ops.convert_to_numpy(classifier(_trimmed(token_ids[start:start + batch_size]),
-                                              training=False))
+        keras.ops.convert_to_numpy(classifier(
+            trimmed_to_longest(token_ids[start:start + batch_size]), training=False,
+            head_mask=head_mask))
         for start in range(0, len(token_ids), batch_size)]).astype(np.float64)
 
 
@@ -119,12 +121,6 @@ def class_probabilities(classifier, token_ids, classes, batch_size=BATCH_SIZE):
         return np.zeros((0,))
     picked = probabilities(classifier, token_ids, batch_size)
     return picked[np.arange(len(picked)), np.asarray(classes)]
-
-
-def _trimmed(token_ids):
-    """Cuts the columns after the last real token of any row: (B, T) -> (B, T')."""
-    real = np.flatnonzero(np.any(token_ids != 0, axis=0))
-    return token_ids[:, :real[-1] + 1 if len(real) else 1]
 
 
 def _rollout(classifier, ids, classes, pooling):

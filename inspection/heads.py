@@ -21,7 +21,14 @@ import keras
 import numpy as np
 from keras import ops
 
-from inspection.attention_tokens import CLASS_TOKEN, real_positions, stack_block_scores
+from inspection.attention_tokens import (
+    CLASS_TOKEN,
+    real_tokens,
+    stack_block_scores,
+    trim_scores,
+    trimmed_to_longest,
+)
+from inspection.attribution import probabilities
 
 STATISTICS = ("to_cls", "to_sep", "to_punctuation", "to_self", "to_previous", "to_next",
               "mean_distance", "entropy")
@@ -71,17 +78,14 @@ def attention_statistics(classifier, token_ids, vocabulary, class_token, batch_s
     token_ids = np.asarray(token_ids)
     sums, count = {name: 0.0 for name in STATISTICS}, 0
     for start in range(0, len(token_ids), batch_size):
-        ids = _trimmed(token_ids[start:start + batch_size])
+        ids = trimmed_to_longest(token_ids[start:start + batch_size])
         scores = stack_block_scores(
             classifier(ids, training=False, return_attention_scores=True))  # (B, L, N, A, A)
         for row_ids, row_maps in zip(ids, scores, strict=True):
-            real = real_positions(row_ids, class_token)  # (A,)
-            if real.sum() == 0:
+            tokens = real_tokens(row_ids, vocabulary, class_token)
+            if not tokens:
                 continue
-            tokens = [CLASS_TOKEN] * int(class_token) + [
-                vocabulary[token_id] if token_id < len(vocabulary) else "[UNK]"
-                for token_id in row_ids[row_ids != 0]]
-            stats = map_statistics(row_maps[:, :, real][:, :, :, real], tokens)
+            stats = map_statistics(trim_scores(row_maps, row_ids, class_token), tokens)
             sums = {name: sums[name] + stats[name] for name in STATISTICS}
             count += 1
     return {name: np.asarray(sums[name]) / max(count, 1) for name in STATISTICS}
@@ -96,7 +100,7 @@ def head_importance(classifier, token_ids, labels, batch_size=32):
     shape = _head_mask_shape(classifier)
     importance = np.zeros(shape)
     for start in range(0, len(token_ids), batch_size):
-        ids = tf.constant(_trimmed(token_ids[start:start + batch_size]), tf.int64)
+        ids = tf.constant(trimmed_to_longest(token_ids[start:start + batch_size]), tf.int64)
         targets = tf.constant(np.asarray(labels[start:start + batch_size]), tf.int64)
         mask = tf.ones(shape, tf.float32)
         with tf.GradientTape() as tape:
@@ -125,24 +129,13 @@ def head_ablation(classifier, token_ids, labels, batch_size=32):
 
 def _scores(classifier, token_ids, labels, head_mask, batch_size):
     """(accuracy, mean cross-entropy) of the classifier under `head_mask`."""
-    mask = ops.convert_to_tensor(head_mask, "float32")
-    correct, loss = 0, 0.0
-    for start in range(0, len(token_ids), batch_size):
-        ids = _trimmed(token_ids[start:start + batch_size])
-        targets = labels[start:start + batch_size]
-        probabilities = keras.ops.convert_to_numpy(
-            classifier(ids, training=False, head_mask=mask)).astype(np.float64)  # (B, C)
-        picked = probabilities[np.arange(len(targets)), targets]
-        correct += int((probabilities.argmax(axis=-1) == targets).sum())
-        loss += float(-np.log(np.maximum(picked, 1e-12)).sum())
-    return correct / max(len(token_ids), 1), loss / max(len(token_ids), 1)
-
-
-def _trimmed(token_ids):
-    """(B, T) -> (B, T'): the columns after the batch's longest text cut (sort the texts by
-    length first and most batches get short)."""
-    token_ids = np.asarray(token_ids)
-    return token_ids[:, :max(1, int((token_ids != 0).sum(axis=1).max(initial=1)))]
+    if len(token_ids) == 0:
+        return 0.0, 0.0
+    predicted = probabilities(classifier, token_ids, batch_size,
+                              ops.convert_to_tensor(head_mask, "float32"))  # (E, C)
+    picked = predicted[np.arange(len(labels)), labels]
+    return (float((predicted.argmax(axis=-1) == labels).mean()),
+            float(-np.log(np.maximum(picked, 1e-12)).mean()))
 
 
 def _head_mask_shape(classifier):

@@ -9,7 +9,6 @@ L layers (`num_layers`), N heads, D model size.
 """
 
 import keras
-from keras import ops
 
 from layers import TokenAndPositionEmbedding, TransformerEncoderBlock
 from layers.class_token import ClassToken
@@ -137,9 +136,9 @@ class TextEncoder(keras.layers.Layer):
         x = self.embedding(token_ids, token_vectors=token_vectors,
                            detach_norm_scale=detach_norm_scale)  # (B, T, D)
         x = self.embedding_dropout(x, training=training)
-        padding_mask = self.embedding.compute_mask(token_ids)  # (B, T), None without mask_zero
         if self.class_token is not None:
-            x, padding_mask = self.class_token(x), self.class_token.compute_mask(x, padding_mask)
+            x = self.class_token(x)  # (B, A, D)
+        padding_mask = self.compute_mask(token_ids)  # (B, A), None without mask_zero
         attention_scores = []
         for index, block in enumerate(self.blocks):
             outputs = block(
@@ -157,9 +156,9 @@ class TextEncoder(keras.layers.Layer):
         return x
 
     def compute_mask(self, token_ids, mask=None):
-        padding_mask = self.embedding.compute_mask(token_ids)
-        if self.class_token is not None and padding_mask is not None:
-            padding_mask = ops.pad(padding_mask, ((0, 0), (1, 0)), constant_values=True)
+        padding_mask = self.embedding.compute_mask(token_ids)  # (B, T), None without mask_zero
+        if self.class_token is not None:
+            padding_mask = self.class_token.compute_mask(None, padding_mask)  # (B, A)
         return padding_mask
 
     def compute_output_spec(self, *args, **kwargs):
