@@ -49,27 +49,38 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-def heads_to_prune(amount, total):
-    """How many heads `--prune-heads` asks for, or a ValueError with a one-line message.
+def prune_amount(text):
+    """`--prune-heads` as a count of heads (int) or a fraction of them in (0, 1) (float), or
+    a ValueError with a one-line message.
 
     Example:
-    >>> heads_to_prune("0.25", 36), heads_to_prune("9", 36), heads_to_prune("0.1", 2)
-    (9, 9, 1)
+    >>> prune_amount("9"), prune_amount("0.25")
+    (9, 0.25)
     """
     try:
-        value = float(amount)
+        value = float(text)
     except ValueError:
-        raise ValueError(f"--prune-heads {amount}: give a fraction in (0, 1) or a count of "
+        raise ValueError(f"--prune-heads {text}: give a fraction in (0, 1) or a count of "
                          "heads") from None
     if value.is_integer() and value >= 1:
-        count = int(value)
-    elif 0 < value < 1:
-        # Rounded up, so that a fraction takes one head at least (and 0.1 of 30 is 3).
-        count = math.ceil(value * total - 1e-9)
-    else:
-        raise ValueError(f"--prune-heads {amount}: give a fraction in (0, 1) or a count of "
-                         "1 or more")
-    return count
+        return int(value)
+    if 0 < value < 1:
+        return value
+    raise ValueError(f"--prune-heads {text}: give a fraction in (0, 1) or a count of "
+                     "1 or more")
+
+
+def heads_to_prune(amount, total):
+    """How many of `total` heads `amount` (a `prune_amount`) is.
+
+    Example:
+    >>> heads_to_prune(0.25, 36), heads_to_prune(9, 36), heads_to_prune(0.1, 2)
+    (9, 9, 1)
+    """
+    if isinstance(amount, int):
+        return amount
+    # Rounded up, so that a fraction takes one head at least (and 0.1 of 30 is 3).
+    return math.ceil(amount * total - 1e-9)
 
 
 def pruning_order(run, order, seed):
@@ -105,10 +116,10 @@ def choose(order, count, counts):
 
 
 def compress(run, target, amount, order="importance", seed=0):
-    """Writes the pruned run into `target` (through `<target>.partial`); returns its
-    compress.json."""
+    """Writes the run with `amount` (a `prune_amount`) of its heads pruned into `target`
+    (through `<target>.partial`); returns its compress.json."""
     from models import build_end_to_end_model
-    from models.pruning import pruned_classifier
+    from models.pruning import kept_heads, pruned_classifier
     from models.trim_padding import TrimPadding
 
     vectorizer, classifier = run.parts
@@ -121,8 +132,7 @@ def compress(run, target, amount, order="importance", seed=0):
     pruned = pruned_classifier(classifier, pruned_heads)
     trim = any(isinstance(layer, TrimPadding) for layer in run.model.layers)
     model = build_end_to_end_model(vectorizer, pruned, name=run.model.name, trim_padding=trim)
-    kept = [[head for head in range(heads) if (layer, head) not in set(pruned_heads)]
-            for layer, heads in enumerate(counts)]
+    kept = kept_heads(counts, pruned_heads)
     report = {"source": str(run.run_dir), "order": order, "seed": seed if order == "random"
               else None, "heads_before": sum(counts), "heads_after": sum(map(len, kept)),
               "pruned_heads": [list(pair) for pair in sorted(pruned_heads)],
@@ -153,7 +163,7 @@ def main(argv=None):
     if target.exists():
         return fail(f"{target} already exists: pass --name NAME for a new folder, or remove it")
     try:
-        heads_to_prune(args.prune_heads, 10**9)  # The form, before TensorFlow loads.
+        amount = prune_amount(args.prune_heads)  # Before TensorFlow loads.
     except ValueError as error:
         return fail(error)
     cli.start_tensorflow()
@@ -161,7 +171,7 @@ def main(argv=None):
 
     try:
         run = runs.load_run(run_dir)
-        report = compress(run, target, args.prune_heads, args.order, args.seed)
+        report = compress(run, target, amount, args.order, args.seed)
     except (runs.RunError, DataError, ValueError) as error:
         return fail(error)
     print(f"{target}: {report['heads_before']} -> {report['heads_after']} heads "

@@ -27,8 +27,7 @@ def pruned_classifier(classifier, heads):
         if not (0 <= layer < len(counts) and 0 <= head < counts[layer]):
             raise ValueError(f"head ({layer}, {head}) is not in the model: it has "
                              f"{len(counts)} blocks of {counts} heads")
-    kept = [[head for head in range(count) if (layer, head) not in heads]
-            for layer, count in enumerate(counts)]
+    kept = kept_heads(counts, heads)
     for layer, remaining in enumerate(kept):
         if not remaining:
             raise ValueError(f"pruning every head of block {layer} leaves it no attention; "
@@ -56,6 +55,18 @@ def pruned_classifier(classifier, heads):
             getattr(new_block, name).set_weights(getattr(block, name).get_weights())
         _slice_heads(block.self_attention, new_block.self_attention, np.array(remaining))
     return new
+
+
+def kept_heads(counts, pruned):
+    """Per block, the original numbers of the heads not in `pruned` ((layer, head) pairs).
+
+    Example:
+    >>> kept_heads([3, 2], [(0, 1), (1, 0)])
+    [[0, 2], [1]]
+    """
+    pruned = set(pruned)
+    return [[head for head in range(count) if (layer, head) not in pruned]
+            for layer, count in enumerate(counts)]
 
 
 def _slice_heads(attention, new_attention, kept):
