@@ -86,10 +86,10 @@ def heads_to_prune(amount, total):
 def pruning_order(run, order, seed):
     """Every (layer, head) of the run, the first to prune first."""
     _, classifier = run.parts
-    shape = (len(classifier.encoder.blocks), classifier.encoder.blocks[0].num_heads)
+    pairs = [(layer, head) for layer, count in enumerate(classifier.encoder.head_counts)
+             for head in range(count)]
     if order == "random":
-        flat = np.random.default_rng(seed).permutation(shape[0] * shape[1])
-        return [tuple(int(i) for i in np.unravel_index(index, shape)) for index in flat]
+        return [pairs[index] for index in np.random.default_rng(seed).permutation(len(pairs))]
     path = run.run_dir / runs.EVAL_DIR / HEADS_SPLIT / "heads.json"
     if path.is_file():
         heads = json.loads(path.read_text())["heads"]
@@ -123,7 +123,7 @@ def compress(run, target, amount, order="importance", seed=0):
     from models.trim_padding import TrimPadding
 
     vectorizer, classifier = run.parts
-    counts = [block.num_heads for block in classifier.encoder.blocks]
+    counts = classifier.encoder.head_counts
     count = heads_to_prune(amount, sum(counts))
     if count > sum(counts) - len(counts):
         raise ValueError(f"--prune-heads {amount} asks for {count} of the {sum(counts)} heads; "

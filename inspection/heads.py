@@ -139,8 +139,8 @@ def _scores(classifier, token_ids, labels, head_mask, batch_size):
 
 
 def _head_mask_shape(classifier):
-    blocks = classifier.encoder.blocks
-    return (len(blocks), blocks[0].num_heads)
+    counts = classifier.encoder.head_counts
+    return (len(counts), counts[0])
 
 
 def _is_punctuation(token):

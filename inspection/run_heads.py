@@ -31,7 +31,7 @@ PLOT_FILE = "heads.png"
 def measure_run_heads(run, texts, labels, limit, split, batch_size=32):
     """The heads report (see the module docstring) of the first `limit` examples."""
     vectorizer, classifier = run.parts
-    counts = [block.num_heads for block in classifier.encoder.blocks]
+    counts = classifier.encoder.head_counts
     if len(set(counts)) > 1:  # A head mask is (layers, heads).
         raise runs.RunError(f"{run.run_dir}: its blocks keep {counts} heads (a pruned run); "
                             "measure the heads of the run it was pruned from")

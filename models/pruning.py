@@ -21,7 +21,7 @@ def pruned_classifier(classifier, heads):
             (the model needs one per block).
     """
     encoder = classifier.encoder
-    counts = [block.num_heads for block in encoder.blocks]
+    counts = encoder.head_counts
     heads = {(int(layer), int(head)) for layer, head in heads}
     for layer, head in sorted(heads):
         if not (0 <= layer < len(counts) and 0 <= head < counts[layer]):

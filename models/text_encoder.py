@@ -128,6 +128,11 @@ class TextEncoder(keras.layers.Layer):
             epsilon=layer_norm_epsilon, dtype=self.dtype_policy, name="final_norm"),
             states) if norm_first else None
 
+    @property
+    def head_counts(self):
+        """The number of heads of each block, a list (pruned blocks may keep fewer)."""
+        return [block.num_heads for block in self.blocks]
+
     def build(self, token_ids_shape):
         pass  # Every sublayer was built when it was made.
 
