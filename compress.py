@@ -3,6 +3,7 @@
 Usage:
     python compress.py runs/default --prune-heads 0.25     # a quarter, least important first
     python compress.py runs/default --prune-heads 9 --order random --seed 1 --name default_r9
+    python compress.py runs/default --prune-heads 0.5 --finetune-epochs 1
 
 `--prune-heads` takes a fraction in (0, 1) of all the heads (rounded up) or a count of
 them. The heads go for real (their query, key, value and output kernels sliced,
@@ -15,6 +16,10 @@ least. The new run, `<run>_pruned` or `--name`, holds config.yaml, labels.json,
 model.keras and compress.json (what was removed, the original numbers of the heads kept)
 and is never written over an existing folder: evaluate.py, predict.py and the attention
 export work on it as on any run.
+`--finetune-epochs E` then trains the pruned model E epochs on the run's training split,
+by the run's own recipe (its optimizer, a schedule over E epochs, its early stopping; the
+best epoch by its monitor is kept) and adds train.py's history.csv, logs and checkpoints;
+interrupted, the same command resumes it.
 
 Exit codes: 0 done, 2 a bad argument, a missing or unreadable run, or a target folder that
 exists.
@@ -46,6 +51,9 @@ def parse_args(argv):
                         help="which heads go first (default: the least important)")
     parser.add_argument("--seed", type=int, default=0, help="seed of --order random")
     parser.add_argument("--name", help="the new run folder's name (default: <run>_pruned)")
+    parser.add_argument("--finetune-epochs", type=int, default=0, metavar="E",
+                        help="then train the pruned model E epochs on the training split "
+                             "(default 0: not at all)")
     return parser.parse_args(argv)
 
 
@@ -115,9 +123,10 @@ def choose(order, count, counts):
     return chosen
 
 
-def compress(run, target, amount, order="importance", seed=0):
-    """Writes the run with `amount` (a `prune_amount`) of its heads pruned into `target`
-    (through `<target>.partial`); returns its compress.json."""
+def compress(run, target, amount, order="importance", seed=0, finetune_epochs=0):
+    """Writes the run with `amount` (a `prune_amount`) of its heads pruned, then fine-tuned
+    for `finetune_epochs`, into `target` (through `<target>.partial`, where an interrupted
+    fine-tune of the same request resumes); returns its compress.json."""
     from models import build_end_to_end_model
     from models.pruning import kept_heads, pruned_classifier
     from models.trim_padding import TrimPadding
@@ -128,24 +137,68 @@ def compress(run, target, amount, order="importance", seed=0):
     if count > sum(counts) - len(counts):
         raise ValueError(f"--prune-heads {amount} asks for {count} of the {sum(counts)} heads; "
                          f"every block keeps one, so at most {sum(counts) - len(counts)} can go")
+    if finetune_epochs and run.config.dataset.streaming is True:
+        raise ValueError(f"--finetune-epochs: {run.run_dir} streams its training data, which "
+                         "compress.py does not; prune without it, or train a smaller config")
     pruned_heads = choose(pruning_order(run, order, seed), count, counts)
     pruned = pruned_classifier(classifier, pruned_heads)
-    trim = any(isinstance(layer, TrimPadding) for layer in run.model.layers)
-    model = build_end_to_end_model(vectorizer, pruned, name=run.model.name, trim_padding=trim)
     kept = kept_heads(counts, pruned_heads)
     report = {"source": str(run.run_dir), "order": order, "seed": seed if order == "random"
               else None, "heads_before": sum(counts), "heads_after": sum(map(len, kept)),
               "pruned_heads": [list(pair) for pair in sorted(pruned_heads)],
-              "kept_heads": kept}
-    staging = runs.partial_dir(target)
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+              "kept_heads": kept, "finetune_epochs": finetune_epochs}
+    staging = staging_folder(target, report)
     for name in (runs.CONFIG_FILE, runs.LABELS_FILE):
         shutil.copy2(run.run_dir / name, staging / name)
-    model.save(staging / runs.MODEL_FILE)
     runs.write_json(staging / COMPRESS_FILE, report)
+    if finetune_epochs:
+        report["finetuned"] = finetune(run, pruned, finetune_epochs, staging)
+        runs.write_json(staging / COMPRESS_FILE, report)
+    trim = any(isinstance(layer, TrimPadding) for layer in run.model.layers)
+    model = build_end_to_end_model(vectorizer, pruned, name=run.model.name, trim_padding=trim)
+    model.save(staging / runs.MODEL_FILE)
     runs.replace_folder(staging, target)
     return report
+
+
+def staging_folder(target, report):
+    """`<target>.partial`, kept when an interrupted run of the same request left it (its
+    fine-tune resumes), else new."""
+    staging = runs.partial_dir(target)
+    path = staging / COMPRESS_FILE
+    if path.is_file() and json.loads(path.read_text()) == report:
+        print(f"Resuming the interrupted fine-tune in {staging}")
+        return staging
+    if staging.exists():
+        print(f"{staging}: left by an interrupted compress.py of another request; starting over")
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
+    return staging
+
+
+def finetune(run, classifier, epochs, run_dir):
+    """Trains `classifier` (shared, in place) `epochs` more on the run's training split by
+    its recipe (optimizer, schedule and early stopping over those epochs; history, best
+    checkpoint and resume in `run_dir`, as train.py's), restores the best epoch by the
+    run's monitor; returns its validation and test metrics."""
+    import dataclasses
+
+    import keras
+
+    from fitting import epoch_steps, fit, make_callbacks, score_splits
+    from models import build_trainer
+
+    training = dataclasses.replace(run.config.training, epochs=epochs, attention_images=0)
+    keras.utils.set_random_seed(training.seed)
+    pipelines = run.pipelines()
+    steps = epoch_steps(pipelines, training)
+    trainer = build_trainer(classifier, training, steps)
+    fit(trainer, pipelines, steps, training, run_dir,
+        make_callbacks(training, None, run_dir, classifier), verbose=None)
+    scores = score_splits(classifier, pipelines, len(run.class_names))
+    return {"epochs": len(runs.read_history(run_dir)),
+            **{f"{split}_accuracy": round(100 * metrics["accuracy"], 2)
+               for split, metrics in scores.items()}}
 
 
 def main(argv=None):
@@ -166,16 +219,21 @@ def main(argv=None):
         amount = prune_amount(args.prune_heads)  # Before TensorFlow loads.
     except ValueError as error:
         return fail(error)
+    if args.finetune_epochs < 0:
+        return fail(f"--finetune-epochs {args.finetune_epochs}: give 0 (no fine-tune) or more")
     cli.start_tensorflow()
     from data import DataError
 
     try:
         run = runs.load_run(run_dir)
-        report = compress(run, target, amount, args.order, args.seed)
+        report = compress(run, target, amount, args.order, args.seed, args.finetune_epochs)
     except (runs.RunError, DataError, ValueError) as error:
         return fail(error)
+    tuned = report.get("finetuned")
     print(f"{target}: {report['heads_before']} -> {report['heads_after']} heads "
-          f"({args.order} order); evaluate it: python evaluate.py {target}")
+          f"({args.order} order)" + (f", fine-tuned {tuned['epochs']} epochs: validation "
+                                     f"{tuned['validation_accuracy']}%" if tuned else "")
+          + f"; evaluate it: python evaluate.py {target}")
     return 0
 
 

@@ -260,11 +260,29 @@ class Run:
             raise RunError(f"{self.run_dir / MODEL_FILE}: {error}") from None
 
     def load_split(self, split: str):
-        """(texts, labels) of the run's validation or test split, rebuilt from its config.
+        """(texts, labels) of the run's train, validation or test split, rebuilt from its
+        config.
 
         Raises:
             DataError: the data cannot be loaded, or its classes differ from the run's.
         """
+        return getattr(self._text_splits(), split)
+
+    def pipelines(self):
+        """{split: (token ids, one-hot label) batches} of the run's three splits, batched
+        and shuffled as `train.py` made them, through the run's own vectorizer.
+
+        Raises:
+            DataError: as `load_split`.
+        """
+        from data import make_pipelines, one_hot_labels
+
+        training = self.config.training
+        pipelines = make_pipelines(self._text_splits(), self.parts[0], training.batch_size,
+                                   seed=training.seed, pad_to_cap=not self.config.model.mask_zero)
+        return one_hot_labels(pipelines, len(self.class_names))
+
+    def _text_splits(self):
         from data import DataError, load_text_splits
 
         splits = load_text_splits(self.config.dataset)
@@ -273,7 +291,7 @@ class Run:
                 f"{self.run_dir}: the dataset's classes no longer match the run's labels.json; "
                 "evaluate with --data FILE instead"
             )
-        return getattr(splits, split)
+        return splits
 
 
 def run_dir_problem(run_dir: str | Path) -> str | None:

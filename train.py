@@ -103,9 +103,8 @@ def load_data(config: Config, weights=None, worker=(0, 1)):
     vocabulary.
     `worker` (index, count): the share of a streamed training split this worker reads."""
     import keras
-    import tensorflow as tf
 
-    from data import build_datasets
+    from data import build_datasets, one_hot_labels
 
     # First: the training batches' order depends on TensorFlow's global seed as well as on
     # the pipeline's own, so the same config gives the same batches in any process.
@@ -117,13 +116,7 @@ def load_data(config: Config, weights=None, worker=(0, 1)):
                           vocabulary=weights.vocabulary if weights else None,
                           tokenizer=weights.tokenizer if weights else None, worker=worker)
     print(data.description)
-    num_classes = len(data.class_names)
-
-    def one_hot(token_ids, label):  # The trainer's loss takes categorical targets.
-        return token_ids, tf.one_hot(label, num_classes)
-
-    # The pipelines know their number of batches (Keras needs it for steps and progress).
-    pipelines = {split: dataset.map(one_hot) for split, dataset in data.pipelines.items()}
+    pipelines = one_hot_labels(data.pipelines, len(data.class_names))
     return data, pipelines, epoch_steps(pipelines, config.training, data.train_steps)
 
 

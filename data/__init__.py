@@ -20,7 +20,7 @@ from data.builders import BUILTIN_BUILDERS  # noqa: E402
 from data.datasets import Datasets, build_datasets  # noqa: E402
 from data.files import load_file_split, load_file_splits, load_labelled_file  # noqa: E402
 from data.loading import load_text_splits  # noqa: E402
-from data.pipelines import make_pipelines  # noqa: E402
+from data.pipelines import make_pipelines, one_hot_labels  # noqa: E402
 from data.text_splits import TextSplits  # noqa: E402
 from data.texts_file import check_texts, read_texts_file  # noqa: E402
 from downloads import PinnedWheel, fetch_wheel  # noqa: E402
@@ -40,5 +40,6 @@ __all__ = [
     "load_labelled_file",
     "load_text_splits",
     "make_pipelines",
+    "one_hot_labels",
     "read_texts_file",
 ]

@@ -85,6 +85,15 @@ def make_pipelines(
     return pipelines
 
 
+def one_hot_labels(pipelines, num_classes):
+    """`pipelines` with one-hot labels: the trainer's loss takes categorical targets."""
+    def one_hot(token_ids, label):
+        return token_ids, tf.one_hot(label, num_classes)
+
+    # A mapped dataset keeps its known number of batches (Keras needs it for steps).
+    return {split: dataset.map(one_hot) for split, dataset in pipelines.items()}
+
+
 def _shuffled(dataset, split, size, seed):
     """The train split reshuffled over all of it each epoch, seeded; the others as they are."""
     if split != "train":

@@ -48,6 +48,7 @@ def test_the_pruned_run_predicts_as_the_masked_one_and_every_command_takes_it(ru
     (["--prune-heads", "half"], "--prune-heads half: give a fraction in (0, 1)"),
     (["--prune-heads", "2"], "asks for 2 of the 2 heads; every block keeps one, so at most 1"),
     (["--prune-heads", "0.9"], "asks for 2 of the 2 heads"),
+    (["--prune-heads", "1", "--finetune-epochs", "-1"], "--finetune-epochs -1: give 0"),
 ])
 def test_bad_requests_are_one_line_errors(run_dir, capsys, args, message):
     assert compress.main([str(run_dir), *args]) == 2
@@ -80,3 +81,51 @@ def test_heads_of_a_pruned_run_are_refused_in_one_line(tmp_path):
 
     with pytest.raises(runs.RunError, match=r"keep \[1, 2\] heads \(a pruned run\)"):
         measure_run_heads(PrunedRun(), ["a film"], [0], 1, "validation")
+
+
+def test_finetune_trains_the_pruned_model_and_an_interrupted_one_resumes(run_dir, monkeypatch,
+                                                                          capsys):
+    import keras
+
+    import fitting
+
+    class Interrupt(keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            raise KeyboardInterrupt
+
+    make_callbacks = fitting.make_callbacks
+    monkeypatch.setattr(fitting, "make_callbacks",
+                        lambda *args: make_callbacks(*args) + [Interrupt()])
+    args = [str(run_dir), "--prune-heads", "1", "--finetune-epochs", "2"]
+    with pytest.raises(KeyboardInterrupt):
+        compress.main(args)
+    staging = runs.partial_dir(run_dir.parent / "tiny_pruned")
+    assert len(runs.read_history(staging)) == 1
+    monkeypatch.undo()
+    assert compress.main(args) == 0
+    assert "Resuming the interrupted fine-tune" in capsys.readouterr().out
+    target = run_dir.parent / "tiny_pruned"
+    assert not staging.exists() and len(runs.read_history(target)) == 2
+    report = json.loads((target / compress.COMPRESS_FILE).read_text())
+    assert report["finetune_epochs"] == 2 and report["finetuned"]["epochs"] == 2
+    # Trained on: no longer the masked original's probabilities.
+    [[layer, head]] = report["pruned_heads"]
+    original, pruned = runs.load_run(run_dir), runs.load_run(target)
+    texts = ["a good film", "dull, dull and far too long", "fine"]
+    mask = np.ones((1, 2), "float32")
+    mask[layer, head] = 0.0
+    masked = original.parts[1](np.asarray(original.parts[0](np.array(texts))), head_mask=mask)
+    assert np.abs(np.asarray(pruned.model(np.array(texts))) - np.asarray(masked)).max() > 1e-4
+    assert evaluate.main([str(target)]) == 0
+
+
+def test_a_partial_folder_of_another_request_is_started_over(tmp_path):
+    target = tmp_path / "run_pruned"
+    staging = runs.partial_dir(target)
+    staging.mkdir()
+    runs.write_json(staging / compress.COMPRESS_FILE, {"pruned_heads": [[0, 1]]})
+    (staging / "history.csv").write_text("epoch,val_accuracy\n0,0.5\n")
+    assert compress.staging_folder(target, {"pruned_heads": [[0, 1]]}) == staging
+    assert (staging / "history.csv").exists()
+    assert compress.staging_folder(target, {"pruned_heads": [[0, 0]]}) == staging
+    assert not (staging / "history.csv").exists()
