@@ -1,7 +1,8 @@
-// The attribution method switch: which method's scores colour the words, on what scale,
-// and its faithfulness next to it. Inlined after viewer.js into its (strict) script, which
-// calls setupMethods() and renderMethod(): function declarations only, so they exist when
-// viewer.js's setup() runs. Like viewer.js, it writes data only through textContent.
+// The token importance panel: the words coloured by the chosen attribution method, on
+// what scale, and its faithfulness next to it. Inlined after viewer.js into its (strict)
+// script, which calls setupMethods(), renderMethod() and renderRollout(): function
+// declarations only, so they exist when viewer.js's setup() runs. Like viewer.js, it
+// writes data only through textContent.
 
 // The chosen method's scores of the example: { tokens: per token, words: per word }.
 function methodScores(example) { return example.methods[state.method]; }
@@ -74,4 +75,88 @@ function renderMethod() {
   renderRolloutNote();
   renderFaithfulness();
   renderRollout();
+}
+
+// The tokens in reading order as runs: one per special token, one per word (its pieces).
+function tokenRuns(example) {
+  const runs = [];
+  example.tokens.forEach((token, index) => {
+    const word = example.word_index[index];
+    const last = runs[runs.length - 1];
+    if (word !== null && last && last.word === word) last.tokens.push(index);
+    else runs.push({ word, tokens: [index] });
+  });
+  return runs;
+}
+
+// A WordPiece continuation piece without its "##", so the pieces of a word read as it.
+function pieceText(token, position) {
+  return position > 0 && token.startsWith("##") && token.length > 2 ? token.slice(2) : token;
+}
+
+function renderRollout() {
+  const example = DATA.examples[state.example];
+  const box = byId("rollout");
+  clear(box);
+  if (example.tokens.length === 0) { box.textContent = "(no tokens)"; return; }
+  const scores = methodScores(example), colourOf = wordColour(scores.words);
+  const active = activeQuery();
+  tokenRuns(example).forEach((run) => {
+    if (run.word === null) {
+      const index = run.tokens[0], token = example.tokens[index];
+      const span = element("span", token, "special");
+      span.setAttribute("title",
+        `${token} (special token, not a word of the text): ${scores.tokens[index].toFixed(4)}`);
+      if (index === active) span.classList.add("active");
+      box.appendChild(span);
+      return;
+    }
+    const word = example.words[run.word], total = scores.words[run.word];
+    const colour = colourOf(total);
+    if (run.tokens.length === 1) {
+      const index = run.tokens[0];
+      const span = element("span", example.tokens[index]);
+      span.style.background = colour;
+      span.setAttribute("title", `${example.tokens[index]}: ${scores.tokens[index].toFixed(4)}`);
+      if (index === active) span.classList.add("active");
+      box.appendChild(span);
+      return;
+    }
+    const wordSpan = element("span", null, "word");
+    wordSpan.style.background = colour;
+    const parts = run.tokens.map((index) =>
+      `${example.tokens[index]} ${scores.tokens[index].toFixed(4)}`);
+    wordSpan.setAttribute("title", `${word}: ${total.toFixed(4)} = ${parts.join(" + ")}`);
+    run.tokens.forEach((index, position) => {
+      const piece = element("span", pieceText(example.tokens[index], position), "piece");
+      piece.setAttribute("title", `${example.tokens[index]} (a piece of "${word}"): ` +
+        `${scores.tokens[index].toFixed(4)} of the word's ${total.toFixed(4)}`);
+      if (index === active) piece.classList.add("active");
+      wordSpan.appendChild(piece);
+    });
+    box.appendChild(wordSpan);
+  });
+}
+
+function renderRolloutNote() {
+  const description = DATA.descriptions[state.method];
+  let note = description ? `${state.method}: ${description}` : "";
+  if (state.method === "rollout") {
+    note += DATA.meta.pooling === "cls"
+      ? " Importance is the class token's row of the rollout (the model reads that token)."
+      : " Importance is the mean of the rollout's query rows (the model pools all tokens).";
+  }
+  if (DATA.signed[state.method]) {
+    note += " Orange words count for the predicted class, blue ones against it.";
+  }
+  const pieces = DATA.examples.some((example) =>
+    example.words.length < example.word_index.filter((index) => index !== null).length);
+  if (pieces) {
+    note += " The pieces of a word share one box, coloured by the sum of their importance;" +
+      " hover a piece for its own.";
+  }
+  if (DATA.examples.some((example) => example.word_index.includes(null))) {
+    note += " Dashed tokens are special: added by the model, no words of the text.";
+  }
+  byId("rollout-note").textContent = note;
 }
