@@ -1,10 +1,10 @@
-"""Reads an attention export directory (format version 3, and 2 and 1); `save_attention`
+"""Reads an attention export directory (format version 4, and 3, 2 and 1); `save_attention`
 writes one (through `attention_file_writer`; the format's names are `attention_format`'s).
 
 Layout of the directory (docs/attention_format.md):
 
-    meta.json        format_version, class names, layers, heads, pooling, probability check, run,
-                     attribution methods, faithfulness
+    meta.json        format_version, class names, layers, heads (those a pruned model kept),
+                     pooling, probability check, run, attribution methods, faithfulness
     manifest.jsonl   one JSON object per example (pandas: `pd.read_json(path, lines=True)`)
     attention.npz    `attention_<example_id>`: float32 (layers, heads, T, T), real tokens only
 """
@@ -21,14 +21,13 @@ from inspection.attention_file_writer import AttentionFileWriter
 from inspection.attention_format import (
     ARRAY_KEY_PREFIX,
     ARRAYS_FILENAME,
-    FORMAT_VERSION,
     MANIFEST_COLUMNS,
     MANIFEST_FILENAME,
     META_FILENAME,
 )
 from inspection.attention_record import AttentionRecord
 
-READABLE_VERSIONS = (1, 2, 3)
+READABLE_VERSIONS = (1, 2, 3, 4)
 
 
 @dataclasses.dataclass
@@ -41,13 +40,15 @@ class AttentionFile:
 
     Attributes:
         directory: the export directory.
-        format_version: int, the version the export was written in (1, 2 or 3);
+        format_version: int, the version the export was written in (1 to 4);
             older manifests get the later columns filled in
             (`attention_file_upgrade`): version 1 the words (each token a word),
             versions 1 and 2 rollout as their one attribution method.
         class_names: list of C class names; label indices index into it.
         num_layers: int.
-        num_heads: int.
+        num_heads: int: of a pruned model, the heads it had before (the maps' axis 1).
+        kept_heads: per layer, the numbers of the heads the model has (lists of int);
+            every head before version 4. A removed head's maps are all 0.
         max_probability_difference: largest |fast path - scores path| over all
             examples and classes, or None when no fast path was given.
         pooling: "mean", "max" or "cls"; with "cls" token 0 is the class token.
@@ -71,6 +72,7 @@ class AttentionFile:
     class_names: list
     num_layers: int
     num_heads: int
+    kept_heads: list
     max_probability_difference: float | None
     pooling: str
     run_info: dict
@@ -162,7 +164,8 @@ def _is_missing(value):
 
 
 def save_attention(directory, records, class_names, run_info=None, pooling="mean",
-                   max_probability_difference=None, probability_tolerance=None):
+                   max_probability_difference=None, probability_tolerance=None,
+                   kept_heads=None):
     """Writes `records` (an iterable of `AttentionRecord`) as an export directory.
 
     Records are streamed to disk one at a time; meta.json is written last, so
@@ -177,6 +180,8 @@ def save_attention(directory, records, class_names, run_info=None, pooling="mean
             missing rollout importances are computed (see `rollout.token_importance`).
         max_probability_difference: optional float, from the fast path check.
         probability_tolerance: optional float, the tolerance of that check.
+        kept_heads: of a pruned model, per layer the original numbers of its heads (the
+            records' maps of the others all 0); None: every head is real.
 
     Returns:
         The directory as a `pathlib.Path`.
@@ -185,7 +190,7 @@ def save_attention(directory, records, class_names, run_info=None, pooling="mean
     >>> save_attention("/tmp/export", [record], ["neg", "pos"])  # doctest: +SKIP
     """
     with AttentionFileWriter(directory, class_names, run_info=run_info,
-                             pooling=pooling) as writer:
+                             pooling=pooling, kept_heads=kept_heads) as writer:
         for record in records:
             writer.add(record)
         writer.finish(
@@ -235,7 +240,8 @@ def load_attention(path):
         manifest = pd.DataFrame(columns=list(MANIFEST_COLUMNS))
     manifest["example_id"] = manifest["example_id"].astype(str)
     pooling = meta.get("pooling", "mean")
-    if version < FORMAT_VERSION and len(manifest):
+    # Version 4 changed meta.json only.
+    if version < 3 and len(manifest):
         manifest = upgraded_manifest(manifest, version, pooling, MANIFEST_COLUMNS)
     # Before version 3 rollout was the one method (upgraded_manifest fills it in).
     methods = meta["attribution_methods"] if version >= 3 else ["rollout"]
@@ -245,6 +251,8 @@ def load_attention(path):
         class_names=list(meta["class_names"]),
         num_layers=meta["num_layers"],
         num_heads=meta["num_heads"],
+        kept_heads=meta.get("kept_heads") or (
+            [list(range(meta["num_heads"]))] * meta["num_layers"] if meta["num_layers"] else []),
         max_probability_difference=meta.get("max_probability_difference"),
         pooling=pooling,
         run_info=meta.get("run_info", {}),

@@ -1,4 +1,4 @@
-"""Streams `AttentionRecord`s into an attention export directory (format version 3)."""
+"""Streams `AttentionRecord`s into an attention export directory (format version 4)."""
 
 import datetime
 import importlib.metadata
@@ -34,7 +34,9 @@ class AttentionFileWriter:
     ...     writer.finish(max_probability_difference=3e-7)
     """
 
-    def __init__(self, directory, class_names, run_info=None, pooling="mean"):
+    def __init__(self, directory, class_names, run_info=None, pooling="mean", kept_heads=None):
+        """`kept_heads`: a pruned model's heads per layer, by their original numbers (the
+        maps of the others are all 0); None: every head of the maps is real."""
         self.directory = pathlib.Path(directory)
         self.class_names = [str(name) for name in class_names]
         self.run_info = dict(run_info or {})
@@ -47,6 +49,8 @@ class AttentionFileWriter:
         (self.directory / attention_format.META_FILENAME).unlink(missing_ok=True)
         self.num_layers = None
         self.num_heads = None
+        self.kept_heads = None if kept_heads is None else [
+            [int(head) for head in heads] for heads in kept_heads]
         self.num_examples = 0
         # Every example has the same methods' scores: those of the first one.
         self.attribution_methods = None
@@ -73,11 +77,20 @@ class AttentionFileWriter:
             )
         if self.num_layers is None:
             self.num_layers, self.num_heads = int(scores.shape[0]), int(scores.shape[1])
+            self._check_kept_heads()
         elif scores.shape[:2] != (self.num_layers, self.num_heads):
             raise ValueError(
                 f"Every example needs ({self.num_layers}, {self.num_heads}) layers and heads; "
                 f"example {record.example_id!r} has {scores.shape[:2]}."
             )
+        for layer, heads in enumerate(self.kept_heads):
+            # Averages skip a removed head by its maps of 0 (`rollout.head_average`).
+            removed = np.setdiff1d(np.arange(self.num_heads), heads)
+            if scores[layer, removed].any():
+                raise ValueError(
+                    f"attention_scores of example {record.example_id!r}: layer {layer} keeps "
+                    f"heads {heads}, so the maps of heads {removed.tolist()} must be all 0."
+                )
         probabilities = np.asarray(record.probabilities, dtype=np.float32)
         if probabilities.shape != (len(self.class_names),):
             raise ValueError(
@@ -125,6 +138,19 @@ class AttentionFileWriter:
         self._example_ids.add(record.example_id)
         self.num_examples += 1
 
+    def _check_kept_heads(self):
+        """Fills in every head when no `kept_heads` was given; else checks it fits the maps."""
+        every_head = list(range(self.num_heads))
+        if self.kept_heads is None:
+            self.kept_heads = [every_head] * self.num_layers
+        if len(self.kept_heads) != self.num_layers or any(
+                not heads or heads != sorted(set(heads)) or not set(heads) <= set(every_head)
+                for heads in self.kept_heads):
+            raise ValueError(
+                f"kept_heads must list, for each of the {self.num_layers} layers, the heads it "
+                f"keeps: increasing numbers from 0 to {self.num_heads - 1}, one at least. "
+                f"Received: kept_heads={self.kept_heads}")
+
     def _checked_attributions(self, record, num_tokens):
         """The record's {method: float64 (T,)}, the first record's methods, finite values."""
         attributions = {method: np.asarray(scores, dtype=np.float64)
@@ -167,6 +193,7 @@ class AttentionFileWriter:
             "num_examples": self.num_examples,
             "num_layers": self.num_layers,
             "num_heads": self.num_heads,
+            "kept_heads": self.kept_heads,
             "max_probability_difference": None if difference is None else float(difference),
             "probability_tolerance": probability_tolerance,
             "pooling": self.pooling,

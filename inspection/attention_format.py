@@ -8,7 +8,9 @@ import re
 # 2 added the words: word_index, special, words and word_importance in the manifest.
 # 3 added every attribution method's scores (attributions, word_attributions) and, in
 # meta.json, the methods, their cost and their faithfulness.
-FORMAT_VERSION = 3
+# 4 added kept_heads in meta.json: a pruned model's maps sit at the heads' original
+# numbers, a removed head's all 0, so a reader of 3 would average those in.
+FORMAT_VERSION = 4
 META_FILENAME = "meta.json"
 MANIFEST_FILENAME = "manifest.jsonl"
 ARRAYS_FILENAME = "attention.npz"

@@ -67,7 +67,7 @@ class AttentionImagesCallback(keras.callbacks.Callback):
         scores = stack_block_scores(outputs)
         num_layers, num_heads = scores.shape[1:3]
         class_token = scores.shape[-1] == self.token_ids.shape[1] + 1
-        panel_titles = [[f"layer {layer + 1} head {head + 1}" for head in range(num_heads)]
+        panel_titles = [[f"layer {layer} head {head}" for head in range(num_heads)]
                         for layer in range(num_layers)]
         with self._writer.as_default():
             for index, example_ids in enumerate(self.token_ids):

@@ -22,19 +22,56 @@ CLASS_TOKEN = "[CLS]"
 ATTENTION_BATCH_SIZE = 32
 
 
-def stack_block_scores(outputs):
+def stack_block_scores(outputs, kept_heads=None):
     """Every block's scores from an attention model's outputs as one array (B, L, N, A, A).
+
+    A pruned model's blocks keep different numbers of heads (`models.pruning`): each
+    block's heads go to their original numbers, `kept_heads[layer]` (a run's
+    compress.json), and a removed head's maps stay all 0. N is one more than the largest
+    number, so the array lines up with the unpruned model's heads and its heads.json.
+
+    Args:
+        outputs: the model's outputs, "attention_scores" one (B, N_l, A, A) per block.
+        kept_heads: per block, the original numbers of its heads, in order; None: each
+            block's heads numbered from 0.
 
     Example:
     >>> outputs = {"attention_scores": [np.ones((2, 4, 3, 3)), np.ones((2, 4, 3, 3))]}
     >>> stack_block_scores(outputs).shape
     (2, 2, 4, 3, 3)
+    >>> pruned = {"attention_scores": [np.ones((1, 1, 2, 2)), np.ones((1, 2, 2, 2))]}
+    >>> stack_block_scores(pruned, kept_heads=[[1], [0, 2]])[0, :, :, 0, 0].tolist()
+    [[0.0, 1.0, 0.0], [1.0, 0.0, 1.0]]
     """
-    return np.stack(
-        [keras.ops.convert_to_numpy(scores).astype(np.float32)
-         for scores in outputs["attention_scores"]],
-        axis=1,
-    )  # (B, L, N, A, A)
+    blocks = [keras.ops.convert_to_numpy(scores).astype(np.float32)
+              for scores in outputs["attention_scores"]]  # each (B, N_l, A, A)
+    kept_heads = check_kept_heads(kept_heads, [block.shape[1] for block in blocks])
+    num_heads = 1 + max((max(heads) for heads in kept_heads if heads), default=-1)
+    batch, _, length, _ = blocks[0].shape
+    stacked = np.zeros((batch, len(blocks), num_heads, length, length), np.float32)
+    for layer, (block, heads) in enumerate(zip(blocks, kept_heads, strict=True)):
+        stacked[:, layer, heads] = block
+    return stacked  # (B, L, N, A, A)
+
+
+def check_kept_heads(kept_heads, head_counts):
+    """`kept_heads` as lists of ints, checked against the heads each block has; None: every
+    block's heads numbered from 0.
+
+    Example:
+    >>> check_kept_heads(None, [2, 1]), check_kept_heads([[0, 3], [1]], [2, 1])
+    ([[0, 1], [0]], [[0, 3], [1]])
+    """
+    if kept_heads is None:
+        return [list(range(count)) for count in head_counts]
+    kept_heads = [[int(head) for head in heads] for heads in kept_heads]
+    if [len(heads) for heads in kept_heads] != list(head_counts) or any(
+            heads != sorted(set(heads)) or min(heads, default=0) < 0 for heads in kept_heads):
+        raise ValueError(
+            f"kept_heads must give each block's heads their original numbers, increasing "
+            f"and from 0: one per head of its {list(head_counts)} heads per block. "
+            f"Received: kept_heads={kept_heads}")
+    return kept_heads
 
 
 def has_class_token(pooling, vocabulary):

@@ -124,12 +124,12 @@ def class_probabilities(classifier, token_ids, classes, batch_size=BATCH_SIZE):
 
 
 def _rollout(classifier, ids, classes, pooling):
-    scores = _block_scores(_forward(classifier, ids))
+    scores = _head_means(_forward(classifier, ids)["attention_scores"])
     return _per_example(classifier, ids, scores, lambda maps: token_importance(maps, pooling))
 
 
 def _last_attention(classifier, ids, classes, pooling):
-    scores = _block_scores(_forward(classifier, ids))
+    scores = _head_means(_forward(classifier, ids)["attention_scores"])
     query_index = 0 if pooling == "cls" else None
     return _per_example(classifier, ids, scores,
                         lambda maps: rollout_importance(maps[-1].mean(axis=0), query_index))
@@ -178,16 +178,16 @@ def _attention_gradient(classifier, ids, classes, pooling):
     # The gradient with respect to a gate of ones is grad A * A, Chefer's product.
     products = [_numpy(g) for g in _gradients(gated_logits, gates)]
     length = outputs["attention_scores"][0].shape[-1]  # A
-    products = np.stack([
-        product if product.shape[-1] == length else  # per local block -> (B, N, A, A)
-        _numpy(block_diagonal_scores(product, len(ids), length))
-        for product in products], axis=1)  # (B, L, N, A, A)
+    products = _head_means([
+        np.maximum(product if product.shape[-1] == length else  # per local block -> (B, N, A, A)
+                   _numpy(block_diagonal_scores(product, len(ids), length)), 0.0)
+        for product in products])  # (B, L, 1, A, A): mean_h((grad A * A)+)
     query_index = 0 if pooling == "cls" else None
 
     def relevance(maps):
         rolled = np.eye(maps.shape[-1])
-        for layer_products in maps:  # (N, A', A')
-            rolled = rolled + np.maximum(layer_products, 0.0).mean(axis=0) @ rolled
+        for layer_products in maps:  # (1, A', A')
+            rolled = rolled + layer_products[0] @ rolled
         return rollout_importance(rolled, query_index)
 
     return _per_example(classifier, ids, products, relevance)
@@ -227,8 +227,11 @@ def _forward(classifier, ids, vectors=None, **options):
                       return_logits=True, return_attention_scores=True, **options)
 
 
-def _block_scores(outputs):
-    return np.stack([_numpy(scores) for scores in outputs["attention_scores"]], axis=1)
+def _head_means(block_maps):
+    """Each block's maps (B, N_l, A, A) averaged over its own heads: (B, L, 1, A, A). The
+    attention methods read only that mean, and a pruned model's blocks keep different
+    numbers of heads, so they are never stacked head by head."""
+    return np.stack([_numpy(maps).mean(axis=1) for maps in block_maps], axis=1)[:, :, None]
 
 
 def _per_example(classifier, ids, maps, importance_of):

@@ -14,7 +14,12 @@ from inspection.attention_file import load_attention
 from inspection.attention_file_writer import AttentionFileWriter
 from inspection.attention_format import VIEWER_FILENAME
 from inspection.attention_record import AttentionRecord
-from inspection.attention_tokens import has_class_token, real_tokens, trim_scores
+from inspection.attention_tokens import (
+    check_kept_heads,
+    has_class_token,
+    real_tokens,
+    trim_scores,
+)
 from inspection.bertviz_export import write_bertviz_json
 from inspection.export_attributions import BatchAttributions, check_methods
 from inspection.export_checks import check_rows, label_indices, run_classifier
@@ -40,6 +45,7 @@ def export_attention(
     run_info=None,
     max_rendered_examples=8,
     max_viewer_examples=32,
+    kept_heads=None,
     verbose=1,
 ):
     """Runs `classifier` over `texts` in batches and writes a full attention export.
@@ -60,7 +66,8 @@ def export_attention(
         classifier: a `models.TransformerClassifier` (`get_model_parts(model)[1]`): token
             ids (B, T) -> probabilities, and with `return_attention_scores=True` a dict
             with "probabilities" (B, C) and "attention_scores", one (B, N, T, T) array
-            per block, post-softmax, padded keys exactly 0.
+            per block, post-softmax, padded keys exactly 0; `encoder.head_counts` says
+            how many heads each block has.
         vectorizer: `keras.layers.TextVectorization` (padding id 0), or the
             `tokenization.WordPieceTokenizer` of a pretrained checkpoint, the one in
             the end-to-end model; `find_text_vectorization(model)` finds it. With
@@ -88,6 +95,10 @@ def export_attention(
             name, run directory, checkpoint, dataset split, ...).
         max_rendered_examples: examples that get PNG heatmaps and BertViz JSON.
         max_viewer_examples: examples embedded in index.html.
+        kept_heads: for a pruned classifier (`models.pruning`), per block the original
+            numbers of the heads it kept (its run's compress.json): the maps are stored
+            at those numbers, a removed head's all 0, and meta.json says which are real.
+            None: each block's heads numbered from 0.
         verbose: 1 shows a `keras.utils.Progbar`, 0 is silent.
 
     Returns:
@@ -120,6 +131,7 @@ def export_attention(
         )
     check_pooling(pooling)
     methods = check_methods(methods, classifier)
+    kept_heads = check_kept_heads(kept_heads, classifier.encoder.head_counts)
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1. Received: batch_size={batch_size}")
     out_dir = pathlib.Path(out_dir)
@@ -130,13 +142,14 @@ def export_attention(
 
     progress = keras.utils.Progbar(num_examples, verbose=verbose, unit_name="example")
     viewer_records = []
-    with AttentionFileWriter(out_dir, class_names, run_info=run_info, pooling=pooling) as writer:
+    with AttentionFileWriter(out_dir, class_names, run_info=run_info, pooling=pooling,
+                             kept_heads=kept_heads) as writer:
         for start in range(0, num_examples, batch_size):
             stop = min(start + batch_size, num_examples)
             batch_texts = texts[start:stop]
             token_ids = keras.ops.convert_to_numpy(vectorizer(tf.constant(batch_texts)))  # (B, T)
             probabilities, attention_scores = run_classifier(
-                classifier, token_ids, len(class_names), class_token
+                classifier, token_ids, len(class_names), class_token, kept_heads
             )  # (B, C), (B, L, N, T, T) (T + 1 with a class token)
             predicted = probabilities.argmax(axis=-1)  # (B,)
             attributions.compute(token_ids, predicted, seed=start)
@@ -145,7 +158,7 @@ def export_attention(
                 index = start + offset
                 tokens = real_tokens(token_ids[offset], vocabulary, class_token)
                 scores = trim_scores(attention_scores[offset], token_ids[offset], class_token)
-                check_rows(scores, example_ids[index])
+                check_rows(scores, example_ids[index], kept_heads)
                 rollout = token_importance(scores, pooling)
                 record = AttentionRecord(
                     example_id=example_ids[index],

@@ -14,9 +14,10 @@ from inspection.attention_tokens import stack_block_scores
 ROW_SUM_TOLERANCE = 1e-3
 
 
-def run_classifier(classifier, token_ids, num_classes, class_token):
+def run_classifier(classifier, token_ids, num_classes, class_token, kept_heads):
     """One forward pass of the classifier: its probabilities (B, C) float32 and every
-    block's maps (B, L, N, A, A), checked against the contract of `export_attention`."""
+    block's maps (B, L, N, A, A), checked against the contract of `export_attention`; each
+    block's heads at their original numbers `kept_heads` (`stack_block_scores`)."""
     outputs = classifier(token_ids, training=False, return_attention_scores=True)
     probabilities = keras.ops.convert_to_numpy(outputs["probabilities"]).astype(np.float32)
     batch, length = token_ids.shape
@@ -36,14 +37,16 @@ def run_classifier(classifier, token_ids, num_classes, class_token):
                 f"attention_scores[{layer_index}] must have shape ({batch}, num_heads, {length}, "
                 f"{length}). Received: shape={shape}.{hint}"
             )
-    return probabilities, stack_block_scores(outputs)  # (B, L, N, A, A)
+    return probabilities, stack_block_scores(outputs, kept_heads)  # (B, L, N, A, A)
 
 
-def check_rows(scores, example_id):
-    """A ValueError unless every row of one example's maps (L, N, T, T) sums to 1."""
+def check_rows(scores, example_id, kept_heads):
+    """A ValueError unless every row of the heads the model has, `kept_heads` (per layer
+    their numbers), in one example's maps (L, N, T, T) sums to 1."""
     if scores.shape[-1] == 0:
         return
-    row_sums = scores.sum(axis=-1)  # (layers, heads, T)
+    row_sums = np.concatenate([scores[layer, heads].sum(axis=-1)
+                               for layer, heads in enumerate(kept_heads)])  # (kept heads, T)
     worst = float(np.abs(row_sums - 1.0).max())
     if worst > ROW_SUM_TOLERANCE:
         raise ValueError(

@@ -9,6 +9,9 @@ PNG per pair of windows, so no attention weight is left out. A grid too big for
 `MAX_IMAGE_PIXELS` at that size (MiniLM's 6 layers x 12 heads past about 50 tokens) gets
 fewer pixels a token, and no token labels below `MIN_LABELLED_PIXELS`: the head-averaged
 PNG, one panel per layer, keeps them.
+
+Layers and heads count from 0, as in heads.json and compress.json; a pruned model's removed
+heads (maps of 0) are titled so and left out of the layer averages.
 """
 
 import io
@@ -17,6 +20,8 @@ import pathlib
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+
+from inspection.rollout import head_average
 
 WINDOW_SIZE = 128
 DPI = 100
@@ -165,9 +170,9 @@ def plot_attention_heads(attention_scores, tokens, path_prefix, title="",
     [PosixPath('/tmp/x_heads.png')]
     """
     scores = _check_scores(attention_scores, tokens)
-    num_layers, num_heads = scores.shape[:2]
-    panel_titles = [[f"layer {layer + 1} head {head + 1}" for head in range(num_heads)]
-                    for layer in range(num_layers)]
+    present = scores.any(axis=(2, 3)) | (scores.shape[2] == 0)  # (L, N); removed: all 0
+    panel_titles = [[f"layer {layer} head {head}" + ("" if real else " (pruned)")
+                     for head, real in enumerate(heads)] for layer, heads in enumerate(present)]
     return _write_windows(scores, tokens, panel_titles, path_prefix, "heads", title, window_size)
 
 
@@ -178,8 +183,8 @@ def plot_layer_averages(attention_scores, tokens, path_prefix, title="",
     Args and returns as `plot_attention_heads`.
     """
     scores = _check_scores(attention_scores, tokens)
-    averaged = scores.mean(axis=1)[np.newaxis]  # (1, L, T, T)
-    panel_titles = [[f"layer {layer + 1}, mean of heads" for layer in range(scores.shape[0])]]
+    averaged = head_average(scores)[np.newaxis]  # (1, L, T, T)
+    panel_titles = [[f"layer {layer}, mean of heads" for layer in range(scores.shape[0])]]
     return _write_windows(averaged, tokens, panel_titles, path_prefix, "layers", title,
                           window_size)
 

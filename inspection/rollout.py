@@ -15,9 +15,9 @@ RESIDUAL_WEIGHT = 0.5
 def attention_rollout(attention_scores, padding_mask=None):
     """Rolls attention out through the layers.
 
-    Per layer: average the heads, mix in the residual identity
-    (`0.5 * A + 0.5 * I`), renormalise each row to sum to 1, then multiply the
-    layers together, first layer rightmost: `R = Â_L @ ... @ Â_2 @ Â_1`.
+    Per layer: average the heads (of a pruned model, the real ones: `head_average`), mix
+    in the residual identity (`0.5 * A + 0.5 * I`), renormalise each row to sum to 1, then
+    multiply the layers together, first layer rightmost: `R = Â_L @ ... @ Â_2 @ Â_1`.
     Entry `R[i, j]` is how much token `j` of the input flows into position `i`
     of the last layer's output.
 
@@ -53,12 +53,29 @@ def attention_rollout(attention_scores, padding_mask=None):
     num_tokens = scores.shape[2]
     identity = np.eye(num_tokens)
     rollout = identity
-    for layer_scores in scores:
-        averaged = layer_scores.mean(axis=0)  # (T, T)
+    for averaged in head_average(scores):  # (T, T)
         mixed = RESIDUAL_WEIGHT * averaged + (1.0 - RESIDUAL_WEIGHT) * identity
         mixed = mixed / mixed.sum(axis=-1, keepdims=True)
         rollout = mixed @ rollout
     return rollout
+
+
+def head_average(attention_scores):
+    """Each layer's mean over its heads, float64 (L, T, T); a pruned model's removed heads
+    are left out.
+
+    An export stores a removed head as maps of 0 (`attention_tokens.stack_block_scores`)
+    while every real head's rows sum to 1, so the heads averaged are those with any weight.
+
+    Example:
+    >>> real = np.full((2, 2), 0.5)
+    >>> head_average(np.stack([[real, np.zeros((2, 2)), 3 * real]]))[0].tolist()
+    [[1.0, 1.0], [1.0, 1.0]]
+    """
+    scores = np.asarray(attention_scores, dtype=np.float64)  # (L, N, T, T)
+    present = scores.any(axis=(2, 3))  # (L, N)
+    total = np.einsum("lnqk,ln->lqk", scores, present)  # (L, T, T)
+    return total / np.maximum(present.sum(axis=1), 1)[:, np.newaxis, np.newaxis]
 
 
 def check_pooling(pooling):

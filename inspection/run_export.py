@@ -5,7 +5,8 @@ or the texts file's stem) unless given (`--out`). An existing export is never re
 unless asked (`overwrite`); then the new one replaces it as a whole or not at all
 (`runs.staged_folder`). Every attribution method is stored (`methods` picks fewer), and an
 export of a split that `evaluate.py --faithfulness` measured carries its numbers
-(`faithfulness_block`).
+(`faithfulness_block`). A pruned run's maps sit at its heads' original numbers (`kept_heads`,
+from its compress.json).
 
 Example:
 >>> # run = runs.load_run("runs/default")
@@ -26,6 +27,9 @@ from inspection.export import export_attention
 
 # What meta.json keeps of each method in faithfulness.json: the two ERASER measures.
 FAITHFULNESS_MEASURES = ("comprehensiveness", "sufficiency")
+# Written by compress.py into a pruned run (compress.COMPRESS_FILE); the commands sit above
+# inspection, so the name is repeated here.
+COMPRESS_FILE = "compress.json"
 
 
 class ExportError(ValueError):
@@ -81,13 +85,14 @@ def export_run_attention(run, texts, out_dir, true_labels=None,
     info = {"run_dir": str(run.run_dir), "model": str(run.run_dir / runs.MODEL_FILE),
             **(run_info or {})}
     vectorizer, classifier = run.parts
+    kept_heads = kept_heads_of(run.run_dir)
     with runs.staged_folder(out_dir) as staging:
         export_attention(
             classifier, vectorizer, texts, staging, run.class_names,
             true_labels=true_labels, methods=methods, faithfulness=faithfulness,
             pooling=run.pooling, example_ids=example_ids, batch_size=ATTENTION_BATCH_SIZE,
             run_info=info, max_rendered_examples=heatmap_examples,
-            max_viewer_examples=viewer_examples, verbose=verbose,
+            max_viewer_examples=viewer_examples, kept_heads=kept_heads, verbose=verbose,
         ).close()
     return load_attention(out_dir)
 
@@ -197,3 +202,23 @@ def faithfulness_block(path):
         raise ExportError(f"{path}: best_method {block['best_method']!r} is none of its "
                           f"methods {sorted(methods)}; measure again with --faithfulness")
     return block
+
+
+def kept_heads_of(run_dir):
+    """Per layer, the original numbers of the heads a pruned run kept (its compress.json's
+    `kept_heads`); None for a run that was not pruned.
+
+    Example:
+    >>> kept_heads_of(Path("runs/not_pruned")) is None
+    True
+    """
+    path = Path(run_dir) / COMPRESS_FILE
+    if not path.is_file():
+        return None
+    try:
+        return [[int(head) for head in heads]
+                for heads in json.loads(path.read_text(encoding="utf-8"))["kept_heads"]]
+    except (ValueError, KeyError, TypeError) as error:
+        raise ExportError(f"{path} is not a compress.json of compress.py "
+                          f"({type(error).__name__}: {error}); prune the run again") from None
+

@@ -1,7 +1,8 @@
 """Writes the offline attention viewer: one self-contained `index.html`.
 
 The page itself lives in `viewer_page/`: `viewer.html` (the markup, with `__VIEWER_*__`
-placeholders), `viewer.css`, `viewer.js` and `viewer_methods.js` (the method switch).
+placeholders), `viewer.css`, `viewer.js` (the example, its heatmap and lines),
+and `viewer_methods.js` (the token importance and its method switch).
 `write_viewer` inlines the CSS and JS, so the page needs no network (no CDN; a
 Content-Security-Policy that forbids loading anything) and works from file://. Data is
 embedded as JSON in a `<script type="application/json">` block with `<`, `>` and `&`
@@ -19,6 +20,9 @@ in `inspection.attribution`'s docstring, with its faithfulness from `meta["faith
 next to it. It starts on the most faithful method when that was measured, else rollout.
 Methods that score some word below 0 use a diverging scale: orange for the class, blue
 against it.
+
+Layers and heads count from 0, as in heads.json and compress.json. A pruned model's
+removed heads (`meta["kept_heads"]`) are not offered and are left out of the mean of heads.
 
 Attention is stored in the page as one byte per weight, scaled per (layer, head) matrix
 to its largest weight (error at most 0.2% of that weight), base64 encoded: about
@@ -48,7 +52,7 @@ _PLACEHOLDER = re.compile(r"__VIEWER_([A-Z]+)__")
 _METHOD_ENTRY = re.compile(r"^- `(\w+)`: (.*?)(?=\n- `|\n\n|\Z)", re.MULTILINE | re.DOTALL)
 # Read off the maps: the method of records that carry no attribution scores.
 MAPS_METHOD = "rollout"
-# One script: viewer.js starts it ("use strict") and calls what viewer_methods.js declares.
+# One script: viewer.js starts it ("use strict") and calls what the others declare.
 JS_FILES = ("viewer.js", "viewer_methods.js")
 
 
@@ -62,7 +66,8 @@ def write_viewer(path, records, class_names, meta=None, title="Attention viewer"
             pass a few dozen (the page grows by about 1.4 bytes per weight).
         class_names: list of class names.
         meta: optional JSON-serialisable dict shown under "Run" (e.g. the
-            export's meta.json).
+            export's meta.json). Its `kept_heads` (a pruned model's heads per layer, by
+            their original numbers) says which heads are real; without it every head is.
         title: page title.
 
     Returns:
@@ -88,6 +93,7 @@ def write_viewer(path, records, class_names, meta=None, title="Attention viewer"
                  methods[0])
     data = {"class_names": [str(name) for name in class_names], "meta": meta,
             "examples": examples, "methods": methods,
+            "kept_heads": _kept_heads(meta, examples),
             "default_method": first,
             "descriptions": method_descriptions(),
             # A method whose scores go below 0 anywhere is shown on a diverging scale.
@@ -197,6 +203,15 @@ def _example_data(record, class_names):
         "scales": (scales / QUANTIZATION_LEVELS).astype(np.float64).tolist(),
         "attention": base64.b64encode(quantized.tobytes()).decode("ascii"),
     }
+
+
+def _kept_heads(meta, examples):
+    """Per layer the numbers of the heads the model has: meta's, else every head."""
+    if meta.get("kept_heads"):
+        return [[int(head) for head in heads] for heads in meta["kept_heads"]]
+    if not examples:
+        return []
+    return [list(range(examples[0]["num_heads"]))] * examples[0]["num_layers"]
 
 
 def _rounded(values):

@@ -47,12 +47,13 @@ function weights(exampleIndex) {
   return values;
 }
 
-// The T x T matrix on screen: one head, or the mean of the heads of the layer.
+// The T x T matrix on screen: one head, or the mean of the layer's heads; of a pruned
+// model, the heads it kept, never the empty maps of the removed ones.
 function currentMatrix() {
   const example = DATA.examples[state.example];
   const count = example.tokens.length, size = count * count;
   const values = weights(state.example);
-  const heads = state.head === "mean" ? [...Array(example.num_heads).keys()] : [state.head];
+  const heads = state.head === "mean" ? DATA.kept_heads[state.layer] : [state.head];
   const matrix = new Float32Array(size);
   for (const head of heads) {
     const offset = (state.layer * example.num_heads + head) * size;
@@ -256,6 +257,28 @@ function renderAll() {
   renderQueryViews();
 }
 
+// Layers and heads count from 0, as in heads.json and compress.json. A pruned model's
+// removed heads are not offered.
+function fillLayersAndHeads() {
+  const example = DATA.examples[state.example];
+  state.layer = Math.min(state.layer, example.num_layers - 1);
+  const kept = DATA.kept_heads[state.layer];
+  if (!kept.includes(state.head)) state.head = "mean";
+  fillSelect(byId("layer-select"), [...Array(example.num_layers).keys()].map(
+    (layer) => [layer, `layer ${layer}`]), state.layer);
+  fillSelect(byId("head-select"), [["mean", "mean of heads"]].concat(
+    kept.map((head) => [head, `head ${head}`])), state.head);
+}
+
+// Shows one head of a layer ("mean": all its heads) in the heatmap and the lines.
+function selectHead(layer, head) {
+  if (DATA.examples.length === 0) return;
+  state.layer = layer;
+  state.head = head;
+  fillLayersAndHeads();
+  renderAll();
+}
+
 function setup() {
   if (DATA.examples.length === 0) {
     byId("status").textContent = "This export has no examples.";
@@ -265,14 +288,6 @@ function setup() {
   fillSelect(byId("example-select"), DATA.examples.map((example, index) => [index,
     `${example.id} | true ${example.true_label === null ? "?" : example.true_label} | ` +
     `predicted ${example.predicted_label} | ${shorten(example.text, 50)}`]), 0);
-  const fillLayersAndHeads = () => {
-    const example = DATA.examples[state.example];
-    state.layer = Math.min(state.layer, example.num_layers - 1);
-    fillSelect(byId("layer-select"), [...Array(example.num_layers).keys()].map(
-      (layer) => [layer, `layer ${layer + 1}`]), state.layer);
-    fillSelect(byId("head-select"), [["mean", "mean of heads"]].concat(
-      [...Array(example.num_heads).keys()].map((head) => [head, `head ${head + 1}`])), state.head);
-  };
   fillLayersAndHeads();
   byId("example-select").addEventListener("change", (event) => {
     state.example = Number(event.target.value);
@@ -282,12 +297,10 @@ function setup() {
     renderAll();
   });
   byId("layer-select").addEventListener("change", (event) => {
-    state.layer = Number(event.target.value);
-    renderAll();
+    selectHead(Number(event.target.value), state.head);
   });
   byId("head-select").addEventListener("change", (event) => {
-    state.head = event.target.value === "mean" ? "mean" : Number(event.target.value);
-    renderAll();
+    selectHead(state.layer, event.target.value === "mean" ? "mean" : Number(event.target.value));
   });
   const canvas = byId("heatmap");
   canvas.addEventListener("mousemove", (event) => {

@@ -32,7 +32,7 @@ def test_round_trip_keeps_arrays_manifest_and_meta(tmp_path):
                    max_probability_difference=2.5e-7, probability_tolerance=1e-4)
 
     with load_attention(tmp_path) as export:
-        assert export.format_version == FORMAT_VERSION == 3
+        assert export.format_version == FORMAT_VERSION == 4
         assert export.class_names == CLASS_NAMES
         assert (export.num_layers, export.num_heads) == (2, 3)
         assert export.max_probability_difference == pytest.approx(2.5e-7)
@@ -60,7 +60,7 @@ def test_manifest_reads_with_plain_pandas_and_arrays_with_plain_numpy(tmp_path):
     with np.load(tmp_path / "attention.npz") as arrays:
         assert arrays["attention_0"].shape == (2, 3, 3, 3)
     meta = json.loads((tmp_path / "meta.json").read_text())
-    assert meta["format_version"] == 3
+    assert meta["format_version"] == 4
     assert meta["num_examples"] == 1
 
 
@@ -139,7 +139,8 @@ def test_word_pieces_are_grouped_into_words_and_specials_marked(tmp_path):
 
 # What versions 1 and 2 did not write: version 3's attributions and what meta says of them.
 VERSION_3_COLUMNS = ("attributions", "word_attributions")
-VERSION_3_META = ("attribution_methods", "attribution_seconds_per_example", "faithfulness")
+VERSION_3_META = ("attribution_methods", "attribution_seconds_per_example", "faithfulness",
+                  "kept_heads")
 VERSION_2_COLUMNS = ("word_index", "special", "words", "word_importance")
 
 
@@ -239,3 +240,66 @@ def test_a_word_index_that_does_not_number_the_words_is_rejected(tmp_path, word_
     record.word_index = word_index
     with pytest.raises(ValueError, match=message):
         save_attention(tmp_path, [record], CLASS_NAMES)
+
+
+def pruned_record(example_id="0", num_tokens=3):
+    """A record of a model pruned to heads [[0, 2], [1]] of 3: the others' maps all 0."""
+    record = make_record(example_id, num_tokens)
+    record.attention_scores[0, 1] = 0.0
+    record.attention_scores[1, [0, 2]] = 0.0
+    record.rollout_importance = None
+    return record
+
+
+def test_a_pruned_models_heads_round_trip_and_rollout_averages_only_them(tmp_path):
+    record = pruned_record()
+    scores = record.attention_scores.copy()
+    save_attention(tmp_path, [record], CLASS_NAMES, kept_heads=[[0, 2], [1]])
+    with load_attention(tmp_path) as export:
+        assert export.kept_heads == [[0, 2], [1]] == export.meta["kept_heads"]
+        assert export.num_heads == 3
+        loaded = export.record("0")
+    # Layer 0 averages heads 0 and 2, layer 1 is head 1 alone.
+    real = [scores[0, [0, 2]].mean(axis=0), scores[1, 1]]
+    rollout = np.eye(3)
+    for averaged in real:
+        mixed = 0.5 * averaged + 0.5 * np.eye(3)
+        rollout = (mixed / mixed.sum(axis=-1, keepdims=True)) @ rollout
+    np.testing.assert_allclose(loaded.rollout_importance, rollout.mean(axis=0), rtol=1e-6)
+    diluted = np.eye(3)
+    for layer in scores:  # what a mean over all 3 heads, the removed ones' zeros in, gives
+        mixed = 0.5 * layer.mean(axis=0) + 0.5 * np.eye(3)
+        diluted = (mixed / mixed.sum(axis=-1, keepdims=True)) @ diluted
+    assert not np.allclose(loaded.rollout_importance, diluted.mean(axis=0), rtol=1e-3)
+
+
+def test_an_unpruned_export_keeps_every_head(tmp_path):
+    save_attention(tmp_path, [make_record("0", 3)], CLASS_NAMES)
+    with load_attention(tmp_path) as export:
+        assert export.kept_heads == [[0, 1, 2], [0, 1, 2]]
+
+
+@pytest.mark.parametrize("kept_heads, message", [
+    ([[0, 2]], "for each of the 2 layers"),
+    ([[0, 2], []], "one at least"),
+    ([[2, 0], [1]], "increasing numbers from 0 to 2"),
+    ([[0, 3], [1]], "increasing numbers from 0 to 2"),
+    ([[0, 1], [1]], r"layer 0 keeps heads \[0, 1\], so the maps of heads \[2\] must be all 0"),
+])
+def test_kept_heads_that_do_not_fit_the_maps_are_rejected(tmp_path, kept_heads, message):
+    with pytest.raises(ValueError, match=message):
+        save_attention(tmp_path, [pruned_record()], CLASS_NAMES, kept_heads=kept_heads)
+
+
+def test_version_3_exports_load_with_every_head_and_their_own_attributions(tmp_path):
+    record = make_record("0", 3)
+    record.attributions = {"rollout": [0.2, 0.3, 0.5], "random": [0.1, 0.2, 0.3]}
+    save_attention(tmp_path, [record], CLASS_NAMES)
+    meta = json.loads((tmp_path / "meta.json").read_text())
+    del meta["kept_heads"]
+    (tmp_path / "meta.json").write_text(json.dumps({**meta, "format_version": 3}))
+    with load_attention(tmp_path) as export:
+        assert export.format_version == 3
+        assert export.kept_heads == [[0, 1, 2], [0, 1, 2]]
+        assert export.attribution_methods == ["rollout", "random"]
+        assert export.attributions("0")["random"].tolist() == [0.1, 0.2, 0.3]

@@ -62,7 +62,7 @@ def test_class_token_and_max_tokens_keep_the_first_real_positions(tmp_path):
     tokens = ["[CLS]", "good", "6"]
     expected = render_attention_png(
         np.stack(layer_scores, axis=1)[0, :, :, :3, :3], tokens, tokens,
-        [["layer 1 head 1"], ["layer 2 head 1"]], title="example 0, epoch 1",
+        [["layer 0 head 0"], ["layer 1 head 0"]], title="example 0, epoch 1",
     )
     np.testing.assert_array_equal(read_images(tmp_path)[("attention/0", 0)],
                                   tf.io.decode_png(expected).numpy())

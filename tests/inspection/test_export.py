@@ -1,4 +1,5 @@
 import json
+import types
 
 import numpy as np
 import pytest
@@ -96,6 +97,7 @@ class LeakyAttention:
 
     def __init__(self, classifier):
         self.classifier = classifier
+        self.encoder = types.SimpleNamespace(head_counts=[1])  # the one block's one head
 
     def __call__(self, token_ids, training=False, return_attention_scores=False, **kwargs):
         probabilities = self.classifier(token_ids, training=training)
@@ -137,3 +139,31 @@ def test_find_text_vectorization(stand_in):
 
 def test_load_attention_accepts_a_file_inside_the_export(export):
     assert load_attention(export.directory / "meta.json").example_ids == export.example_ids
+
+
+def test_a_pruned_classifier_exports_its_heads_at_their_original_numbers(stand_in, tmp_path):
+    from inspection.attribution import METHODS
+    from inspection.rollout import token_importance
+    from models.pruning import pruned_classifier
+
+    _, classifier, vectorizer = stand_in
+    pruned = pruned_classifier(classifier, [(0, 0)])  # blocks of 1 and 2 heads
+    assert pruned.encoder.head_counts == [1, 2]
+    result = export_attention(pruned, vectorizer, TEXTS[:2], tmp_path, CLASS_NAMES,
+                              kept_heads=[[1], [0, 1]], max_rendered_examples=1, verbose=0)
+    assert result.kept_heads == [[1], [0, 1]] and result.num_heads == 2
+    assert result.attribution_methods == list(METHODS)  # every method takes unequal blocks
+    # The pruned model's maps are the full model's with head (0, 0) masked, at its numbers.
+    token_ids = vectorizer(tf.constant(TEXTS[:1])).numpy()[:, :5]  # its 5 real tokens
+    masked = classifier(token_ids, head_mask=np.array([[0.0, 1.0], [1.0, 1.0]], "float32"),
+                        return_attention_scores=True)["attention_scores"]
+    record = result.record("00000")
+    scores = record.attention_scores  # (2, 2, 5, 5)
+    assert not scores[0, 0].any()
+    np.testing.assert_allclose(scores[0, 1], masked[0][0, 1], atol=1e-5)
+    np.testing.assert_allclose(scores[1], masked[1][0], atol=1e-5)
+    # Rollout averages the model's 3 heads: layer 0 is head 1 alone, not half of it.
+    real = np.stack([np.stack([masked[0][0, 1]] * 2), masked[1][0]])  # (2, 2, 5, 5)
+    np.testing.assert_allclose(record.rollout_importance, token_importance(real), atol=1e-5)
+    diluted = scores.mean(axis=1, keepdims=True)  # (2, 1, 5, 5): the removed head's 0 in
+    assert np.abs(token_importance(diluted) - record.rollout_importance).max() > 1e-3

@@ -51,7 +51,7 @@ def probabilities(classifier, token_ids):
 
 def test_every_method_scores_every_token_and_is_timed(planted):
     _, token_ids, export = planted
-    assert export.format_version == 3 and export.attribution_methods == list(METHODS)
+    assert export.format_version == 4 and export.attribution_methods == list(METHODS)
     assert list(export.meta["attribution_seconds_per_example"]) == list(METHODS)
     assert export.meta["attribution_seconds_per_example"]["rollout"] == 0.0
     assert export.meta["attribution_seconds_per_example"]["integrated_gradients"] > 0

@@ -75,3 +75,23 @@ def test_a_grid_of_6_layers_by_12_heads_renders_at_its_size(tmp_path):
     layers = plot_layer_averages(random_scores(6, 12, 6), tokens, tmp_path / "m")
     assert Image.open(heads[0]).size == attention_image_size(6, 12, 6, 6) == (2390, 1290)
     assert Image.open(layers[0]).size == attention_image_size(1, 6, 6, 6) == (1250, 340)
+
+
+def test_a_pruned_models_removed_heads_are_titled_and_left_out_of_the_layer_mean(
+        tmp_path, monkeypatch):
+    from inspection import heatmaps
+
+    scores = random_scores(2, 2, 3)
+    scores[0, 0] = 0.0  # layer 0 keeps head 1 only
+    drawn = []
+    monkeypatch.setattr(heatmaps, "render_attention_png",
+                        lambda grid, rows, columns, titles, title: drawn.append((grid, titles))
+                        or b"")
+    plot_attention_heads(scores, ["a", "b", "c"], tmp_path / "p")
+    plot_layer_averages(scores, ["a", "b", "c"], tmp_path / "p")
+    (_, head_titles), (averages, layer_titles) = drawn
+    assert head_titles == [["layer 0 head 0 (pruned)", "layer 0 head 1"],
+                           ["layer 1 head 0", "layer 1 head 1"]]
+    assert layer_titles == [["layer 0, mean of heads", "layer 1, mean of heads"]]
+    np.testing.assert_allclose(averages[0, 0], scores[0, 1])  # head 1 alone, not half of it
+    np.testing.assert_allclose(averages[0, 1], scores[1].mean(axis=0))

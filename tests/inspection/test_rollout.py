@@ -3,6 +3,7 @@ import pytest
 
 from inspection.rollout import (
     attention_rollout,
+    head_average,
     rollout_importance,
     token_importance,
 )
@@ -20,6 +21,18 @@ EXPECTED_ROLLOUT = [[0.875, 0.125], [0.3125, 0.6875]]
 
 def test_two_layer_rollout_matches_hand_computation():
     np.testing.assert_allclose(attention_rollout(TWO_LAYER_SCORES), EXPECTED_ROLLOUT)
+
+
+def test_a_pruned_models_removed_heads_stay_out_of_the_averages():
+    # A third head in each layer, removed by pruning: its maps are all 0 in an export.
+    pruned = np.concatenate([TWO_LAYER_SCORES, np.zeros((2, 1, 2, 2))], axis=1)  # (2, 3, 2, 2)
+    np.testing.assert_allclose(head_average(pruned),
+                               [[[0.75, 0.25], [0.25, 0.75]], [[1.0, 0.0], [0.5, 0.5]]])
+    np.testing.assert_allclose(attention_rollout(pruned), EXPECTED_ROLLOUT)
+    # Layer 2 keeping its first head only: [[1, 0], [1, 0]] -> rows [[1, 0], [.5, .5]] after
+    # the residual, so rollout = that @ layer 1 = [[.875, .125], [.5, .5]].
+    pruned[1, 1] = 0.0
+    np.testing.assert_allclose(attention_rollout(pruned), [[0.875, 0.125], [0.5, 0.5]])
 
 
 def test_importance_averages_query_rows_and_sums_to_one():

@@ -133,3 +133,51 @@ def test_evaluate_measures_then_exports_and_the_viewer_starts_on_the_best(
         assert "on 6 test examples (the best method)." in page.locator(
             "#faithfulness").text_content()
         assert problems == []
+
+
+@pytest.fixture(scope="module")
+def pruned_run_dir(tiny_run_dir, tmp_path_factory):
+    """A run folder as compress.py leaves it, of 2 blocks keeping 1 and 2 of their 2 heads
+    (head 0 of block 0 pruned): the tiny run's config and vectorizer around a new 2-block
+    classifier (the tiny run has 1 block; how well it learned does not matter here)."""
+    from models.pruning import pruned_classifier
+    from models.trim_padding import TrimPadding
+
+    run_dir = shutil.copytree(tiny_run_dir, tmp_path_factory.mktemp("runs") / "tiny_pruned",
+                              ignore=shutil.ignore_patterns("eval", "attention"))
+    run = runs.load_run(run_dir)
+    vectorizer = run.parts[0]
+    keras.utils.set_random_seed(0)
+    config = ModelConfig(d_model=16, num_heads=2, num_layers=2, intermediate_dim=32)
+    classifier = build_classifier(config, vectorizer.vocabulary_size(),
+                                  vectorizer.get_config()["output_sequence_length"], 2)
+    trim = any(isinstance(layer, TrimPadding) for layer in run.model.layers)
+    build_end_to_end_model(vectorizer, pruned_classifier(classifier, [(0, 0)]),
+                           name=run.model.name, trim_padding=trim).save(run_dir / runs.MODEL_FILE)
+    (run_dir / "compress.json").write_text(json.dumps(
+        {"source": str(tiny_run_dir), "pruned_heads": [[0, 0]], "kept_heads": [[1], [0, 1]]}))
+    return run_dir
+
+
+def test_a_pruned_run_exports_and_its_viewer_shows_the_kept_heads_by_number(
+        pruned_run_dir, browser):
+    import evaluate
+    import predict
+    from inspection import load_attention
+    from tests.inspection.viewer_browser import open_viewer
+
+    assert runs.load_run(pruned_run_dir).parts[1].encoder.head_counts == [1, 2]
+    assert evaluate.main([str(pruned_run_dir), "--export-attention", "2"]) == 0
+    for method in ("conservative_gradient_x_input", "rollout", "attention_gradient"):
+        assert predict.main([str(pruned_run_dir), "a good film", "--explain",
+                             "--method", method]) == 0
+    with load_attention(pruned_run_dir / runs.ATTENTION_DIR / "test") as export:
+        assert export.kept_heads == [[1], [0, 1]] and export.num_heads == 2
+        scores = export.attention_scores(export.example_ids[0])
+        assert not scores[0, 0].any() and scores[0, 1].sum(axis=-1) == pytest.approx(1.0)
+    with open_viewer(browser, export.directory / "index.html") as (page, problems, _, _):
+        assert page.locator("#head-select option").all_text_contents() == [
+            "mean of heads", "head 1"]
+        page.select_option("#head-select", "1")  # layer 0's one head
+        assert page.evaluate("document.body.dataset.view") == "0:0:1"
+        assert problems == []

@@ -117,7 +117,7 @@ def test_loads_from_file_without_errors_or_network(viewer):
     assert all(url.startswith("file://") for url in requests), requests
     assert page.locator("#example-select option").count() == 4
     assert page.locator("#head-select option").all_text_contents() == [
-        "mean of heads", "head 1", "head 2", "head 3"]
+        "mean of heads", "head 0", "head 1", "head 2"]
     assert page.locator("#predicted-label").text_content() == "negative"
     assert page.locator("#rollout span").count() == 5
     assert page.locator("#lines line").count() > 0

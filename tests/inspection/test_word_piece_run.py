@@ -60,7 +60,7 @@ def rollout_row_0(scores):
 
 def test_the_export_keeps_the_pieces_and_records_their_words(export):
     assert export.pooling == "cls" and (export.num_layers, export.num_heads) == (2, 2)
-    assert export.meta["format_version"] == 3
+    assert export.meta["format_version"] == 4
     first = export.record("00001")
     assert first.tokens == TOKENS
     assert first.word_index == WORD_INDEX
