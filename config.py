@@ -108,8 +108,24 @@ class ModelConfig(Section):
     pretrained: str | None = None
     # Keep only the checkpoint's first N blocks (faster; null: all of them).
     pretrained_layers: int | None = option(None, POSITIVE)
-    # Train only the head: the checkpoint's embedding and blocks stay as loaded.
+    # Train only the head: the checkpoint's embedding and blocks stay as loaded (the same
+    # as trainable_blocks: 0).
     freeze_pretrained: bool = False
+    # Train only the top K blocks of the pretrained encoder, and the head: the embedding
+    # and the blocks below run in inference mode, their outputs computed once per text and
+    # reused by every epoch and by validation (faster epochs; no dropout down there).
+    # 0: the head only. null: every block trains.
+    trainable_blocks: int | None = option(None, NOT_NEGATIVE)
+
+    @property
+    def frozen_encoder(self) -> bool:
+        """Whether the lower part of the encoder is frozen and computed once per text."""
+        return self.freeze_pretrained or self.trainable_blocks is not None
+
+    @property
+    def trained_blocks(self) -> int | None:
+        """How many top blocks train when `frozen_encoder` (0: the head only)."""
+        return 0 if self.freeze_pretrained else self.trainable_blocks
 
     def check_together(self):
         if self.d_model % self.num_heads:
@@ -138,10 +154,18 @@ class ModelConfig(Section):
             raise ConfigError(
                 f"model.{given[1]}: model.{given[0]} already gives the starting weights; "
                 f"set one of model.{' / model.'.join(given)}, and the others to null")
-        if (self.pretrained_layers or self.freeze_pretrained) and not self.pretrained:
-            name = "pretrained_layers" if self.pretrained_layers else "freeze_pretrained"
+        if (self.pretrained_layers or self.frozen_encoder) and not self.pretrained:
+            name = next(name for name in ("pretrained_layers", "freeze_pretrained",
+                                          "trainable_blocks") if getattr(self, name) is not None
+                        and getattr(self, name) is not False)
             raise ConfigError(f"model.{name}: only with model.pretrained; set model.pretrained "
                               "to a checkpoint, or drop it")
+        if self.freeze_pretrained and self.trainable_blocks is not None:
+            raise ConfigError("model.trainable_blocks: model.freeze_pretrained already trains "
+                              "the head only; set one of them")
+        if self.frozen_encoder and self.token_dropout:
+            raise ConfigError("model.token_dropout: it drops input words, which a frozen "
+                              "encoder sees once (model.trainable_blocks); set it to 0")
 
 
 @dataclass(frozen=True)
@@ -195,6 +219,9 @@ class TrainingConfig(Section):
     # Number of validation examples (the first N) whose attention heatmaps are written to
     # TensorBoard (logs/attention, Images tab) after every epoch; 0 turns them off.
     attention_images: int = option(0, NOT_NEGATIVE)
+    # With model.trainable_blocks, the frozen blocks' outputs stay in memory up to this
+    # many MB per split; beyond, in files in the run folder (removed when it finishes).
+    states_memory_mb: float = option(4096, POSITIVE)
 
     def peak_learning_rate(self, pretrained: bool = False) -> float:
         """`learning_rate`, with auto resolved for a run from scratch or a checkpoint."""

@@ -46,6 +46,8 @@ HISTORY_FILE = "history.csv"
 METRICS_FILE = "metrics.json"
 BEST_WEIGHTS = "checkpoints/best.weights.h5"
 BACKUP_DIR = "backup"
+# The frozen blocks' states when they exceed training.states_memory_mb (while training).
+STATES_DIR = "states"
 LOGS_DIR = "logs"
 ATTENTION_LOGS_DIR = "logs/attention"
 EVAL_DIR = "eval"

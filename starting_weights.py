@@ -64,7 +64,7 @@ class StartingWeights:
         with the trained ones afterwards)."""
         model = self.config.model
         if self.checkpoint:
-            load_checkpoint_into(classifier, self.checkpoint, model.freeze_pretrained)
+            load_checkpoint_into(classifier, self.checkpoint)
         if self.pretraining_run:
             start_from_encoder(classifier, self.pretraining_run)
         if model.pretrained_embeddings:
@@ -100,24 +100,24 @@ def check_checkpoint_fits(config: Config, checkpoint) -> None:
     if layers is not None and layers > checkpoint.num_layers:
         raise ConfigError(f"model.pretrained_layers: {layers} is more than the checkpoint's "
                           f"{checkpoint.num_layers} blocks; set it to at most that, or null")
+    blocks, trained = layers or checkpoint.num_layers, config.model.trainable_blocks
+    if trained is not None and trained > blocks:
+        raise ConfigError(f"model.trainable_blocks: {trained} is more than the encoder's "
+                          f"{blocks} blocks; set it to at most that, or null to train all")
     if config.text.stop_words != "none":
         raise ConfigError("text.stop_words: a pretrained encoder reads the text as its "
                           "tokenizer makes it; set text.stop_words to none")
 
 
-def load_checkpoint_into(classifier, checkpoint, freeze=False) -> None:
+def load_checkpoint_into(classifier, checkpoint) -> None:
     """The checkpoint's weights into the classifier's embedding and blocks."""
     from models.checkpoints import load_checkpoint_weights
 
     skipped = load_checkpoint_weights(classifier.encoder, checkpoint)
-    embedding, blocks = classifier.encoder.embedding, classifier.encoder.blocks
-    if freeze:  # Only the head trains.
-        for layer in [embedding, *blocks]:
-            layer.trainable = False
+    blocks = classifier.encoder.blocks
     kept = f"its first {len(blocks)} of {len(blocks) + skipped} blocks" if skipped else (
         f"all {len(blocks)} blocks")
-    print(f"model.pretrained: the encoder starts from {checkpoint.folder} ({kept}"
-          f"{', frozen' if freeze else ''})")
+    print(f"model.pretrained: the encoder starts from {checkpoint.folder} ({kept})")
 
 
 def load_pretraining_run(run_dir: str | Path) -> PretrainingRun:

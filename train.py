@@ -61,6 +61,12 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
     weights = starting_weights(config)
     config = weights.config
     data, pipelines, steps_per_epoch = load_data(config, weights, input_worker(strategy))
+    if config.model.frozen_encoder and (data.streaming or worker is not None
+                                        or config.training.distribution != "none"):
+        raise ConfigError(
+            "model.trainable_blocks: computing the frozen blocks once needs the data in "
+            "memory and one process; set dataset.streaming: false and training.distribution: "
+            "none, or set model.trainable_blocks to null")
     if config.text.sequence_length == "auto":
         print(f"text.sequence_length: auto -> {data.sequence_length} (99% of the training "
               "texts have at most that many tokens; batches are padded to their longest)")
@@ -74,6 +80,8 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
         print(describe_replicas(strategy, config.training.distribution))
         with dtype_policy(config.training.mixed_precision):
             classifier, trainer = build_model(config, data, strategy, steps_per_epoch, weights)
+            fit_pipelines = (frozen_pipelines(config, data, classifier, run_dir)
+                             if config.model.frozen_encoder else pipelines)
             if resumed:
                 print(f"Resuming the interrupted run in {run_dir} from its last finished epoch"
                       + (" (the stream starts over: not the batches the interrupted run would "
@@ -81,8 +89,10 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
             with data.stream_errors_named():
                 callbacks = make_callbacks(config.training, data, run_dir, classifier) + list(
                     callbacks)
-                fit(trainer, pipelines, steps_per_epoch, config.training, run_dir, callbacks,
-                    verbose, replay=not data.streaming)
+                fit(trainer, fit_pipelines, steps_per_epoch, config.training, run_dir,
+                    callbacks, verbose, replay=not data.streaming)
+            shutil.rmtree(run_dir / runs.STATES_DIR, ignore_errors=True)
+            with data.stream_errors_named():
                 metrics = evaluate(classifier, pipelines, data.class_names, config.training,
                                    run_dir)
             save(classifier, data, config.model.mask_zero, run_dir)
@@ -126,7 +136,7 @@ def build_model(config: Config, data, strategy, steps_per_epoch, weights=None):
     The two share every layer; only the trainer holds the optimizer (`models.build_trainer`).
     `weights` (`starting_weights.StartingWeights`) shapes the encoder and sets its starting weights.
     """
-    from models import build_classifier, build_trainer
+    from models import build_classifier, build_trainer, freeze_lower_blocks
     from starting_weights import starting_weights
 
     weights = weights or starting_weights(config)
@@ -140,7 +150,31 @@ def build_model(config: Config, data, strategy, steps_per_epoch, weights=None):
             checkpoint=weights.checkpoint,
         )
         weights.load_into(classifier, vocabulary, seed=config.training.seed)
-        return classifier, build_trainer(classifier, config.training, steps_per_epoch)
+        start_block = (freeze_lower_blocks(classifier, config.model.trained_blocks)
+                       if config.model.frozen_encoder else None)
+        return classifier, build_trainer(classifier, config.training, steps_per_epoch,
+                                         start_block)
+
+
+def frozen_pipelines(config: Config, data, classifier, run_dir: Path) -> dict:
+    """Train and validation batches of ((token ids, the frozen blocks' states), one-hot
+    label): the states computed once, as the first epoch reads them (`data.lower_states`),
+    kept in memory or past `training.states_memory_mb` in the run folder."""
+    import tensorflow as tf
+
+    from data import LowerStates, make_pipelines, one_hot_labels
+
+    start_block = len(classifier.encoder.blocks) - config.model.trained_blocks
+    compute = tf.function(lambda token_ids: classifier.encoder.lower_states(
+        token_ids, start_block), reduce_retracing=True)
+    pipelines = make_pipelines(
+        data.splits, data.vectorizer, config.training.batch_size, seed=config.training.seed,
+        pad_to_cap=not config.model.mask_zero, lower_states=LowerStates(
+            compute, run_dir / runs.STATES_DIR, config.training.states_memory_mb))
+    pipelines = one_hot_labels({split: pipelines[split] for split in ("train", "validation")},
+                               len(data.class_names))
+    epoch_steps(pipelines, config.training)  # A capped epoch: the train split repeats.
+    return pipelines
 
 
 def save(classifier, data, trim_padding, run_dir: Path) -> None:

@@ -20,6 +20,7 @@ from data.builders import BUILTIN_BUILDERS  # noqa: E402
 from data.datasets import Datasets, build_datasets  # noqa: E402
 from data.files import load_file_split, load_file_splits, load_labelled_file  # noqa: E402
 from data.loading import load_text_splits  # noqa: E402
+from data.lower_states import LowerStates  # noqa: E402
 from data.pipelines import make_pipelines, one_hot_labels  # noqa: E402
 from data.text_splits import TextSplits  # noqa: E402
 from data.texts_file import check_texts, read_texts_file  # noqa: E402
@@ -30,6 +31,7 @@ __all__ = [
     "BUILTIN_BUILDERS",
     "DataError",
     "Datasets",
+    "LowerStates",
     "PinnedWheel",
     "TextSplits",
     "build_datasets",

@@ -12,6 +12,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from data.lower_states import LowerStates, with_lower_states
 from data.text_splits import TextSplits
 
 SPLITS = ("train", "validation", "test")
@@ -30,8 +31,11 @@ EVALUATION_BUCKET_WIDTH = 16
 def make_pipelines(
     splits: TextSplits, vectorizer: keras.layers.TextVectorization, batch_size: int, seed: int,
     pad_to_cap: bool = False, evaluation_buckets: bool = True,
+    lower_states: LowerStates | None = None,
 ) -> dict[str, tf.data.Dataset]:
-    """Batched `(token_ids int64 (B, T), label int64 (B,))` datasets for each split.
+    """Batched `(token_ids int64 (B, T), label int64 (B,))` datasets for each split; with
+    `lower_states`, train and validation batches are `((token_ids, states (B, A, D)),
+    label)`, the frozen lower blocks' states computed once (`data.lower_states`).
 
     T is the longest text of the batch (at most the vectoriser's sequence length). Texts
     are vectorised inside tf.data (never inside the trained model: string tensors fail
@@ -57,6 +61,9 @@ def make_pipelines(
             .unbatch()
         )
         dataset = (dataset if pad_to_cap else dataset.map(drop_padding)).cache()
+        texts_only = dataset
+        if lower_states is not None and split != "test":  # The test split is scored once.
+            dataset = with_lower_states(dataset, lower_states, split)
         if pad_to_cap or (split != "train" and not evaluation_buckets):
             dataset = _shuffled(dataset, split, len(labels), seed).padded_batch(batch_size)
             num_batches = math.ceil(len(labels) / batch_size)
@@ -64,7 +71,7 @@ def make_pipelines(
             # Counted before the shuffle, whose every iterator draws the next seeded order;
             # in chunks (one text at a time, Python's overhead took seconds per split).
             lengths = np.concatenate([np.zeros(0, np.int32), *(
-                dataset.map(lambda token_ids, label: tf.shape(token_ids)[0])
+                texts_only.map(lambda token_ids, label: tf.shape(token_ids)[0])
                 .batch(VECTORIZE_CHUNK).as_numpy_iterator()
             )])
             longest = lengths.max(initial=1)
@@ -73,7 +80,8 @@ def make_pipelines(
             else:
                 edges = list(range(EVALUATION_BUCKET_WIDTH, longest, EVALUATION_BUCKET_WIDTH))
             dataset = _shuffled(dataset, split, len(labels), seed).bucket_by_sequence_length(
-                lambda token_ids, label: tf.shape(token_ids)[0],
+                lambda inputs, label: tf.shape(inputs[0] if isinstance(inputs, tuple)
+                                               else inputs)[0],
                 bucket_boundaries=[edge + 1 for edge in edges],
                 bucket_batch_sizes=[batch_size] * (len(edges) + 1),
             )

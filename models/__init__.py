@@ -26,6 +26,7 @@ from models.trainer import (
     TrainingError,
     build_trainer,
     dtype_policy,
+    freeze_lower_blocks,
     make_optimizer,
 )
 from models.transformer_classifier import (
@@ -52,6 +53,7 @@ __all__ = [
     "build_end_to_end_model",
     "build_masked_language_model",
     "build_trainer",
+    "freeze_lower_blocks",
     "copy_encoder_weights",
     "describe_replicas",
     "dtype_policy",

@@ -47,9 +47,14 @@ class TextEncoder(keras.layers.Layer):
             (B, N, A, A) before they mix the values; it must keep their values.
         detach_norm_scale: bool. No gradient through the LayerNorms' 1 / std.
         return_attention_scores: bool. Also return every block's weights.
+        hidden_states, start_block: optional float (B, A, D), what `lower_states(token_ids,
+            start_block)` gave: the blocks from `start_block` on continue from them (a
+            model whose lower blocks are frozen computes those once; `token_ids` still
+            give the padding mask).
 
     Returns:
-        (B, A, D), and with `return_attention_scores` a list of L float32 (B, N, A, A).
+        (B, A, D), and with `return_attention_scores` a list of float32 (B, N, A, A), one
+        per block run (L, or L - start_block).
 
     Example:
 
@@ -136,16 +141,34 @@ class TextEncoder(keras.layers.Layer):
     def build(self, token_ids_shape):
         pass  # Every sublayer was built when it was made.
 
-    def call(self, token_ids, training=None, token_vectors=None, head_mask=None,
-             attention_weights_fn=None, detach_norm_scale=False, return_attention_scores=False):
-        x = self.embedding(token_ids, token_vectors=token_vectors,
-                           detach_norm_scale=detach_norm_scale)  # (B, T, D)
-        x = self.embedding_dropout(x, training=training)
+    def lower_states(self, token_ids, num_blocks):
+        """(B, A, D): the states after the embedding and the first `num_blocks` blocks, in
+        inference mode; `call(token_ids, hidden_states=..., start_block=num_blocks)` goes
+        on from them."""
+        x = self.embedding(token_ids)  # (B, T, D)
         if self.class_token is not None:
             x = self.class_token(x)  # (B, A, D)
+        padding_mask = self.compute_mask(token_ids)  # (B, A)
+        for block in self.blocks[:num_blocks]:
+            x = block(x, padding_mask=padding_mask, training=False)
+        return x
+
+    def call(self, token_ids, training=None, token_vectors=None, head_mask=None,
+             attention_weights_fn=None, detach_norm_scale=False, return_attention_scores=False,
+             hidden_states=None, start_block=0):
+        if hidden_states is None:
+            x = self.embedding(token_ids, token_vectors=token_vectors,
+                               detach_norm_scale=detach_norm_scale)  # (B, T, D)
+            x = self.embedding_dropout(x, training=training)
+            if self.class_token is not None:
+                x = self.class_token(x)  # (B, A, D)
+        else:
+            x = hidden_states  # (B, A, D)
         padding_mask = self.compute_mask(token_ids)  # (B, A), None without mask_zero
         attention_scores = []
         for index, block in enumerate(self.blocks):
+            if index < start_block:
+                continue
             outputs = block(
                 x, padding_mask=padding_mask, training=training,
                 return_attention_scores=return_attention_scores,

@@ -242,8 +242,12 @@ class Trainer(keras.Model):
             self._symbolic_build(data_batch=spec)
 
 
-def build_trainer(classifier, training, steps_per_epoch):
+def build_trainer(classifier, training, steps_per_epoch, start_block=None):
     """The compiled model that trains `classifier` (shared layers; categorical targets).
+
+    With `start_block`, it takes `[token ids, hidden states]`: the states after the
+    encoder's first `start_block` blocks (`TextEncoder.lower_states`), computed once per
+    text, and runs only the blocks from there on (`freeze_lower_blocks`).
 
     Example:
     >>> from config import ModelConfig, TrainingConfig
@@ -255,7 +259,12 @@ def build_trainer(classifier, training, steps_per_epoch):
     (True, False)
     """
     token_ids = keras.Input(shape=(None,), dtype="int64", name="token_ids")
-    trainer = Trainer(token_ids, classifier(token_ids), name="trainer")
+    if start_block is None:
+        trainer = Trainer(token_ids, classifier(token_ids), name="trainer")
+    else:
+        states = keras.Input(shape=(None, classifier.encoder.d_model), name="hidden_states")
+        trainer = Trainer([token_ids, states], classifier(
+            token_ids, hidden_states=states, start_block=start_block), name="trainer")
     trainer.compile(
         optimizer=make_optimizer(training, steps_per_epoch),
         # Categorical (one-hot) targets: the only Keras cross-entropy with label_smoothing.
@@ -265,6 +274,27 @@ def build_trainer(classifier, training, steps_per_epoch):
         jit_compile=training.jit_compile,
     )
     return trainer
+
+
+def freeze_lower_blocks(classifier, trainable_blocks):
+    """Freezes the embedding, the class token and every block below the top
+    `trainable_blocks` (0: the whole encoder); returns the first trained block's index.
+
+    Example:
+    >>> from config import ModelConfig
+    >>> from models import build_classifier
+    >>> classifier = build_classifier(
+    ...     ModelConfig(d_model=8, num_heads=2, num_layers=3, intermediate_dim=8), 20, 4, 2)
+    >>> freeze_lower_blocks(classifier, 1), [b.trainable for b in classifier.encoder.blocks]
+    (2, [False, False, True])
+    """
+    encoder = classifier.encoder
+    start_block = len(encoder.blocks) - trainable_blocks
+    frozen = [encoder.embedding, encoder.class_token, *encoder.blocks[:start_block]]
+    for layer in frozen:
+        if layer is not None:
+            layer.trainable = False
+    return start_block
 
 
 @contextlib.contextmanager

@@ -47,6 +47,9 @@ class TransformerClassifier(keras.Model):
         detach_norm_scale: bool. No gradient through the LayerNorms' 1 / std.
         return_attention_scores, return_logits: bool. Return a dict instead of the
             probabilities.
+        hidden_states, start_block: the encoder's states after its first `start_block`
+            blocks (`TextEncoder.lower_states`), to go on from (no word dropout then):
+            how a model with frozen lower blocks trains on states computed once.
 
     Returns:
         float32 probabilities (B, C); with `return_attention_scores` or `return_logits`,
@@ -98,13 +101,15 @@ class TransformerClassifier(keras.Model):
 
     def call(self, token_ids, training=None, head_mask=None, token_vectors=None,
              attention_weights_fn=None, detach_norm_scale=False,
-             return_attention_scores=False, return_logits=False):
-        if self.token_dropout is not None:
+             return_attention_scores=False, return_logits=False, hidden_states=None,
+             start_block=0):
+        if self.token_dropout is not None and hidden_states is None:
             token_ids = self.token_dropout(token_ids, training=training)  # (B, T)
         encoded = self.encoder(
             token_ids, training=training, token_vectors=token_vectors, head_mask=head_mask,
             attention_weights_fn=attention_weights_fn, detach_norm_scale=detach_norm_scale,
-            return_attention_scores=return_attention_scores)
+            return_attention_scores=return_attention_scores, hidden_states=hidden_states,
+            start_block=start_block)
         x, attention_scores = encoded if return_attention_scores else (encoded, None)
         x = self.pooling(x, mask=self.encoder.compute_mask(token_ids))  # (B, D)
         if self.head_hidden is not None:

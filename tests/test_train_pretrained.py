@@ -80,7 +80,34 @@ def test_pretrained_layers_keeps_the_first_blocks_and_freezing_trains_only_the_h
         tensors["encoder.layer.0.attention.self.value.bias"].reshape(2, 8))
 
 
+def test_trainable_blocks_trains_the_top_on_states_computed_once(tmp_path, data_file,
+                                                                   tiny_checkpoint, capsys):
+    assert train.main(pretrained_args(tmp_path, data_file, tiny_checkpoint,
+                                      "model.trainable_blocks=1", "training.epochs=2",
+                                      "training.states_memory_mb=0.001")) == 0
+    from models import get_model_parts, load_end_to_end_model
+
+    run_dir = tmp_path / "tiny"
+    assert "train: the frozen blocks' states" in capsys.readouterr().out  # past the budget
+    assert not (run_dir / runs.STATES_DIR).exists()  # The files went with the training.
+    _, classifier = get_model_parts(load_end_to_end_model(run_dir / "model.keras"))
+    tensors = read_tensors(tiny_checkpoint)
+    lower, top = classifier.encoder.blocks
+    np.testing.assert_array_equal(classifier.encoder.embedding.token_embedding.embeddings,
+                                  tensors["embeddings.word_embeddings.weight"])
+    np.testing.assert_array_equal(lower.feed_forward.output_dense.kernel.numpy(),
+                                  tensors["encoder.layer.0.output.dense.weight"].T)
+    assert not np.allclose(top.feed_forward.output_dense.kernel.numpy(),
+                           tensors["encoder.layer.1.output.dense.weight"].T)
+    assert len(runs.read_history(run_dir)) == 2
+
+
 @pytest.mark.parametrize("overrides, message", [
+    (["model.trainable_blocks=3"], "model.trainable_blocks: 3 is more than the encoder's 2"),
+    (["model.trainable_blocks=1", "model.freeze_pretrained=true"], "set one of them"),
+    (["model.trainable_blocks=1", "model.token_dropout=0.1"], "model.token_dropout: it drops"),
+    (["model.trainable_blocks=1", "dataset.streaming=true", "dataset.split_method=hash"],
+     "computing the frozen blocks once needs the data in memory"),
     (["model.pretrained_embeddings=glove_6b_50d"], "model.pretrained_embeddings: model.pretrained"),
     (["text.sequence_length=100"], "more than the checkpoint's 64 positions"),
     (["model.pretrained_layers=5"], "more than the checkpoint's 2 blocks"),

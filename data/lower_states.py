@@ -1,0 +1,77 @@
+"""The states of a model's frozen lower blocks, computed once per text and reused.
+
+A pretrained encoder whose lower blocks do not train (`model.trainable_blocks`) gives each
+text the same states there in every epoch: they are computed in one pass, as the first
+epoch reads them, and kept for every later epoch and validation, in memory or, past a
+budget, in files. Letter legend: B batch, T token ids, A positions (T, or T + 1 with a
+class token), D model size.
+"""
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+import numpy as np
+import tensorflow as tf
+
+# Texts per call of the lower blocks: big enough for fast matrix products.
+STATES_BATCH = 64
+
+
+@dataclasses.dataclass
+class LowerStates:
+    """What `make_pipelines` needs to put the lower blocks' states beside the token ids.
+
+    compute: token ids int64 (B, T) -> states (B, A, D), the frozen part of the model.
+    folder: where the states go when they exceed `memory_mb` (emptied first: files
+        of an interrupted run are not trusted).
+    memory_mb: the most megabytes kept in memory per split.
+    """
+
+    compute: object
+    folder: Path | None = None
+    memory_mb: float = 4096
+
+
+def with_lower_states(dataset, lower_states, split):
+    """`dataset` of (token ids (T,), label) -> ((token ids (T,), states (A, D)), label),
+    the states computed by `lower_states.compute` on the first pass and cached.
+
+    Example:
+    >>> ids = tf.data.Dataset.from_tensor_slices(([[3, 4], [5, 0]], [1, 0]))
+    >>> double = LowerStates(lambda ids: tf.cast(ids, tf.float32)[:, :, None] * 2)
+    >>> [(i.tolist(), s[:, 0].tolist(), y) for (i, s), y in
+    ...  with_lower_states(ids, double, "train").as_numpy_iterator()]
+    [([3, 4], [6.0, 8.0], 1), ([5, 0], [10.0, 0.0], 0)]
+    """
+    probe = tf.convert_to_tensor(lower_states.compute(tf.ones((1, 2), tf.int64)))  # (1, A, D)
+    width, dtype = int(probe.shape[-1]), probe.dtype
+    extra = int(probe.shape[1]) - 2  # 1 with a class token
+    with_lengths = dataset.map(lambda token_ids, label: (token_ids, label, tf.shape(token_ids)[0]))
+
+    def generate():
+        for token_ids, labels, lengths in with_lengths.padded_batch(STATES_BATCH):
+            states = np.asarray(lower_states.compute(token_ids))  # (B, A, D)
+            for ids, state, label, length in zip(token_ids.numpy(), states, labels.numpy(),
+                                                 lengths.numpy()):
+                yield (ids[:length], state[:length + extra]), label
+
+    label_spec = dataset.element_spec[1]
+    states = tf.data.Dataset.from_generator(generate, output_signature=(
+        (tf.TensorSpec((None,), tf.int64), tf.TensorSpec((None, width), dtype)),
+        tf.TensorSpec(label_spec.shape, label_spec.dtype)))
+    return states.cache(_cache_file(with_lengths, lower_states, split, width, dtype, extra))
+
+
+def _cache_file(with_lengths, lower_states, split, width, dtype, extra):
+    """'' (memory) when the split's states fit `memory_mb`, else a fresh file path."""
+    lengths = with_lengths.map(lambda token_ids, label, length: length).batch(1024)
+    positions = sum(int(chunk.sum()) + extra * len(chunk) for chunk in lengths.as_numpy_iterator())
+    megabytes = positions * width * dtype.size / 2**20
+    if lower_states.folder is None or megabytes <= lower_states.memory_mb:
+        return ""
+    folder = Path(lower_states.folder) / split
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    print(f"{split}: the frozen blocks' states ({megabytes:,.1f} MB) are kept in {folder}")
+    return str(folder / "states")
