@@ -46,6 +46,7 @@ def export_attention(
     max_rendered_examples=8,
     max_viewer_examples=32,
     kept_heads=None,
+    heads=None,
     verbose=1,
 ):
     """Runs `classifier` over `texts` in batches and writes a full attention export.
@@ -99,6 +100,8 @@ def export_attention(
             numbers of the heads it kept (its run's compress.json): the maps are stored
             at those numbers, a removed head's all 0, and meta.json says which are real.
             None: each block's heads numbered from 0.
+        heads: the heads measured across a split (`run_export.heads_block` of the run's
+            heads.json), shown in the viewer's model view and heads panel; None: none.
         verbose: 1 shows a `keras.utils.Progbar`, 0 is silent.
 
     Returns:
@@ -186,7 +189,7 @@ def export_attention(
             faithfulness=faithfulness,
         )
     write_viewer(out_dir / VIEWER_FILENAME, viewer_records, class_names, meta=meta,
-                 title="Attention viewer")
+                 title="Attention viewer", heads=heads)
     return load_attention(out_dir)
 
 

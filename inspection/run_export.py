@@ -6,7 +6,8 @@ unless asked (`overwrite`); then the new one replaces it as a whole or not at al
 (`runs.staged_folder`). Every attribution method is stored (`methods` picks fewer), and an
 export of a split that `evaluate.py --faithfulness` measured carries its numbers
 (`faithfulness_block`). A pruned run's maps sit at its heads' original numbers (`kept_heads`,
-from its compress.json).
+from its compress.json), and the viewer shows the run's heads.json, when it has one
+(`heads_block`).
 
 Example:
 >>> # run = runs.load_run("runs/default")
@@ -24,12 +25,18 @@ from inspection.attention_file import load_attention
 from inspection.attention_format import VIEWER_FILENAME
 from inspection.attention_tokens import ATTENTION_BATCH_SIZE
 from inspection.export import export_attention
+from inspection.heads import STATISTICS
+from inspection.run_heads import HEADS_FILE
 
 # What meta.json keeps of each method in faithfulness.json: the two ERASER measures.
 FAITHFULNESS_MEASURES = ("comprehensiveness", "sufficiency")
 # Written by compress.py into a pruned run (compress.COMPRESS_FILE); the commands sit above
 # inspection, so the name is repeated here.
 COMPRESS_FILE = "compress.json"
+# The split whose heads.json the viewer shows first: the one compress.py orders heads by.
+HEADS_SPLIT = "validation"
+# Per head, what the viewer shows of heads.json (docs/heads.md says what each means).
+HEAD_MEASURES = ("importance", "ablation_accuracy_drop", "ablation_loss_increase") + STATISTICS
 
 
 class ExportError(ValueError):
@@ -92,7 +99,9 @@ def export_run_attention(run, texts, out_dir, true_labels=None,
             true_labels=true_labels, methods=methods, faithfulness=faithfulness,
             pooling=run.pooling, example_ids=example_ids, batch_size=ATTENTION_BATCH_SIZE,
             run_info=info, max_rendered_examples=heatmap_examples,
-            max_viewer_examples=viewer_examples, kept_heads=kept_heads, verbose=verbose,
+            max_viewer_examples=viewer_examples, kept_heads=kept_heads,
+            heads=heads_block(run.run_dir, kept_heads or classifier.encoder.head_counts),
+            verbose=verbose,
         ).close()
     return load_attention(out_dir)
 
@@ -222,3 +231,53 @@ def kept_heads_of(run_dir):
         raise ExportError(f"{path} is not a compress.json of compress.py "
                           f"({type(error).__name__}: {error}); prune the run again") from None
 
+
+def heads_block(run_dir, heads_per_layer):
+    """What the viewer shows of a run's heads.json (`evaluate.py --heads`): the validation
+    split's, else the first other split's that has one; None when no split has.
+
+    Args:
+        run_dir: the run folder.
+        heads_per_layer: the model's heads: per layer a count, or the list of their numbers
+            (a pruned run's `kept_heads`); heads.json must hold exactly those.
+
+    Returns:
+        {"source", "split", "examples", "spearman_importance_ablation", "measures",
+        "heads": [{"layer", "head", <measure>: float or None}, ...]}, or None.
+    """
+    folder = Path(run_dir) / runs.EVAL_DIR
+    paths = sorted(folder.glob(f"*/{HEADS_FILE}"),
+                   key=lambda path: (path.parent.name != HEADS_SPLIT, path.parent.name))
+    if not paths:
+        return None
+    path = paths[0]
+    try:
+        measured = json.loads(path.read_text(encoding="utf-8"))
+        heads = [{"layer": int(head["layer"]), "head": int(head["head"]),
+                  **{name: _finite_or_none(head[name]) for name in HEAD_MEASURES}}
+                 for head in measured["heads"]]
+        block = {"source": str(path), "split": path.parent.name,
+                 "examples": int(measured["examples"]),
+                 "spearman_importance_ablation": _finite_or_none(
+                     measured["spearman_importance_ablation"]),
+                 "measures": list(HEAD_MEASURES), "heads": heads}
+    except (ValueError, KeyError, TypeError) as error:
+        raise ExportError(f"{path} is not a heads file of evaluate.py --heads "
+                          f"({type(error).__name__}: {error}); measure again: python "
+                          "evaluate.py RUN_DIR --split validation --heads 500") from None
+    expected = {(layer, head) for layer, heads in enumerate(heads_per_layer)
+                for head in (range(heads) if isinstance(heads, int) else heads)}
+    found = {(head["layer"], head["head"]) for head in heads}
+    if found != expected or len(heads) != len(found):
+        raise ExportError(f"{path} measured other heads than the model has ({len(found)} "
+                          f"(layer, head) pairs for its {len(expected)}); measure again: "
+                          f"python evaluate.py {run_dir} --split {path.parent.name} --heads 500")
+    return block
+
+
+def _finite_or_none(value):
+    """A float, or None for a missing or non-finite one (JSON has no NaN)."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if np.isfinite(value) else None

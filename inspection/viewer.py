@@ -2,7 +2,8 @@
 
 The page itself lives in `viewer_page/`: `viewer.html` (the markup, with `__VIEWER_*__`
 placeholders), `viewer.css`, `viewer.js` (the example, its heatmap and lines),
-and `viewer_methods.js` (the token importance and its method switch).
+`viewer_methods.js` (the token importance and its method switch) and `viewer_heads.js`
+(the model view and the heads panel).
 `write_viewer` inlines the CSS and JS, so the page needs no network (no CDN; a
 Content-Security-Policy that forbids loading anything) and works from file://. Data is
 embedded as JSON in a `<script type="application/json">` block with `<`, `>` and `&`
@@ -21,8 +22,13 @@ next to it. It starts on the most faithful method when that was measured, else r
 Methods that score some word below 0 use a diverging scale: orange for the class, blue
 against it.
 
-Layers and heads count from 0, as in heads.json and compress.json. A pruned model's
-removed heads (`meta["kept_heads"]`) are not offered and are left out of the mean of heads.
+The model view (as BertViz's) draws every layer x head of the example as a small canvas;
+a click opens that head in the heatmap. Given a run's heads measured across a split
+(`heads`, from its heads.json through `run_export.heads_block`), each thumbnail's border
+shows the head's importance, and the heads panel shows any of the measures as a layers x
+heads grid with its colour scale. Layers and heads count from 0, as in heads.json. A pruned
+model's removed heads (`meta["kept_heads"]`) are shown as pruned, never offered as maps,
+and left out of the mean of heads.
 
 Attention is stored in the page as one byte per weight, scaled per (layer, head) matrix
 to its largest weight (error at most 0.2% of that weight), base64 encoded: about
@@ -53,10 +59,11 @@ _METHOD_ENTRY = re.compile(r"^- `(\w+)`: (.*?)(?=\n- `|\n\n|\Z)", re.MULTILINE |
 # Read off the maps: the method of records that carry no attribution scores.
 MAPS_METHOD = "rollout"
 # One script: viewer.js starts it ("use strict") and calls what the others declare.
-JS_FILES = ("viewer.js", "viewer_methods.js")
+JS_FILES = ("viewer.js", "viewer_methods.js", "viewer_heads.js")
 
 
-def write_viewer(path, records, class_names, meta=None, title="Attention viewer"):
+def write_viewer(path, records, class_names, meta=None, title="Attention viewer",
+                 heads=None):
     """Writes `index.html` showing `records` (an iterable of `AttentionRecord`).
 
     Args:
@@ -69,6 +76,9 @@ def write_viewer(path, records, class_names, meta=None, title="Attention viewer"
             export's meta.json). Its `kept_heads` (a pruned model's heads per layer, by
             their original numbers) says which heads are real; without it every head is.
         title: page title.
+        heads: optional, the heads measured across a split (`run_export.heads_block`
+            of a run's heads.json): their importance on the model view's thumbnails
+            and every measure in the heads panel.
 
     Returns:
         The path written.
@@ -93,7 +103,7 @@ def write_viewer(path, records, class_names, meta=None, title="Attention viewer"
                  methods[0])
     data = {"class_names": [str(name) for name in class_names], "meta": meta,
             "examples": examples, "methods": methods,
-            "kept_heads": _kept_heads(meta, examples),
+            "kept_heads": _kept_heads(meta, examples), "heads": heads,
             "default_method": first,
             "descriptions": method_descriptions(),
             # A method whose scores go below 0 anywhere is shown on a diverging scale.

@@ -247,6 +247,7 @@ function renderQueryViews() { renderHeatmap(); renderLines(); renderRollout(); }
 
 function renderRun() {
   const meta = Object.assign({}, DATA.meta);
+  delete meta.kept_heads;  // The model view shows which heads the model has.
   meta.examples_in_viewer = DATA.examples.length;
   byId("run").textContent = JSON.stringify(meta, null, 2);
 }
@@ -255,10 +256,11 @@ function renderAll() {
   document.body.dataset.view = `${state.example}:${state.layer}:${state.head}`;
   renderLabels();
   renderQueryViews();
+  renderModelView();
 }
 
 // Layers and heads count from 0, as in heads.json and compress.json. A pruned model's
-// removed heads are not offered.
+// removed heads are not offered; the model view shows where they were.
 function fillLayersAndHeads() {
   const example = DATA.examples[state.example];
   state.layer = Math.min(state.layer, example.num_layers - 1);
@@ -283,6 +285,7 @@ function setup() {
   if (DATA.examples.length === 0) {
     byId("status").textContent = "This export has no examples.";
     renderRun();
+    setupHeads();
     return;
   }
   fillSelect(byId("example-select"), DATA.examples.map((example, index) => [index,
@@ -317,6 +320,7 @@ function setup() {
     if (hit) selectQuery(hit.query);
   });
   setupMethods();
+  setupHeads();
   renderRun();
   renderMethod();
   renderAll();

@@ -135,6 +135,63 @@ def test_evaluate_measures_then_exports_and_the_viewer_starts_on_the_best(
         assert problems == []
 
 
+def heads_file(heads_per_layer, split):
+    """A heads.json as evaluate.py --heads writes it, head h of layer l of importance
+    l + h / 10."""
+    from inspection.heads import STATISTICS
+
+    return {"split": split, "examples": 40, "spearman_importance_ablation": 0.5,
+            "heads": [{"layer": layer, "head": head, "importance": layer + head / 10,
+                       "ablation_accuracy_drop": 0.02, "ablation_loss_increase": 0.01,
+                       **dict.fromkeys(STATISTICS, 0.25)}
+                      for layer, count in enumerate(heads_per_layer) for head in range(count)]}
+
+
+def write_heads(run_dir, split, content):
+    path = run_dir / runs.EVAL_DIR / split / "heads.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content if isinstance(content, str) else json.dumps(content))
+    return path
+
+
+def test_the_viewer_shows_the_validation_splits_heads_else_another_splits(run, tmp_path):
+    from tests.inspection.viewer_browser import embedded_data
+
+    run = types.SimpleNamespace(**{**vars(run), "run_dir": tmp_path})
+
+    def viewer_heads():
+        viewer = export_evaluation_attention(run, evaluation(run), tmp_path / "export",
+                                             count=1, overwrite=True, methods=["rollout"])
+        return embedded_data(viewer)["heads"]
+
+    assert viewer_heads() is None
+    write_heads(tmp_path, "test", heads_file([2], "test"))
+    assert viewer_heads()["split"] == "test"
+    path = write_heads(tmp_path, "validation", heads_file([2], "validation"))
+    heads = viewer_heads()
+    assert (heads["source"], heads["split"], heads["examples"]) == (str(path), "validation", 40)
+    assert heads["spearman_importance_ablation"] == 0.5
+    assert heads["measures"][:3] == ["importance", "ablation_accuracy_drop",
+                                     "ablation_loss_increase"]
+    assert [(head["layer"], head["head"], head["importance"]) for head in heads["heads"]] == [
+        (0, 0, 0.0), (0, 1, 0.1)]
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{not json", "JSONDecodeError"),
+    ({"split": "validation", "heads": []}, "KeyError: 'examples'"),
+    (heads_file([3], "validation"), r"measured other heads than the model has \(3 \(layer, "
+                                    r"head\) pairs for its 2\)"),
+])
+def test_a_heads_file_that_does_not_fit_is_an_export_error(tmp_path, content, message):
+    from inspection.run_export import heads_block
+
+    path = write_heads(tmp_path, "validation", content)
+    with pytest.raises(ExportError, match=message) as error:
+        heads_block(tmp_path, [2])
+    assert str(path) in str(error.value) and "--heads" in str(error.value)
+
+
 @pytest.fixture(scope="module")
 def pruned_run_dir(tiny_run_dir, tmp_path_factory):
     """A run folder as compress.py leaves it, of 2 blocks keeping 1 and 2 of their 2 heads
@@ -178,6 +235,11 @@ def test_a_pruned_run_exports_and_its_viewer_shows_the_kept_heads_by_number(
     with open_viewer(browser, export.directory / "index.html") as (page, problems, _, _):
         assert page.locator("#head-select option").all_text_contents() == [
             "mean of heads", "head 1"]
-        page.select_option("#head-select", "1")  # layer 0's one head
+        assert page.locator("#model-view .thumbnail").count() == 3
+        assert page.locator("#model-view .pruned").get_attribute("title") == (
+            "layer 0, head 0: pruned (removed from the model)")
+        page.locator("#model-view .thumbnail").first.click()  # layer 0's one head: head 1
         assert page.evaluate("document.body.dataset.view") == "0:0:1"
+        assert page.locator("#head-select").input_value() == "1"
+        assert page.locator("#heads-section").is_hidden()
         assert problems == []

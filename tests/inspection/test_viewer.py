@@ -68,6 +68,7 @@ def test_page_inlines_the_page_files_verbatim(tmp_path):
     assert (PAGE_DIR / "viewer.css").read_text() in page
     assert (PAGE_DIR / "viewer.js").read_text() in page
     assert (PAGE_DIR / "viewer_methods.js").read_text() in page
+    assert (PAGE_DIR / "viewer_heads.js").read_text() in page
     template = (PAGE_DIR / "viewer.html").read_text()
     markup = re.split(r"__VIEWER_[A-Z]+__", template)
     assert len(markup) == 6  # the title twice, CSS, data, JS
@@ -90,6 +91,7 @@ def test_placeholder_names_in_the_title_or_tokens_are_shown_as_text(tmp_path):
     ("viewer.js", 'const END = "</SCRIPT>";\n'),
     ("viewer.js", 'const COMMENT = "<!--";\n'),
     ("viewer_methods.js", "// </script>\n"),
+    ("viewer_heads.js", "// <!-- \n"),
     ("viewer.css", "/* </style> */\n"),
 ])
 def test_refuses_page_files_that_would_end_their_block(tmp_path, monkeypatch, name, text):

@@ -2,9 +2,18 @@
 viewer tests; the `browser` fixture (tests/inspection/conftest.py) launches it once."""
 
 import contextlib
+import json
 import pathlib
 
 CHROMIUM = pathlib.Path("/usr/bin/chromium")
+DATA_BLOCK = '<script type="application/json" id="attention-data">'
+
+
+def embedded_data(path):
+    """What the viewer page at `path` embeds in its data block, read back as JSON."""
+    page = pathlib.Path(path).read_text(encoding="utf-8")
+    start = page.index(DATA_BLOCK) + len(DATA_BLOCK)
+    return json.loads(page[start:page.index("</script>", start)])
 
 
 @contextlib.contextmanager
