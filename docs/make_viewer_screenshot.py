@@ -1,76 +1,76 @@
-"""Regenerates docs/viewer.png: a small model's attention export, opened in headless Chromium.
+"""Regenerates docs/viewer.png: the `make train` run's viewer, opened in headless Chromium.
 
-Run from the repository root (needs /usr/bin/chromium, about 30 s on a laptop CPU):
+Run from the repository root after `make train` and `evaluate.py --heads` (needs
+/usr/bin/chromium; about 30 s on 2 CPU cores):
 
+    .venv/bin/python evaluate.py runs/default --split validation --heads 500
     .venv/bin/python docs/make_viewer_screenshot.py
 
-The model is a small classifier of ours (2 blocks of 4 heads) trained for a few seconds on
-toy reviews; it only has to give the viewer realistic content.
+It exports one review of our own writing from `runs/default` (MiniLM fine-tuned on Rotten
+Tomatoes) and shows its model view, bordered by the heads' importance from
+`eval/validation/heads.json`, with the most important head open in the heatmap. The
+review must be predicted right and confidently, or the picture would show a failure.
 """
 
 import io
+import os
 import pathlib
 import sys
 import tempfile
 
-import numpy as np
-import tensorflow as tf
 from PIL import Image
 from playwright.sync_api import sync_playwright
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-from config import ModelConfig  # noqa: E402
-from inspection import export_attention  # noqa: E402
-from models import build_classifier  # noqa: E402
+import runs  # noqa: E402
+from inspection.run_export import export_run_attention  # noqa: E402
 
+# Relative, as the page shows it (in the command that measures faithfulness).
+RUN_DIR = pathlib.Path("runs/default")
 OUTPUT = pathlib.Path(__file__).resolve().parent / "viewer.png"
-REVIEWS = [
-    ("a moving story with great acting and a clever plot", 1),
-    ("the plot was boring and the acting was flat", 0),
-    ("i loved every minute of this wonderful film", 1),
-    ("a dull and predictable film with terrible dialogue", 0),
-    ("great cast, beautiful music and a story that stays with you", 1),
-    ("i hated the ending, it was slow and boring", 0),
-    ("not good at all, the worst film this year", 0),
-    ("wonderful acting and a great script", 1),
-]
-SHOWN = ("honestly not the film i expected: slow start, but the acting is great and the ending "
-         "is wonderful")
+SHOWN = ("a gripping, beautifully acted film: the script is sharp and funny, and the ending "
+         "stays with you")
+SHOWN_LABEL = "fresh"
+MIN_PROBABILITY = 0.9
 
 
 def main():
-    texts = [text for text, _ in REVIEWS]
-    labels = np.array([label for _, label in REVIEWS])
-    vocabulary = sorted({word for text in texts + [SHOWN]
-                         for word in tf.keras.preprocessing.text.text_to_word_sequence(text)})
-    tf.keras.utils.set_random_seed(3)
-    vectorizer = tf.keras.layers.TextVectorization(vocabulary=vocabulary,
-                                                   output_sequence_length=24)
-    config = ModelConfig(d_model=16, num_heads=4, num_layers=2, intermediate_dim=32,
-                         dropout=0.0)
-    classifier = build_classifier(config, vectorizer.vocabulary_size(), sequence_length=24,
-                                  num_classes=2)
-    token_ids = vectorizer(tf.constant(texts)).numpy()
-    classifier.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
-    classifier.fit(token_ids, labels, epochs=150, verbose=0)
-
+    os.chdir(ROOT)
+    problem = runs.run_dir_problem(RUN_DIR)
+    if problem:
+        sys.exit(f"make_viewer_screenshot.py: {problem}; run make train first")
+    if not (RUN_DIR / runs.EVAL_DIR / "validation" / "heads.json").is_file():
+        sys.exit(f"make_viewer_screenshot.py: {RUN_DIR} has no eval/validation/heads.json; "
+                 f"run python evaluate.py {RUN_DIR} --split validation "
+                 "--heads 500 first")
+    try:
+        run = runs.load_run(RUN_DIR)
+    except runs.RunError as error:
+        sys.exit(f"make_viewer_screenshot.py: {error}")
     with tempfile.TemporaryDirectory() as directory:
-        shown = [SHOWN] + texts[:3]
-        export_attention(classifier, vectorizer, shown, directory, ["negative", "positive"],
-                         true_labels=[1, 1, 0, 1], max_rendered_examples=0,
-                         run_info={"model": "toy classifier, 2 blocks x 4 heads"},
-                         verbose=0)
+        export = export_run_attention(
+            run, [SHOWN], pathlib.Path(directory) / "export",
+            true_labels=[run.class_names.index(SHOWN_LABEL)], heatmap_examples=0,
+            run_info={"source": "docs/make_viewer_screenshot.py"})
+        record = export.record(export.example_ids[0])
+        probability = record.probabilities[record.predicted_label_index]
+        if record.predicted_label_index != record.true_label_index or (
+                probability < MIN_PROBABILITY):
+            sys.exit(f"make_viewer_screenshot.py: {RUN_DIR} predicts "
+                     f"{run.class_names[record.predicted_label_index]} ({probability:.2f}) for "
+                     f"the shown review; write one it gets right with {MIN_PROBABILITY} or more")
+        export.close()
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
                                                  headless=True)
-            page = browser.new_page(viewport={"width": 1240, "height": 940})
-            page.goto((pathlib.Path(directory) / "index.html").as_uri())
-            page.select_option("#layer-select", "1")
-            # Gradient methods go below 0: the diverging colours show for and against.
-            page.select_option("#method-select", "integrated_gradients")
-            # Follow query 8, "but"; the SVG texts alternate query and key.
-            page.locator("#lines text").nth(2 * 8).click()
+            page = browser.new_page(viewport={"width": 1240, "height": 1120})
+            page.goto((export.directory / "index.html").resolve().as_uri())
+            # The most important head, as the model view's note names it first.
+            most = page.evaluate("importanceRanking()[0]")
+            page.locator(f'#model-view .thumbnail[data-layer="{most["layer"]}"]'
+                         f'[data-head="{most["head"]}"]').click()
             png = page.screenshot(full_page=False)
             browser.close()
     # A 256-colour palette keeps the file small; the page uses few colours.
