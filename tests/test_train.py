@@ -21,6 +21,7 @@ import train
 from config import TrainingConfig
 from config_files import load_config
 from models import StopOnNonFiniteLoss, TrainingError
+from tests.interrupts import InterruptAfterEpoch
 from train import run_training
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,16 +87,6 @@ def test_same_command_twice_gives_same_metrics_and_never_overwrites(
     assert train.main(args) == 2
     error = capsys.readouterr().err
     assert "already holds a finished run" in error and "--overwrite" in error
-
-
-class InterruptAfterEpoch(keras.callbacks.Callback):
-    def __init__(self, epoch):
-        super().__init__()
-        self.epoch = epoch
-
-    def on_epoch_end(self, epoch, logs=None):
-        if epoch == self.epoch:
-            raise KeyboardInterrupt
 
 
 def test_interrupted_run_resumes_with_the_same_command(tmp_path, data_file, capsys):

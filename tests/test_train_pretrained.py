@@ -102,6 +102,29 @@ def test_trainable_blocks_trains_the_top_on_states_computed_once(tmp_path, data_
     assert len(runs.read_history(run_dir)) == 2
 
 
+def test_an_interrupted_run_with_frozen_blocks_resumes_to_the_same_history(
+        tmp_path, data_file, tiny_checkpoint):
+    from tests.interrupts import InterruptAfterEpoch
+
+    def args(root):
+        return pretrained_args(root, data_file, tiny_checkpoint, "model.trainable_blocks=1",
+                               "training.epochs=3", "training.early_stopping_patience=0",
+                               "training.states_memory_mb=0.001")
+
+    assert train.main(args(tmp_path / "whole")) == 0
+    with pytest.raises(KeyboardInterrupt):
+        train.run_training(load_config(TINY, args(tmp_path / "cut")[3:]),
+                           callbacks=[InterruptAfterEpoch(0)])
+    # Its state files stay with the partial run, and are made afresh on resume.
+    assert (tmp_path / "cut" / "tiny.partial" / runs.STATES_DIR / "train").is_dir()
+    assert train.main(args(tmp_path / "cut")) == 0
+    whole, cut = runs.read_history(tmp_path / "whole" / "tiny"), runs.read_history(
+        tmp_path / "cut" / "tiny")
+    assert len(whole) == 3
+    for row, again in zip(whole, cut):
+        assert float(row["val_loss"]) == pytest.approx(float(again["val_loss"]), abs=1e-5)
+
+
 @pytest.mark.parametrize("overrides, message", [
     (["model.trainable_blocks=3"], "model.trainable_blocks: 3 is more than the encoder's 2"),
     (["model.trainable_blocks=1", "model.freeze_pretrained=true"], "set one of them"),

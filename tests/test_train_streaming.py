@@ -4,7 +4,6 @@ a bad row met mid-stream, and a resume (two workers: test_train_distributed.py).
 import csv
 import random
 
-import keras
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,6 +11,7 @@ import pytest
 import runs
 import train
 from config_files import load_config
+from tests.interrupts import InterruptAfterEpoch
 from tests.test_train import TINY, metrics_of
 
 
@@ -99,12 +99,6 @@ def test_a_bad_row_mid_stream_is_named_and_the_finished_epochs_resume(
     assert "the stream starts over" in capsys.readouterr().out
     assert [int(row["epoch"]) for row in runs.read_history(tmp_path / "tiny")] == list(
         range(1, 15))
-
-
-class InterruptAfterEpoch(keras.callbacks.Callback):
-    def on_epoch_end(self, epoch, logs=None):
-        if epoch == 0:
-            raise KeyboardInterrupt
 
 
 def test_an_interrupted_streamed_run_resumes_from_its_last_finished_epoch(
