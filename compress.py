@@ -37,7 +37,6 @@ import numpy as np
 import cli
 import runs
 
-COMPRESS_FILE = "compress.json"
 HEADS_SPLIT = "validation"
 HEADS_EXAMPLES = 500
 
@@ -150,10 +149,10 @@ def compress(run, target, amount, order="importance", seed=0, finetune_epochs=0)
     staging = staging_folder(target, report)
     for name in (runs.CONFIG_FILE, runs.LABELS_FILE):
         shutil.copy2(run.run_dir / name, staging / name)
-    runs.write_json(staging / COMPRESS_FILE, report)
+    runs.write_json(staging / runs.COMPRESS_FILE, report)
     if finetune_epochs:
         report["finetuned"] = finetune(run, pruned, finetune_epochs, staging)
-        runs.write_json(staging / COMPRESS_FILE, report)
+        runs.write_json(staging / runs.COMPRESS_FILE, report)
     trim = any(isinstance(layer, TrimPadding) for layer in run.model.layers)
     model = build_end_to_end_model(vectorizer, pruned, name=run.model.name, trim_padding=trim)
     model.save(staging / runs.MODEL_FILE)
@@ -165,7 +164,7 @@ def staging_folder(target, report):
     """`<target>.partial`, kept when an interrupted run of the same request left it (its
     fine-tune resumes), else new."""
     staging = runs.partial_dir(target)
-    path = staging / COMPRESS_FILE
+    path = staging / runs.COMPRESS_FILE
     if path.is_file() and json.loads(path.read_text()) == report:
         print(f"Resuming the interrupted fine-tune in {staging}")
         return staging

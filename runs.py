@@ -54,6 +54,7 @@ EVAL_DIR = "eval"
 # eval/<split>/faithfulness.json: `evaluate.py --faithfulness`'s measurement of every
 # attribution method (inspection/faithfulness.py); its best method is predict's default.
 FAITHFULNESS_FILE = "faithfulness.json"
+COMPRESS_FILE = "compress.json"  # a pruned run's: the heads removed and those kept
 ATTENTION_DIR = "attention"  # attention/<split, data or texts file stem>/: one per export
 # How many of an export's first examples go into its index.html, and get heatmaps and
 # BertViz files (evaluate.py --viewer-examples, --heatmaps).

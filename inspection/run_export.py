@@ -30,9 +30,6 @@ from inspection.run_heads import HEADS_FILE
 
 # What meta.json keeps of each method in faithfulness.json: the two ERASER measures.
 FAITHFULNESS_MEASURES = ("comprehensiveness", "sufficiency")
-# Written by compress.py into a pruned run (compress.COMPRESS_FILE); the commands sit above
-# inspection, so the name is repeated here.
-COMPRESS_FILE = "compress.json"
 # The split whose heads.json the viewer shows first: the one compress.py orders heads by.
 HEADS_SPLIT = "validation"
 # Per head, what the viewer shows of heads.json (docs/heads.md says what each means).
@@ -221,7 +218,7 @@ def kept_heads_of(run_dir):
     >>> kept_heads_of(Path("runs/not_pruned")) is None
     True
     """
-    path = Path(run_dir) / COMPRESS_FILE
+    path = Path(run_dir) / runs.COMPRESS_FILE
     if not path.is_file():
         return None
     try:

@@ -24,7 +24,7 @@ def run_dir(tiny_run_dir, tmp_path):
 def test_the_pruned_run_predicts_as_the_masked_one_and_every_command_takes_it(run_dir, args):
     assert compress.main([str(run_dir), *args]) == 0
     target = run_dir.parent / "tiny_pruned"
-    report = json.loads((target / compress.COMPRESS_FILE).read_text())
+    report = json.loads((target / runs.COMPRESS_FILE).read_text())
     assert report["heads_before"] == 2 and report["heads_after"] == 1
     [[layer, head]] = report["pruned_heads"]
     assert report["kept_heads"] == [[1 - head]]
@@ -106,7 +106,7 @@ def test_finetune_trains_the_pruned_model_and_an_interrupted_one_resumes(run_dir
     assert "Resuming the interrupted fine-tune" in capsys.readouterr().out
     target = run_dir.parent / "tiny_pruned"
     assert not staging.exists() and len(runs.read_history(target)) == 2
-    report = json.loads((target / compress.COMPRESS_FILE).read_text())
+    report = json.loads((target / runs.COMPRESS_FILE).read_text())
     assert report["finetune_epochs"] == 2 and report["finetuned"]["epochs"] == 2
     # Trained on: no longer the masked original's probabilities.
     [[layer, head]] = report["pruned_heads"]
@@ -123,7 +123,7 @@ def test_a_partial_folder_of_another_request_is_started_over(tmp_path):
     target = tmp_path / "run_pruned"
     staging = runs.partial_dir(target)
     staging.mkdir()
-    runs.write_json(staging / compress.COMPRESS_FILE, {"pruned_heads": [[0, 1]]})
+    runs.write_json(staging / runs.COMPRESS_FILE, {"pruned_heads": [[0, 1]]})
     (staging / "history.csv").write_text("epoch,val_accuracy\n0,0.5\n")
     assert compress.staging_folder(target, {"pruned_heads": [[0, 1]]}) == staging
     assert (staging / "history.csv").exists()
