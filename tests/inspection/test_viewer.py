@@ -11,7 +11,7 @@ import pytest
 from inspection import viewer as viewer_module
 from inspection.attention_record import AttentionRecord
 from inspection.viewer import PAGE_DIR, embed_json, write_viewer
-from tests.inspection.viewer_browser import open_viewer
+from tests.inspection.viewer_browser import heatmap_pixels, open_viewer
 
 CLASS_NAMES = ["negative", "positive"]
 HOSTILE_TOKENS = [
@@ -109,10 +109,6 @@ def viewer(browser, tmp_path):
         yield opened
 
 
-def canvas_pixels(page):
-    return page.evaluate("document.getElementById('heatmap').toDataURL()")
-
-
 def test_loads_from_file_without_errors_or_network(viewer):
     page, problems, requests, _ = viewer
     assert problems == []
@@ -127,11 +123,11 @@ def test_loads_from_file_without_errors_or_network(viewer):
 
 def test_switching_layer_head_and_example_changes_the_view(viewer):
     page, problems, _, _ = viewer
-    first = canvas_pixels(page)
+    first = heatmap_pixels(page)
     page.select_option("#layer-select", "1")
-    after_layer = canvas_pixels(page)
+    after_layer = heatmap_pixels(page)
     page.select_option("#head-select", "2")
-    after_head = canvas_pixels(page)
+    after_head = heatmap_pixels(page)
     assert len({first, after_layer, after_head}) == 3
     assert page.evaluate("document.body.dataset.view") == "0:1:2"
 
@@ -140,7 +136,7 @@ def test_switching_layer_head_and_example_changes_the_view(viewer):
     assert page.locator("#true-label").text_content() == "negative"
     assert page.locator("#predicted-label").text_content() == "positive"
     assert page.locator("#predicted-label").get_attribute("class") == "wrong"
-    assert canvas_pixels(page) != after_head
+    assert heatmap_pixels(page) != after_head
 
     page.locator("#lines text").first.click()  # follow query 0: only its lines to 2 keys remain
     assert 0 < page.locator("#lines line").count() <= 2

@@ -8,7 +8,7 @@ import pytest
 from inspection.attention_record import AttentionRecord
 from inspection.viewer import write_viewer
 from tests.inspection.test_viewer import CLASS_NAMES, make_records
-from tests.inspection.viewer_browser import embedded_data, open_viewer
+from tests.inspection.viewer_browser import embedded_data, heatmap_pixels, open_viewer
 
 # make_records' maps are 2 layers x 3 heads; head h of layer l has importance (3l + h) / 100,
 # so layer 1 head 2 matters most. "<b>" in the split shows as text.
@@ -37,10 +37,6 @@ def heads_viewer(browser, tmp_path):
     path = write_viewer(tmp_path, make_records(), CLASS_NAMES, heads=HEADS)
     with open_viewer(browser, path) as opened:
         yield opened
-
-
-def heatmap_pixels(page):
-    return page.evaluate("document.getElementById('heatmap').toDataURL()")
 
 
 def test_the_model_view_has_every_head_and_a_click_opens_it(heads_viewer):

@@ -32,3 +32,8 @@ def open_viewer(browser, path):
         yield page, problems, requests, dialogs
     finally:
         page.close()
+
+
+def heatmap_pixels(page):
+    """The big heatmap's canvas as a data URL: changes when another map is drawn."""
+    return page.evaluate("document.getElementById('heatmap').toDataURL()")
