@@ -93,8 +93,9 @@ def attention_statistics(classifier, token_ids, vocabulary, class_token, batch_s
 
 def head_importance(classifier, token_ids, labels, batch_size=32):
     """Michel et al.'s importance (L, N) float64: the mean over the examples of
-    |dL / d head_mask|, the gradient of the summed cross-entropy of each batch, taken at a
-    mask of ones (one backward pass per batch)."""
+    |dL_x / d head_mask|, each example's cross-entropy L_x differentiated at a mask of
+    ones; one backward pass per batch gives every example's gradient, through a mask of
+    its own (B, L, N)."""
     import tensorflow as tf
 
     shape = _head_mask_shape(classifier)
@@ -102,40 +103,45 @@ def head_importance(classifier, token_ids, labels, batch_size=32):
     for start in range(0, len(token_ids), batch_size):
         ids = tf.constant(trimmed_to_longest(token_ids[start:start + batch_size]), tf.int64)
         targets = tf.constant(np.asarray(labels[start:start + batch_size]), tf.int64)
-        mask = tf.ones(shape, tf.float32)
+        mask = tf.ones((len(targets), *shape), tf.float32)  # (B, L, N)
         with tf.GradientTape() as tape:
             tape.watch(mask)
             logits = classifier(ids, training=False, head_mask=mask, return_logits=True)["logits"]
+            # Each example's mask reaches only its own loss: the sum's gradient is theirs.
             loss = tf.reduce_sum(keras.losses.sparse_categorical_crossentropy(
                 targets, logits, from_logits=True))
-        importance += np.abs(tape.gradient(loss, mask).numpy())
+        importance += np.abs(tape.gradient(loss, mask).numpy()).sum(axis=0)
     return importance / max(len(token_ids), 1)
 
 
 def head_ablation(classifier, token_ids, labels, batch_size=32):
-    """(accuracy drop (L, N), loss increase (L, N)): each head masked alone, against the
-    full model, over the examples."""
+    """(accuracy drop, loss increase, loss change) (L, N) each: every head masked alone,
+    against the full model, over the examples. The loss change is the mean of each
+    example's |change of loss|: what Michel et al.'s importance estimates to first order
+    (a head can help some examples and hurt others, which the mean increase nets out)."""
     shape = _head_mask_shape(classifier)
-    full_accuracy, full_loss = _scores(classifier, token_ids, labels, np.ones(shape), batch_size)
-    drops, rises = np.zeros(shape), np.zeros(shape)
+    full_correct, full_losses = _scores(classifier, token_ids, labels, np.ones(shape),
+                                        batch_size)
+    drops, rises, changes = np.zeros(shape), np.zeros(shape), np.zeros(shape)
     for layer in range(shape[0]):
         for head in range(shape[1]):
             mask = np.ones(shape)
             mask[layer, head] = 0.0
-            accuracy, loss = _scores(classifier, token_ids, labels, mask, batch_size)
-            drops[layer, head], rises[layer, head] = full_accuracy - accuracy, loss - full_loss
-    return drops, rises
+            correct, losses = _scores(classifier, token_ids, labels, mask, batch_size)
+            drops[layer, head] = full_correct.mean() - correct.mean()
+            rises[layer, head] = (losses - full_losses).mean()
+            changes[layer, head] = np.abs(losses - full_losses).mean()
+    return drops, rises, changes
 
 
 def _scores(classifier, token_ids, labels, head_mask, batch_size):
-    """(accuracy, mean cross-entropy) of the classifier under `head_mask`."""
+    """(right or not (E,), cross-entropy (E,)) of each example under `head_mask`."""
     if len(token_ids) == 0:
-        return 0.0, 0.0
+        return np.zeros(1), np.zeros(1)
     predicted = probabilities(classifier, token_ids, batch_size,
                               ops.convert_to_tensor(head_mask, "float32"))  # (E, C)
     picked = predicted[np.arange(len(labels)), labels]
-    return (float((predicted.argmax(axis=-1) == labels).mean()),
-            float(-np.log(np.maximum(picked, 1e-12)).mean()))
+    return predicted.argmax(axis=-1) == labels, -np.log(np.maximum(picked, 1e-12))
 
 
 def _head_mask_shape(classifier):

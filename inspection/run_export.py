@@ -33,7 +33,10 @@ FAITHFULNESS_MEASURES = ("comprehensiveness", "sufficiency")
 # The split whose heads.json the viewer shows first: the one compress.py orders heads by.
 HEADS_SPLIT = "validation"
 # Per head, what the viewer shows of heads.json (docs/heads.md says what each means).
-HEAD_MEASURES = ("importance", "ablation_accuracy_drop", "ablation_loss_increase") + STATISTICS
+HEAD_MEASURES = ("importance", "ablation_accuracy_drop", "ablation_loss_increase",
+                 "ablation_loss_change") + STATISTICS
+# Measured since 2026-12-03: heads.json files written before lack it (shown as missing).
+NEWER_MEASURES = ("ablation_loss_change",)
 
 
 class ExportError(ValueError):
@@ -251,7 +254,8 @@ def heads_block(run_dir, heads_per_layer):
     try:
         measured = json.loads(path.read_text(encoding="utf-8"))
         heads = [{"layer": int(head["layer"]), "head": int(head["head"]),
-                  **{name: _finite_or_none(head[name]) for name in HEAD_MEASURES}}
+                  **{name: _finite_or_none(head.get(name) if name in NEWER_MEASURES
+                                           else head[name]) for name in HEAD_MEASURES}}
                  for head in measured["heads"]]
         block = {"source": str(path), "split": path.parent.name,
                  "examples": int(measured["examples"]),

@@ -1,9 +1,10 @@
 """Every attention head of a run across a split, for `evaluate.py --heads`.
 
 Writes, next to the split's evaluation reports (`RUN_DIR/eval/<split>/`):
-    heads.json   {"split", "examples", "spearman_importance_ablation", "heads": [{"layer",
-                 "head", "importance", "ablation_accuracy_drop", "ablation_loss_increase",
-                 "to_cls", "to_sep", "to_punctuation", "to_self", "to_previous", "to_next",
+    heads.json   {"split", "examples", "spearman_importance_ablation",
+                 "spearman_importance_loss_increase", "heads": [{"layer", "head",
+                 "importance", "ablation_accuracy_drop", "ablation_loss_increase",
+                 "ablation_loss_change", "to_cls", "to_sep", "to_punctuation", "to_self", "to_previous", "to_next",
                  "mean_distance", "entropy"}, ...]} (0-based layer and head)
     heads.md     the heads, most important first
     heads.png    layers x heads grids: importance, the ablation's loss increase and each
@@ -44,17 +45,24 @@ def measure_run_heads(run, texts, labels, limit, split, batch_size=32):
     statistics = attention_statistics(classifier, token_ids, vocabulary,
                                       has_class_token(run.pooling, vocabulary), batch_size)
     importance = head_importance(classifier, token_ids, labels, batch_size)
-    drops, rises = head_ablation(classifier, token_ids, labels, batch_size)
+    drops, rises, changes = head_ablation(classifier, token_ids, labels, batch_size)
     heads = [{"layer": layer, "head": head, "importance": float(importance[layer, head]),
               "ablation_accuracy_drop": float(drops[layer, head]),
               "ablation_loss_increase": float(rises[layer, head]),
+              "ablation_loss_change": float(changes[layer, head]),
               **{name: float(statistics[name][layer, head]) for name in STATISTICS}}
              for layer in range(importance.shape[0]) for head in range(importance.shape[1])]
-    correlation = spearmanr(importance.ravel(), rises.ravel()).statistic
     return {"split": split, "examples": len(texts),
-            "spearman_importance_ablation": None if np.isnan(correlation)
-            else float(correlation),
+            # Against what the importance estimates (each example's |change of loss|),
+            # and against the mean increase, which helped and hurt examples net out.
+            "spearman_importance_ablation": _spearman(importance, changes),
+            "spearman_importance_loss_increase": _spearman(importance, rises),
             "heads": heads}
+
+
+def _spearman(first, second):
+    correlation = spearmanr(first.ravel(), second.ravel()).statistic
+    return None if np.isnan(correlation) else float(correlation)
 
 
 def write_heads(folder, report):
@@ -77,22 +85,28 @@ def heads_table(report):
 
     Example:
     >>> head = {"layer": 0, "head": 1, "importance": 0.5, "ablation_accuracy_drop": 0.02,
-    ...         "ablation_loss_increase": 0.1, **{name: 0.25 for name in STATISTICS}}
+    ...         "ablation_loss_increase": -0.1, "ablation_loss_change": 0.3,
+    ...         **{name: 0.25 for name in STATISTICS}}
     >>> print(heads_table({"examples": 9, "spearman_importance_ablation": 0.7,
+    ...                    "spearman_importance_loss_increase": None,
     ...                    "heads": [head]}).splitlines()[4])
-    | 0 | 1 | 0.5000 | 2.00 | 0.1000 | 0.25 | 0.25 | 0.25 | 0.25 | 0.25 | 0.25 | 0.25 | 0.25 |
+    | 0 | 1 | 0.5000 | 2.00 | -0.1000 | 0.3000 | 0.25 | 0.25 | 0.25 | 0.25 | 0.25 | 0.25 | 0.25 | 0.25 |
     """
-    correlation = report["spearman_importance_ablation"]
+    def rounded(value):
+        return "-" if value is None else f"{value:.2f}"
+
     lines = [f"{report['examples']} examples; Spearman correlation of importance and the "
-             f"ablation's loss increase: "
-             + ("-" if correlation is None else f"{correlation:.2f}"), ""]
+             f"ablation's loss change (each example's |change|): "
+             f"{rounded(report['spearman_importance_ablation'])}; and its mean loss "
+             f"increase: {rounded(report.get('spearman_importance_loss_increase'))}", ""]
     columns = ["layer", "head", "importance", "accuracy drop (points)", "loss increase",
-               *STATISTICS]
+               "loss change", *STATISTICS]
     lines += ["| " + " | ".join(columns) + " |", "|" + "---:|" * len(columns)]
     for head in sorted(report["heads"], key=lambda entry: -entry["importance"]):
         cells = [str(head["layer"]), str(head["head"]), f"{head['importance']:.4f}",
                  f"{100 * head['ablation_accuracy_drop']:.2f}",
                  f"{head['ablation_loss_increase']:.4f}",
+                 f"{head['ablation_loss_change']:.4f}",
                  *(f"{head[name]:.2f}" for name in STATISTICS)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -102,7 +116,7 @@ def grids(report):
     """{name: (L, N) array} of the report's per-head numbers."""
     heads = report["heads"]
     shape = (1 + max(h["layer"] for h in heads), 1 + max(h["head"] for h in heads))
-    names = ["importance", "ablation_loss_increase", *STATISTICS]
+    names = ["importance", "ablation_loss_change", "ablation_loss_increase", *STATISTICS]
     arrays = {name: np.full(shape, np.nan) for name in names}
     for head in heads:
         for name in names:
@@ -113,8 +127,8 @@ def grids(report):
 def plot_heads(report):
     """One layers x heads grid per number, coloured by it."""
     arrays = grids(report)
-    figure = Figure(figsize=(15, 6))
-    axes = figure.subplots(2, 5)
+    figure = Figure(figsize=(18, 6))
+    axes = figure.subplots(2, 6)
     for axis, (name, values) in zip(axes.ravel(), arrays.items()):
         image = axis.imshow(values, cmap="viridis", aspect="auto")
         axis.set_title(name.replace("_", " "), fontsize=9)
@@ -124,5 +138,7 @@ def plot_heads(report):
         axis.set_xlabel("head", fontsize=8)
         axis.set_ylabel("layer", fontsize=8)
         figure.colorbar(image, ax=axis)
+    for axis in axes.ravel()[len(arrays):]:
+        axis.set_axis_off()
     figure.tight_layout()
     return figure

@@ -81,7 +81,7 @@ def key_side_mask(query, key, num_heads, value_mask=None, key_mask=None, attenti
 def masked_outputs(attended, scores, query_mask=None, head_mask=None):
     """The per-head outputs (B, T, N, Hv) and weights (B, N, T, S) or None, padded queries
     zeroed (`query_mask` (B, T), True = real) and each head's output multiplied by its
-    `head_mask` (N,) entry.
+    `head_mask` entry: (N,) for every example, or (B, N), one mask per example.
 
     Padded queries are zeroed here rather than masked in the softmax, which is cheaper
     than a full (B, 1, T, S) mask.
@@ -93,7 +93,10 @@ def masked_outputs(attended, scores, query_mask=None, head_mask=None):
             scores = scores * ops.cast(query_mask[:, None, :, None], scores.dtype)
     if head_mask is not None:
         head_mask = ops.cast(head_mask, attended.dtype)
-        head_mask = ops.reshape(head_mask, (1, 1, -1, 1))  # (N,) -> (1, 1, N, 1)
+        if len(head_mask.shape) == 1:
+            head_mask = ops.reshape(head_mask, (1, 1, -1, 1))  # (N,) -> (1, 1, N, 1)
+        else:
+            head_mask = head_mask[:, None, :, None]  # (B, N) -> (B, 1, N, 1)
         attended = attended * head_mask  # (B, T, N, Hv)
     return attended, scores
 

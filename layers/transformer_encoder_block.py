@@ -68,7 +68,7 @@ class TransformerEncoderBlock(keras.layers.Layer):
             the attention: attribution methods gate them or stop their gradient.
         detach_norm_scale: bool. No gradient through the layer normalisations'
             1 / std (conservative propagation, Ali et al. 2022); same values.
-        head_mask: optional float (N,), passed to the attention:
+        head_mask: optional float (N,) or (B, N), passed to the attention:
             multiplies each head's output before the output projection.
 
     Returns:

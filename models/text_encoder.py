@@ -41,8 +41,9 @@ class TextEncoder(keras.layers.Layer):
         training: bool. Dropout on.
         token_vectors: optional float (B, T, D) in place of the looked-up token vectors
             (positions and the padding mask still come from the ids).
-        head_mask: optional float (L, N): multiplies each head's output before its
-            block's output projection; 0 switches a head off.
+        head_mask: optional float (L, N), or (B, L, N) for one mask per example:
+            multiplies each head's output before its block's output projection; 0
+            switches a head off.
         attention_weights_fn: optional function of each block's post-softmax weights
             (B, N, A, A) before they mix the values; it must keep their values.
         detach_norm_scale: bool. No gradient through the LayerNorms' 1 / std.
@@ -173,7 +174,8 @@ class TextEncoder(keras.layers.Layer):
                 x, padding_mask=padding_mask, training=training,
                 return_attention_scores=return_attention_scores,
                 attention_weights_fn=attention_weights_fn, detach_norm_scale=detach_norm_scale,
-                head_mask=None if head_mask is None else head_mask[index],
+                head_mask=None if head_mask is None else (
+                    head_mask[index] if len(head_mask.shape) == 2 else head_mask[:, index]),
             )
             x, scores = outputs if return_attention_scores else (outputs, None)  # (B, A, D)
             attention_scores.append(scores)  # (B, N, A, A)

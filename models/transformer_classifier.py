@@ -39,8 +39,9 @@ class TransformerClassifier(keras.Model):
     Call arguments:
         token_ids: int (B, T), 0 = padding.
         training: bool. Dropout on.
-        head_mask: optional float (L, N): multiplies each head's output before its block's
-            output projection (0 switches a head off; Michel et al. 2019).
+        head_mask: optional float (L, N), or (B, L, N) for one mask per example:
+            multiplies each head's output before its block's output projection (0
+            switches a head off; Michel et al. 2019).
         token_vectors: optional float (B, T, D) in place of the looked-up token vectors.
         attention_weights_fn: optional function of each block's post-softmax weights
             (B, N, A, A) before they mix the values; it must keep their values.

@@ -118,3 +118,16 @@ def test_the_head_masks_gradient_is_a_heads_importance():
         shifted_loss = -np.log(np.asarray(classifier(TOKEN_IDS, head_mask=shifted))[:, 0]).sum()
         assert gradient[layer, head] == pytest.approx(
             (shifted_loss - float(loss)) / epsilon, rel=0.05, abs=1e-4)
+
+
+def test_a_per_example_head_mask_acts_on_its_example_only():
+    classifier = small_classifier(seed=3, dropout=0.0)
+    off = np.ones((2, 2), "float32")
+    off[0, 1] = 0.0
+    per_example = np.stack([np.ones((2, 2), "float32"), off] +
+                           [np.ones((2, 2), "float32")] * (len(TOKEN_IDS) - 2))  # (B, L, N)
+    mixed = np.asarray(classifier(TOKEN_IDS, head_mask=per_example))
+    np.testing.assert_allclose(mixed[0], np.asarray(classifier(TOKEN_IDS))[0], atol=1e-6)
+    np.testing.assert_allclose(mixed[1], np.asarray(classifier(TOKEN_IDS, head_mask=off))[1],
+                               atol=1e-6)
+    assert np.abs(mixed[1] - np.asarray(classifier(TOKEN_IDS))[1]).max() > 1e-5
