@@ -19,7 +19,6 @@ import string
 
 import keras
 import numpy as np
-from keras import ops
 
 from inspection.attention_tokens import (
     CLASS_TOKEN,
@@ -28,7 +27,6 @@ from inspection.attention_tokens import (
     trim_scores,
     trimmed_to_longest,
 )
-from inspection.attribution import probabilities
 
 STATISTICS = ("to_cls", "to_sep", "to_punctuation", "to_self", "to_previous", "to_next",
               "mean_distance", "entropy")
@@ -118,30 +116,51 @@ def head_ablation(classifier, token_ids, labels, batch_size=32):
     """(accuracy drop, loss increase, loss change) (L, N) each: every head masked alone,
     against the full model, over the examples. The loss change is the mean of each
     example's |change of loss|: what Michel et al.'s importance estimates to first order
-    (a head can help some examples and hurt others, which the mean increase nets out)."""
+    (a head can help some examples and hurt others, which the mean increase nets out).
+
+    Masking a head of block l leaves the blocks below it as they are: their states are
+    computed once per block and every head of block l runs from there (`start_block`),
+    in one traced function per block."""
+    import tensorflow as tf
+
     shape = _head_mask_shape(classifier)
-    full_correct, full_losses = _scores(classifier, token_ids, labels, np.ones(shape),
-                                        batch_size)
+    encoder = classifier.encoder
+    batches = [(trimmed_to_longest(token_ids[start:start + batch_size]),
+                np.asarray(labels[start:start + batch_size]))
+               for start in range(0, len(token_ids), batch_size)]
+    ids_spec = tf.TensorSpec((None, None), tf.int64)
+    states_spec = tf.TensorSpec((None, None, encoder.d_model), tf.float32)
+    mask_spec = tf.TensorSpec(shape, tf.float32)
+
+    def scores(layer):
+        states = [encoder.lower_states(ids, layer) for ids, _ in batches]  # (B, A, D) each
+        top = tf.function(lambda ids, hidden, mask: classifier(
+            ids, training=False, hidden_states=hidden, start_block=layer, head_mask=mask),
+            input_signature=[ids_spec, states_spec, mask_spec])
+
+        def of(mask):  # (right or not (E,), cross-entropy (E,)) under `mask`
+            predicted = np.concatenate([top(ids, hidden, mask).numpy().astype(np.float64)
+                                        for (ids, _), hidden in zip(batches, states)])
+            targets = np.concatenate([batch_labels for _, batch_labels in batches])
+            picked = predicted[np.arange(len(targets)), targets]
+            return predicted.argmax(axis=-1) == targets, -np.log(np.maximum(picked, 1e-12))
+
+        return of
+
     drops, rises, changes = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    if not batches:
+        return drops, rises, changes
+    full_correct, full_losses = scores(0)(np.ones(shape, np.float32))
     for layer in range(shape[0]):
+        of = scores(layer)
         for head in range(shape[1]):
-            mask = np.ones(shape)
+            mask = np.ones(shape, np.float32)
             mask[layer, head] = 0.0
-            correct, losses = _scores(classifier, token_ids, labels, mask, batch_size)
+            correct, losses = of(mask)
             drops[layer, head] = full_correct.mean() - correct.mean()
             rises[layer, head] = (losses - full_losses).mean()
             changes[layer, head] = np.abs(losses - full_losses).mean()
     return drops, rises, changes
-
-
-def _scores(classifier, token_ids, labels, head_mask, batch_size):
-    """(right or not (E,), cross-entropy (E,)) of each example under `head_mask`."""
-    if len(token_ids) == 0:
-        return np.zeros(1), np.zeros(1)
-    predicted = probabilities(classifier, token_ids, batch_size,
-                              ops.convert_to_tensor(head_mask, "float32"))  # (E, C)
-    picked = predicted[np.arange(len(labels)), labels]
-    return predicted.argmax(axis=-1) == labels, -np.log(np.maximum(picked, 1e-12))
 
 
 def _head_mask_shape(classifier):

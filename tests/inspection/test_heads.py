@@ -97,3 +97,28 @@ def test_a_planted_head_ranks_first_by_importance_and_by_ablation():
     # Importance is the first-order size of masking a head, whichever way the loss moves.
     assert spearmanr(importance.ravel(), changes.ravel()).statistic == pytest.approx(1.0)
     assert np.all(changes >= np.abs(rises) - 1e-12)  # a mean of |changes| >= |mean change|
+
+
+@pytest.mark.parametrize("pooling", ["mean", "cls"])
+def test_the_ablation_from_the_lower_blocks_states_equals_masking_the_whole_model(pooling):
+    keras.utils.set_random_seed(5)
+    classifier = build_classifier(ModelConfig(d_model=16, num_heads=2, num_layers=3,
+                                              intermediate_dim=32, pooling=pooling),
+                                  50, sequence_length=8, num_classes=2)
+    drops, rises, changes = head_ablation(classifier, TOKEN_IDS, LABELS, batch_size=3)
+
+    def losses(mask):
+        predicted = np.asarray(classifier(TOKEN_IDS, head_mask=mask), np.float64)
+        return predicted, -np.log(predicted[np.arange(len(LABELS)), LABELS])
+
+    full, full_losses = losses(np.ones((3, 2), "float32"))
+    for layer, head in [(0, 1), (1, 0), (2, 1)]:
+        mask = np.ones((3, 2), "float32")
+        mask[layer, head] = 0.0
+        predicted, masked_losses = losses(mask)
+        assert rises[layer, head] == pytest.approx((masked_losses - full_losses).mean(), abs=1e-5)
+        assert changes[layer, head] == pytest.approx(
+            np.abs(masked_losses - full_losses).mean(), abs=1e-5)
+        assert drops[layer, head] == pytest.approx(
+            (full.argmax(-1) == LABELS).mean() - (predicted.argmax(-1) == LABELS).mean())
+    assert changes.min() > 1e-4  # every head moved some loss: the check can fail
