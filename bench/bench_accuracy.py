@@ -89,6 +89,7 @@ KERAS_IO_EXAMPLE = [
     "model.pretrained=null",
     "model.pretrained_layers=null",
     "model.freeze_pretrained=false",
+    "model.trainable_blocks=null",
     "training.batch_size=32",
     "training.optimizer=adam",
     "training.learning_rate=1e-3",
