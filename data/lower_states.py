@@ -40,7 +40,7 @@ def with_lower_states(dataset, lower_states, split):
     Example:
     >>> ids = tf.data.Dataset.from_tensor_slices(([[3, 4], [5, 0]], [1, 0]))
     >>> double = LowerStates(lambda ids: tf.cast(ids, tf.float32)[:, :, None] * 2)
-    >>> [(i.tolist(), s[:, 0].tolist(), y) for (i, s), y in
+    >>> [(i.tolist(), s[:, 0].tolist(), int(y)) for (i, s), y in
     ...  with_lower_states(ids, double, "train").as_numpy_iterator()]
     [([3, 4], [6.0, 8.0], 1), ([5, 0], [10.0, 0.0], 0)]
     """
