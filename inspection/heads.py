@@ -141,7 +141,6 @@ def head_ablation(classifier, token_ids, labels, batch_size=32):
         def of(mask):  # (right or not (E,), cross-entropy (E,)) under `mask`
             predicted = np.concatenate([top(ids, hidden, mask).numpy().astype(np.float64)
                                         for (ids, _), hidden in zip(batches, states)])
-            targets = np.concatenate([batch_labels for _, batch_labels in batches])
             picked = predicted[np.arange(len(targets)), targets]
             return predicted.argmax(axis=-1) == targets, -np.log(np.maximum(picked, 1e-12))
 
@@ -150,9 +149,11 @@ def head_ablation(classifier, token_ids, labels, batch_size=32):
     drops, rises, changes = np.zeros(shape), np.zeros(shape), np.zeros(shape)
     if not batches:
         return drops, rises, changes
-    full_correct, full_losses = scores(0)(np.ones(shape, np.float32))
+    targets = np.concatenate([batch_labels for _, batch_labels in batches])
     for layer in range(shape[0]):
         of = scores(layer)
+        if layer == 0:  # The full model: from the embedding's states, as block 0's heads.
+            full_correct, full_losses = of(np.ones(shape, np.float32))
         for head in range(shape[1]):
             mask = np.ones(shape, np.float32)
             mask[layer, head] = 0.0
