@@ -273,11 +273,7 @@ class Run:
 
     def pipelines(self):
         """{split: (token ids, one-hot label) batches} of the run's three splits, batched
-        and shuffled as `train.py` made them, through the run's own vectorizer.
-
-        Raises:
-            DataError: as `load_split`.
-        """
+        and shuffled as `train.py` made them, by its vectorizer (DataError: `load_split`'s)."""
         from data import make_pipelines, one_hot_labels
 
         training = self.config.training

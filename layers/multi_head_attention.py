@@ -96,10 +96,9 @@ class MultiHeadAttention(keras.layers.Layer):
         use_causal_mask: bool. Query i attends keys 0..i only.
         attention_weights_fn: optional function of the post-softmax weights
             `(B, N, T, S)`, passed to `ScaledDotProductAttention`.
-        head_mask: optional float (N,), or (B, N) for one mask per example:
-            multiplies each head's output before the output projection (Michel
-            et al., 2019); 0 switches a head off, 1 leaves it as it is. Its
-            gradient is the head's importance (per example with (B, N)).
+        head_mask: optional float (N,), or (B, N) per example: multiplies each
+            head's output before the output projection (Michel et al., 2019); 0
+            switches a head off. Its gradient is the head's importance.
 
     Returns:
         Output (B, T, output_dim) and, with `return_attention_scores=True`, the
