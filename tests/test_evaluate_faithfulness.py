@@ -18,12 +18,19 @@ def run_dir(tiny_run_dir, tmp_path):
     return copy
 
 
-def test_measures_every_method_writes_the_reports_and_keeps_them(run_dir, capsys):
+def measured(run_dir, capsys, flag, examples):
+    """(printed output, eval/validation folder, its JSON report) of `evaluate.py --split
+    validation FLAG EXAMPLES` (--faithfulness or --heads), which must succeed."""
     capsys.readouterr()
-    assert evaluate.main([str(run_dir), "--split", "validation", "--faithfulness", "12"]) == 0
+    assert evaluate.main([str(run_dir), "--split", "validation", flag, str(examples)]) == 0
     out = capsys.readouterr().out
     folder = run_dir / "eval" / "validation"
-    report = json.loads((folder / "faithfulness.json").read_text())
+    name = {"--faithfulness": "faithfulness.json", "--heads": "heads.json"}[flag]
+    return out, folder, json.loads((folder / name).read_text())
+
+
+def test_measures_every_method_writes_the_reports_and_keeps_them(run_dir, capsys):
+    out, folder, report = measured(run_dir, capsys, "--faithfulness", 12)
     assert report["examples"] + report["skipped"] == 12
     assert report["pooling"] == "mean" and report["bins_percent"] == [1, 5, 10, 20, 50]
     assert set(report["methods"]) == set(ATTRIBUTION_METHODS)
@@ -67,11 +74,7 @@ def test_bad_faithfulness_arguments(run_dir, capsys, args, message):
 
 
 def test_heads_are_measured_written_and_kept(run_dir, capsys):
-    capsys.readouterr()
-    assert evaluate.main([str(run_dir), "--split", "validation", "--heads", "20"]) == 0
-    out = capsys.readouterr().out
-    folder = run_dir / "eval" / "validation"
-    report = json.loads((folder / "heads.json").read_text())
+    out, folder, report = measured(run_dir, capsys, "--heads", 20)
     assert report["split"] == "validation" and report["examples"] == 20
     heads = report["heads"]
     layers = {head["layer"] for head in heads}
