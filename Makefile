@@ -57,14 +57,19 @@ train: $(VENV)/.installed-train
 test: $(VENV)/.installed-test
 	$(MAKE) --no-print-directory -j2 -O test-tensorflow test-layers-backends
 
+# --dist loadfile keeps a file's tests on one worker, so a module's fixture (a trained tiny
+# run, a checkpoint) is built once, not once per worker.
 test-tensorflow: $(VENV)/.installed-test
-	$(PY) -m pytest -q -n 2 tests
+	$(PY) -m pytest -q -n 2 --dist loadfile tests
 	# The docstring examples run as written.
 	$(PY) -m pytest -q --doctest-modules $(DOCTEST_PATHS)
 
 test-layers-backends: test-layers-torch test-layers-jax
 
 # The layers use only keras.ops: prove it on the PyTorch and JAX backends too.
+# JAX compiles every function it meets with XLA; LLVM's optimisations cost more than they
+# save for tests that run each function a few times (a third of the JAX tests' time).
+test test-tensorflow test-layers-backends test-layers-jax: export XLA_FLAGS ?= --xla_backend_optimization_level=0
 test-layers-torch: $(VENV)/.installed-test
 	KERAS_BACKEND=torch $(PY) -m pytest -q tests/layers
 

@@ -168,13 +168,28 @@ class ModelConfig(Section):
                               "encoder sees once (model.trainable_blocks); set it to 0")
 
 
+def _auto_or(check, what):
+    return (lambda value: value == "auto" if isinstance(value, str) else check(value),
+            f"must be {what} or auto")
+
+
+# What `auto` means in the training section: the from-scratch values won on the built-in
+# datasets' recipes; a checkpoint's were chosen on their validation splits (3 epochs:
+# every MiniLM recipe's best epoch is its last or one before; docs/training.md).
+AUTO_TRAINING = {
+    "scratch": {"learning_rate": 2e-3, "epochs": 10, "early_stopping_patience": 3},
+    "pretrained": {"learning_rate": 1e-4, "epochs": 3, "early_stopping_patience": 2},
+}
+
+
 @dataclass(frozen=True)
 class TrainingConfig(Section):
     section: ClassVar[str] = "training"
     # Global batch size (split across replicas under a distribution strategy).
     batch_size: int = option(32, POSITIVE)
-    # Maximum epochs; early stopping usually ends the run sooner.
-    epochs: int = option(10, POSITIVE)
+    # Maximum epochs; early stopping usually ends the run sooner. auto: 10 from scratch, 3
+    # when fine-tuning a model.pretrained checkpoint (docs/training.md, "Defaults").
+    epochs: int | str = option("auto", _auto_or(lambda v: v > 0, "a positive integer"))
     # Cap on batches per epoch (null: the whole training split). Small values make CI
     # configs train in seconds.
     steps_per_epoch: int | None = option(None, POSITIVE)
@@ -184,9 +199,7 @@ class TrainingConfig(Section):
     optimizer: str = option("adamw", choices=("adamw", "sparse_adamw", "adam", "sgd"))
     # Peak learning rate, reached after warmup. auto: 2e-3 from scratch, 1e-4 when
     # fine-tuning a model.pretrained checkpoint (saved as a number in the run's config.yaml).
-    learning_rate: float | str = option(
-        "auto", (lambda value: value == "auto" if isinstance(value, str) else value > 0,
-                 "must be a positive number or auto"))
+    learning_rate: float | str = option("auto", _auto_or(lambda v: v > 0, "a positive number"))
     # Decoupled weight decay (adamw and sparse_adamw only).
     weight_decay: float = option(0.01, NOT_NEGATIVE)
     # Fraction of all training steps spent warming the learning rate up from 0.
@@ -198,8 +211,9 @@ class TrainingConfig(Section):
     # Label smoothing of the cross-entropy loss; 0.1 won on validation (R8, R52, 20NG).
     label_smoothing: float = option(0.1, RATE)
     # Stop after this many epochs without a better `monitor` value and restore the best
-    # weights; 0 disables early stopping.
-    early_stopping_patience: int = option(3, NOT_NEGATIVE)
+    # weights; 0 disables early stopping. auto: 3 from scratch, 2 with a checkpoint.
+    early_stopping_patience: int | str = option(
+        "auto", _auto_or(lambda v: v >= 0, "a non-negative integer"))
     # What picks the best epoch (checkpoint and early stopping): val_loss, or
     # val_accuracy where label smoothing makes the loss a poor guide to accuracy.
     monitor: str = option("val_accuracy", choices=("val_loss", "val_accuracy"))
@@ -225,9 +239,24 @@ class TrainingConfig(Section):
 
     def peak_learning_rate(self, pretrained: bool = False) -> float:
         """`learning_rate`, with auto resolved for a run from scratch or a checkpoint."""
-        if self.learning_rate != "auto":
-            return float(self.learning_rate)
-        return 1e-4 if pretrained else 2e-3
+        return self.resolved(pretrained).learning_rate
+
+    def resolved(self, pretrained: bool = False) -> TrainingConfig:
+        """This section with every auto field a number, for a run from scratch or one that
+        fine-tunes a checkpoint (`AUTO_TRAINING`); numbers stay as they are.
+
+        Example:
+        >>> TrainingConfig(epochs=5).resolved(pretrained=True).epochs
+        5
+        >>> auto = TrainingConfig().resolved(pretrained=True)
+        >>> auto.learning_rate, auto.epochs, auto.early_stopping_patience
+        (0.0001, 3, 2)
+        """
+        auto = AUTO_TRAINING["pretrained" if pretrained else "scratch"]
+        return dataclasses.replace(self, **{
+            name: float(value) if name == "learning_rate" else value
+            for name, value in ((name, auto[name] if getattr(self, name) == "auto"
+                                 else getattr(self, name)) for name in auto)})
 
 
 @dataclass(frozen=True)

@@ -112,7 +112,8 @@ def run_pretraining(config: Config, *, overwrite=False, verbose=None) -> fitting
     if config.text.sequence_length == "auto":
         print(f"text.sequence_length: auto -> {sequence_length}")
     config = dataclasses.replace(
-        config, text=dataclasses.replace(config.text, sequence_length=sequence_length))
+        config, text=dataclasses.replace(config.text, sequence_length=sequence_length),
+        training=config.training.resolved())
     final_dir, run_dir, resumed = runs.prepare_run_dir(config, overwrite)
     with runs.cleaned_up_unless_started(run_dir):
         model = build_masked_language_model(

@@ -70,11 +70,11 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
     if config.text.sequence_length == "auto":
         print(f"text.sequence_length: auto -> {data.sequence_length} (99% of the training "
               "texts have at most that many tokens; batches are padded to their longest)")
-    # The run folder keeps the resolved config: the cap the model was built for, the rate.
+    # The run folder keeps the resolved config: the cap the model was built for, the rate,
+    # the epochs and patience.
     config = dataclasses.replace(
         config, text=dataclasses.replace(config.text, sequence_length=data.sequence_length),
-        training=dataclasses.replace(config.training, learning_rate=(
-            config.training.peak_learning_rate(pretrained=bool(config.model.pretrained)))))
+        training=config.training.resolved(pretrained=bool(config.model.pretrained)))
     final_dir, run_dir, resumed = runs.prepare_run_dir(config, overwrite, worker)
     with runs.cleaned_up_unless_started(run_dir):
         print(describe_replicas(strategy, config.training.distribution))

@@ -74,7 +74,8 @@ def real_token_share(dataset):
 
 
 def train_once(config, data, pipelines, jit_compile):
-    training = dataclasses.replace(config.training, jit_compile=jit_compile)
+    training = dataclasses.replace(config.training.resolved(bool(config.model.pretrained)),
+                                   jit_compile=jit_compile)
     config = dataclasses.replace(config, training=training)
     keras.utils.set_random_seed(training.seed)
     steps = int(pipelines["train"].cardinality())

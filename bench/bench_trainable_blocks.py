@@ -2,7 +2,7 @@
 
 Usage:
     python bench/bench_trainable_blocks.py --datasets rotten_tomatoes --blocks 2 3 4 all \
-        --seeds 0 1 2 [--set training.epochs=2] [--reuse]
+        --seeds 0 1 2 [--set training.epochs=2 --tag _e2] [--reuse]
 
 For each dataset, `configs/<dataset>_minilm.yaml` is trained with `model.trainable_blocks`
 set to each K of `--blocks` ("all": the recipe as it is, every block fine-tuned), with each
@@ -37,18 +37,20 @@ def parse_args(argv):
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--set", nargs="*", default=[], dest="overrides",
                         help="overrides for every run (e.g. training.epochs=2)")
+    parser.add_argument("--tag", default="",
+                        help="added to the run names, so runs with other --set stay apart")
     parser.add_argument("--reuse", action="store_true", help="reuse finished runs")
     return parser.parse_args(argv)
 
 
-def one_run(dataset, blocks, seed, overrides, reuse):
+def one_run(dataset, blocks, seed, overrides, reuse, tag=""):
     """{test_accuracy, wall_time_s, epoch_seconds, epochs} of one run."""
     from train_cost import epoch_timer
 
     from config_files import load_config
     from train import run_training
 
-    name = f"{dataset}_minilm_k{blocks}_seed{seed}"
+    name = f"{dataset}_minilm_k{blocks}{tag}_seed{seed}"
     run_dir = RESULTS / "runs" / name
     if reuse and (run_dir / TIMES_FILE).exists():
         metrics = json.loads((run_dir / "metrics.json").read_text())
@@ -82,7 +84,7 @@ def main(argv=None):
              "| epochs | validation accuracy % | test accuracy % |", "|---" * 8 + "|"]
     for dataset in args.datasets:
         for blocks in args.blocks:
-            runs = [one_run(dataset, blocks, seed, args.overrides, args.reuse)
+            runs = [one_run(dataset, blocks, seed, args.overrides, args.reuse, args.tag)
                     for seed in args.seeds]
             later = [s for run in runs for s in run["epoch_seconds"][1:]]
             lines.append(

@@ -16,6 +16,10 @@ import tensorflow as tf
 
 # Texts per call of the lower blocks: big enough for fast matrix products.
 STATES_BATCH = 64
+# Texts read at a time and sorted by length, so that each call pads little (in the split's
+# order, Rotten Tomatoes' batches padded to 64 took 82 s against 29 s sorted), then given
+# back in their order.
+SORT_CHUNK = 1024
 
 
 @dataclasses.dataclass
@@ -50,11 +54,18 @@ def with_lower_states(dataset, lower_states, split):
     with_lengths = dataset.map(lambda token_ids, label: (token_ids, label, tf.shape(token_ids)[0]))
 
     def generate():
-        for token_ids, labels, lengths in with_lengths.padded_batch(STATES_BATCH):
-            states = np.asarray(lower_states.compute(token_ids))  # (B, A, D)
-            for ids, state, label, length in zip(token_ids.numpy(), states, labels.numpy(),
-                                                 lengths.numpy()):
-                yield (ids[:length], state[:length + extra]), label
+        for token_ids, labels, lengths in with_lengths.padded_batch(SORT_CHUNK):
+            token_ids, lengths = token_ids.numpy(), lengths.numpy()  # (C, T), (C,)
+            states = [None] * len(lengths)
+            by_length = np.argsort(lengths, kind="stable")
+            for start in range(0, len(by_length), STATES_BATCH):
+                rows = by_length[start:start + STATES_BATCH]
+                computed = np.asarray(lower_states.compute(
+                    token_ids[rows, :lengths[rows].max()]))  # (b, A, D)
+                for row, state in zip(rows, computed):
+                    states[row] = state[:lengths[row] + extra]
+            for ids, state, label, length in zip(token_ids, states, labels.numpy(), lengths):
+                yield (ids[:length], state), label
 
     label_spec = dataset.element_spec[1]
     states = tf.data.Dataset.from_generator(generate, output_signature=(

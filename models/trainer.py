@@ -135,8 +135,9 @@ def make_optimizer(training, steps_per_epoch):
     >>> type(optimizer).__name__, float(optimizer.learning_rate)  # Step 0: warmup starts at 0.
     ('AdamW', 0.0)
     """
+    training = training.resolved()  # train.py resolved auto already, for its model
     total_steps = max(1, training.epochs * steps_per_epoch)
-    peak = training.peak_learning_rate()  # train.py resolved auto already, for its model
+    peak = training.learning_rate
     warmup_steps = int(training.warmup_fraction * total_steps)
     # CosineDecay ramps linearly from initial_learning_rate to warmup_target, then decays
     # to alpha * peak; alpha=1 keeps the rate constant after warmup.

@@ -105,7 +105,10 @@ def test_override_errors_name_the_key(override, key):
         (["text.sequence_length=1.5"], "text.sequence_length: must be a positive integer"),
         (["text.vocabulary_size=2"], "text.vocabulary_size: must be at least 3"),
         (["training.batch_size=0"], "training.batch_size: must be positive"),
-        (["training.epochs=-1"], "training.epochs: must be positive"),
+        (["training.epochs=-1"], "training.epochs: must be a positive integer or auto"),
+        (["training.epochs=many"], "training.epochs: must be a positive integer or auto"),
+        (["training.early_stopping_patience=-1"],
+         "training.early_stopping_patience: must be a non-negative integer or auto"),
         (["training.learning_rate=0"], "training.learning_rate: must be a positive number"),
         (["training.steps_per_epoch=0"], "training.steps_per_epoch: must be positive"),
         (["training.weight_decay=-0.1"], "training.weight_decay: must not be negative"),
@@ -249,3 +252,13 @@ def test_a_stratified_split_cannot_stream():
     assert error_of(overrides=["dataset.train_file=x.csv", "dataset.streaming=true",
                                "dataset.split_method=stratified"]).startswith(
         "dataset.split_method: stratified needs every row in memory")
+
+
+def test_auto_training_fields_depend_on_a_checkpoint_and_numbers_stay():
+    config = load_config(None, BASE + ["training.epochs=7"])
+    scratch, pretrained = config.training.resolved(), config.training.resolved(pretrained=True)
+    assert (scratch.learning_rate, scratch.epochs, scratch.early_stopping_patience) == (
+        2e-3, 7, 3)
+    assert (pretrained.learning_rate, pretrained.epochs,
+            pretrained.early_stopping_patience) == (1e-4, 7, 2)
+    assert config.training.resolved(pretrained=True).resolved() == pretrained

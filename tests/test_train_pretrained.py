@@ -155,3 +155,7 @@ def test_only_a_csv_and_minilm_with_the_defaults_train_a_good_model(tmp_path, mi
     assert train.main(["--config", str(config)]) == 0
     metrics = json.loads((tmp_path / "mine" / runs.METRICS_FILE).read_text())
     assert metrics["test"]["accuracy"] >= 0.9
+    # training's auto fields became a checkpoint's numbers, in the run's config too.
+    saved = load_config(tmp_path / "mine" / runs.CONFIG_FILE).training
+    assert (saved.epochs, saved.early_stopping_patience, saved.learning_rate) == (3, 2, 1e-4)
+    assert len(runs.read_history(tmp_path / "mine")) <= 3
