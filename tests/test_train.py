@@ -329,8 +329,9 @@ def test_print_config_prints_the_resolved_config_with_comments(tmp_path, capsys)
     assert train.main(["--config", str(config_path), "--set", "training.epochs=3",
                        "--print-config"]) == 0
     printed = capsys.readouterr().out
-    assert "  # Maximum epochs; early stopping usually ends the run sooner.\n  epochs: 3\n" \
-        in printed
+    assert ("  # Maximum epochs; early stopping usually ends the run sooner. auto: 10 from "
+            "scratch, 3\n  # when fine-tuning a model.pretrained checkpoint (docs/training.md, "
+            "\"Defaults\").\n  epochs: 3\n") in printed
     assert "  name: rotten_tomatoes\n" in printed
     path = tmp_path / "printed.yaml"
     path.write_text(printed)
