@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOT_IN_THE_GRAPH = {"tests", "bench", "docs"}
-COMMANDS = ("train", "evaluate", "predict", "pretrain", "compress")
+COMMANDS = ("train", "evaluate", "predict", "pretrain", "compress", "export")
 ABOVE_THE_COMMANDS = {"cli", "config", "config_files", "runs", "reports", "fitting",
                       "starting_weights", "data", "tokenization", "models", "layers",
                       "inspection"}
