@@ -101,3 +101,20 @@ def test_a_missing_run_or_an_existing_folder_is_one_line_and_exit_2(runs_to_expo
     assert capsys.readouterr().err == (f"export.py: error: {taken} already exists: pass --out "
                                        "DIR for a new folder, or remove it\n")
     assert list(taken.iterdir()) == []
+
+
+def test_keras_own_model_export_serves_the_same(runs_to_export, tmp_path):
+    """`model.export(DIR)`, Keras' one line, keeps working on a loaded `model.keras`."""
+    model = load_end_to_end_model(runs_to_export["tiny"] / runs.MODEL_FILE)
+    model.export(str(tmp_path / "exported"), verbose=False)
+    expected = np.asarray(model(np.array(TEXTS, dtype=object), training=False))
+    script = ("import json, sys\nimport tensorflow as tf\n"
+              "served = tf.saved_model.load(sys.argv[1])\n"
+              "out = served.serve(tf.constant(json.loads(sys.argv[2])))\n"
+              "print(json.dumps(out.numpy().tolist()))\n")
+    served = subprocess.run([sys.executable, "-c", script, str(tmp_path / "exported"),
+                             json.dumps(TEXTS)], capture_output=True, text=True, timeout=300,
+                            cwd=tmp_path)
+    assert served.returncode == 0, served.stderr[-2000:]
+    np.testing.assert_allclose(json.loads(served.stdout.strip().splitlines()[-1]), expected,
+                               atol=1e-5)
