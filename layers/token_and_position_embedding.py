@@ -139,7 +139,9 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         embeddings = embeddings + self.position_encoding(embeddings)
         if self.num_token_types:
             if token_type_ids is None:  # One segment: every token has type 0.
-                embeddings = embeddings + self.token_type_embedding.embeddings[0]
+                # Through the layer, not its table: quantized, the table is int8.
+                type_zero = self.token_type_embedding(ops.zeros((1, 1), "int32"))  # (1, 1, D)
+                embeddings = embeddings + ops.cast(type_zero, self.compute_dtype)
             else:
                 embeddings = embeddings + self.token_type_embedding(token_type_ids)
         if self.layer_norm_epsilon:

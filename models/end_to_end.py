@@ -58,7 +58,16 @@ def build_end_to_end_model(vectorizer, classifier, name="text_classifier", trim_
     if trim_padding:
         token_ids = TrimPadding(name="trim_padding")(token_ids)  # (B, T): the longest text
     probabilities = classifier(token_ids)  # (B, C)
-    return keras.Model(text, probabilities, name=name)
+    return _with_lookups_built(keras.Model(text, probabilities, name=name))
+
+
+def _with_lookups_built(model):
+    """`model`, its text vectorizer's vocabulary lookup marked built: TextVectorization
+    never builds it (its `build` is empty), and `Model.quantize` refuses unbuilt layers."""
+    for layer in model.layers[1]._flatten_layers(include_self=False):
+        if not layer.built:
+            layer.build(None)
+    return model
 
 
 def load_end_to_end_model(path):
@@ -76,7 +85,7 @@ def load_end_to_end_model(path):
     """
     model = keras.saving.load_model(path, safe_mode=True)
     if any(isinstance(layer, TransformerClassifier) for layer in model.layers):
-        return model
+        return _with_lookups_built(model)
     vectorizer, classifier = model.layers[1], model.layers[-1]
     trim_padding = any(isinstance(layer, TrimPadding) for layer in model.layers)
     return build_end_to_end_model(vectorizer, upgraded_classifier(classifier),

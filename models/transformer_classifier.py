@@ -93,8 +93,10 @@ class TransformerClassifier(keras.Model):
             self.head_hidden.build(pooled)
             pooled = (None, head_hidden_dim)
         self.head_dropout = keras.layers.Dropout(dropout, dtype=policy, name="head_dropout")
-        # float32 logits and softmax: float16 probabilities round small classes to 0.
-        self.head = keras.layers.Dense(num_classes, dtype="float32", name="head")
+        # float32 logits and softmax: float16 probabilities round small classes to 0. A
+        # quantized classifier's map names the head's policy (`get_config`).
+        self.head = keras.layers.Dense(num_classes, name="head", dtype=policy if isinstance(
+            policy, keras.dtype_policies.DTypePolicyMap) else "float32")
         self.head.build(pooled)
 
     def build(self, token_ids_shape):
@@ -138,7 +140,29 @@ class TransformerClassifier(keras.Model):
             "dropout": self.dropout,
             "token_dropout": self.token_dropout_rate,
         })
+        quantized = self._quantized_policies()
+        if quantized is not None:
+            # Keras rebuilds the sublayers from these configs: each of ours passes its
+            # policy down, and a map gives every quantized layer, by path, its own
+            # (keras-hub's `Backbone.get_config` does the same; keras issue 19381).
+            config["dtype"] = keras.dtype_policies.serialize(quantized)
+            config["encoder"]["config"]["dtype"] = config["dtype"]
         return config
+
+    def _quantized_policies(self):
+        """A `DTypePolicyMap` of the quantized sublayers' policies by path, or None."""
+        policy = self.dtype_policy
+        if isinstance(policy, keras.dtype_policies.DTypePolicyMap):
+            return policy
+        layers = [layer for layer in self._flatten_layers() if layer.quantization_mode]
+        if not layers:
+            return None
+        policies = keras.dtype_policies.DTypePolicyMap(default_policy=policy)
+        for layer in layers:
+            policies[layer.path] = layer.dtype_policy
+        if self.head.path not in policies:
+            policies[self.head.path] = self.head.dtype_policy
+        return policies
 
     @classmethod
     def from_config(cls, config):

@@ -35,12 +35,17 @@ print(json.dumps({key: value if key == "signatures" else value.numpy().tolist()
 
 @pytest.fixture(scope="module")
 def runs_to_export(tiny_run_dir, tmp_path_factory):
-    """The tiny run and a copy with one of its two heads pruned."""
+    """The tiny run, a copy with one of its two heads pruned, and one quantized to int8."""
     root = tmp_path_factory.mktemp("export")
     run_dir = shutil.copytree(tiny_run_dir, root / "tiny",
                               ignore=shutil.ignore_patterns("eval", "attention"))
     assert compress.main([str(run_dir), "--prune-heads", "1", "--order", "random"]) == 0
-    return {"tiny": run_dir, "pruned": root / "tiny_pruned"}
+    int8 = shutil.copytree(run_dir, root / "tiny_int8")
+    model = load_end_to_end_model(int8 / runs.MODEL_FILE)
+    with pytest.warns(UserWarning):  # the layers Keras cannot quantize, named
+        model.quantize("int8")
+    model.save(int8 / runs.MODEL_FILE)
+    return {"tiny": run_dir, "pruned": root / "tiny_pruned", "int8": int8}
 
 
 # What a tokenizer runs: TextVectorization's and tensorflow-text's WordPiece ops.
@@ -61,7 +66,7 @@ def tokenizer_ops(folder):
     return sorted(op for op in graph_ops(folder) if any(word in op for word in TOKENIZER_OPS))
 
 
-@pytest.mark.parametrize("name", ["tiny", "pruned"])
+@pytest.mark.parametrize("name", ["tiny", "pruned", "int8"])
 @pytest.mark.parametrize("token_ids_only", [False, True], ids=["both", "token_ids_only"])
 def test_the_saved_model_serves_what_the_run_predicts(runs_to_export, tmp_path, name,
                                                       token_ids_only):

@@ -16,6 +16,7 @@ import train
 from config_files import load_config
 from models.checkpoints import read_tensors
 from starting_weights import starting_weights
+from tests.models.test_quantization import TEXTS, quantized_round_trip
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = str(ROOT / "configs" / "tiny.yaml")
@@ -159,3 +160,13 @@ def test_only_a_csv_and_minilm_with_the_defaults_train_a_good_model(tmp_path, mi
     saved = load_config(tmp_path / "mine" / runs.CONFIG_FILE).training
     assert (saved.epochs, saved.early_stopping_patience, saved.learning_rate) == (3, 2, 1e-4)
     assert len(runs.read_history(tmp_path / "mine")) <= 3
+
+
+def test_a_pretrained_run_quantized_to_int8_predicts_saves_and_reloads(pretrained_run, tmp_path):
+    """WordPiece in front, token types and the embedding norm inside: the int8 model reloads
+    with the same outputs (tests/models/test_quantization.py has the from-scratch run)."""
+    model, before, after, reloaded = quantized_round_trip(pretrained_run, tmp_path)
+    assert model.get_layer("classifier").encoder.embedding.token_type_embedding \
+        .quantization_mode == "int8"
+    np.testing.assert_allclose(after, before, atol=0.02)
+    np.testing.assert_array_equal(np.asarray(reloaded(TEXTS, training=False)), after)
