@@ -1,11 +1,14 @@
-"""What the commands (train.py, pretrain.py, evaluate.py, predict.py) share: a quiet
-TensorFlow start-up (`start_tensorflow`, whose owner is `tensorflow_start.py`: importing
-this module sets TensorFlow's C++ log level), the arguments and help of the inputs they
-share, and the checks of a path the user typed that run before TensorFlow loads.
+"""What the commands (train.py, pretrain.py, evaluate.py, predict.py, compress.py,
+export.py) share: a quiet TensorFlow start-up (`start_tensorflow`, whose owner is
+`tensorflow_start.py`: importing this module sets TensorFlow's C++ log level), the
+arguments and help of the inputs they share, the checks of a path the user typed that
+run before TensorFlow loads, and the one-line error of a user mistake.
 """
 
 import argparse
+import functools
 import os
+import sys
 
 # The commands start TensorFlow through this module; `data` imports tensorflow_start itself.
 from tensorflow_start import VERBOSE_ENV, start_tensorflow  # noqa: F401
@@ -49,3 +52,22 @@ def missing_input(flag, path) -> str | None:
     kind = "a folder, not a file" if os.path.isdir(path) else "no such file"
     return f"{flag} {path}: {kind}"
 
+
+
+def error_reporter(prog):
+    """`fail(message)` for the command `prog`: prints `prog: error: message` on standard
+    error, one line and no traceback, and returns 2, the exit code of a user mistake.
+
+    Example:
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stderr(io.StringIO()) as err:
+    ...     code = error_reporter("export.py")("runs/x: no such run folder")
+    >>> code, err.getvalue()
+    (2, 'export.py: error: runs/x: no such run folder\\n')
+    """
+    return functools.partial(_report_error, prog)
+
+
+def _report_error(prog, message):
+    print(f"{prog}: error: {message}", file=sys.stderr)
+    return 2

@@ -203,9 +203,7 @@ def finetune(run, classifier, epochs, run_dir):
 def main(argv=None):
     args = parse_args(argv)
 
-    def fail(message):
-        print(f"compress.py: error: {message}", file=sys.stderr)
-        return 2
+    fail = cli.error_reporter("compress.py")
 
     run_dir = Path(args.run_dir)
     target = run_dir.parent / (args.name or f"{run_dir.name}_pruned")

@@ -209,9 +209,7 @@ def format_reports(reports) -> str:
 def main(argv=None):
     args = parse_args(argv)
 
-    def fail(message):
-        print(f"evaluate.py: error: {message}", file=sys.stderr)
-        return 2
+    fail = cli.error_reporter("evaluate.py")
 
     export = args.export_attention is not None or args.export_attention_ids is not None
     if args.export_attention is not None and args.export_attention < 1:

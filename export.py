@@ -36,9 +36,7 @@ def parse_args(argv):
 def main(argv=None):
     args = parse_args(argv)
 
-    def fail(message):
-        print(f"export.py: error: {message}", file=sys.stderr)
-        return 2
+    fail = cli.error_reporter("export.py")
 
     run_dir = Path(args.run_dir)
     problem = runs.run_dir_problem(run_dir)

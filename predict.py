@@ -184,9 +184,7 @@ def predictions_to_json(run, predictions) -> dict:
 def main(argv=None):
     args = parse_args(argv)
 
-    def fail(message):
-        print(f"predict.py: error: {message}", file=sys.stderr)
-        return 2
+    fail = cli.error_reporter("predict.py")
 
     if args.method and not args.explain:
         return fail("--method chooses how --explain ranks words: add --explain")
