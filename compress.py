@@ -202,9 +202,7 @@ def finetune(run, classifier, epochs, run_dir):
 
 def main(argv=None):
     args = parse_args(argv)
-
     fail = cli.error_reporter("compress.py")
-
     run_dir = Path(args.run_dir)
     target = run_dir.parent / (args.name or f"{run_dir.name}_pruned")
     problem = runs.run_dir_problem(run_dir)

@@ -237,10 +237,6 @@ class TrainingConfig(Section):
     # many MB per split; beyond, in files in the run folder (removed when it finishes).
     states_memory_mb: float = option(4096, POSITIVE)
 
-    def peak_learning_rate(self, pretrained: bool = False) -> float:
-        """`learning_rate`, with auto resolved for a run from scratch or a checkpoint."""
-        return self.resolved(pretrained).learning_rate
-
     def resolved(self, pretrained: bool = False) -> TrainingConfig:
         """This section with every auto field a number, for a run from scratch or one that
         fine-tunes a checkpoint (`AUTO_TRAINING`); numbers stay as they are.
@@ -254,9 +250,7 @@ class TrainingConfig(Section):
         """
         auto = AUTO_TRAINING["pretrained" if pretrained else "scratch"]
         return dataclasses.replace(self, **{
-            name: float(value) if name == "learning_rate" else value
-            for name, value in ((name, auto[name] if getattr(self, name) == "auto"
-                                 else getattr(self, name)) for name in auto)})
+            name: value for name, value in auto.items() if getattr(self, name) == "auto"})
 
 
 @dataclass(frozen=True)

@@ -208,9 +208,7 @@ def format_reports(reports) -> str:
 
 def main(argv=None):
     args = parse_args(argv)
-
     fail = cli.error_reporter("evaluate.py")
-
     export = args.export_attention is not None or args.export_attention_ids is not None
     if args.export_attention is not None and args.export_attention < 1:
         return fail(f"--export-attention must be at least 1, got {args.export_attention}")

@@ -35,9 +35,7 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(argv)
-
     fail = cli.error_reporter("export.py")
-
     run_dir = Path(args.run_dir)
     problem = runs.run_dir_problem(run_dir)
     if problem:
@@ -56,8 +54,8 @@ def main(argv=None):
         return fail(f"{run_dir / runs.MODEL_FILE}: cannot be loaded ({error})")
     with runs.staged_folder(out) as staging:
         export_saved_model(model, staging, token_ids_only=args.token_ids_only)
-    signatures = "serve_token_ids" if args.token_ids_only else "serving_default (strings), " \
-                                                               "serve_token_ids"
+    signatures = ("serve_token_ids" if args.token_ids_only
+                  else "serving_default (strings), serve_token_ids")
     print(f"{out}: SavedModel with {signatures}; load it with tf.saved_model.load")
     return 0
 

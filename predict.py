@@ -183,9 +183,7 @@ def predictions_to_json(run, predictions) -> dict:
 
 def main(argv=None):
     args = parse_args(argv)
-
     fail = cli.error_reporter("predict.py")
-
     if args.method and not args.explain:
         return fail("--method chooses how --explain ranks words: add --explain")
     if args.top < 1:

@@ -16,7 +16,7 @@ import train
 from config_files import load_config
 from models.checkpoints import read_tensors
 from starting_weights import starting_weights
-from tests.models.test_quantization import TEXTS, quantized_round_trip
+from tests.models.int8_round_trip import TEXTS, quantized_round_trip
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = str(ROOT / "configs" / "tiny.yaml")

@@ -2,24 +2,8 @@
 embedding layers): it predicts, saves and reloads in safe mode with the same outputs."""
 
 import numpy as np
-import pytest
 
-import runs
-from models import load_end_to_end_model
-
-TEXTS = np.array(["a good film", "dull, dull and far too long", "fine"], dtype=object)
-
-
-def quantized_round_trip(run_dir, tmp_path):
-    model = load_end_to_end_model(run_dir / runs.MODEL_FILE)
-    before = np.asarray(model(TEXTS, training=False))
-    with pytest.warns(UserWarning, match="does not have a `quantize` method"):
-        model.quantize("int8")
-    after = np.asarray(model(TEXTS, training=False))
-    path = tmp_path / "int8.keras"
-    model.save(path)
-    reloaded = load_end_to_end_model(path)  # safe mode
-    return model, before, after, reloaded
+from tests.models.int8_round_trip import TEXTS, quantized_round_trip
 
 
 def test_a_run_quantized_to_int8_predicts_saves_and_reloads(tiny_run_dir, tmp_path):
