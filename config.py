@@ -31,8 +31,8 @@ from typed_config import (
     option,
 )
 
-__all__ = ["ATTRIBUTION_METHODS", "BUILTIN_DATASETS", "DATASET_SOURCES", "POOLINGS",
-           "PRETRAINED_EMBEDDINGS", "SECTIONS", "STANDARDIZE",
+__all__ = ["ATTRIBUTION_METHODS", "BUILTIN_DATASETS", "DATASET_SOURCES", "LORA_TARGETS",
+           "POOLINGS", "PRETRAINED_EMBEDDINGS", "SECTIONS", "STANDARDIZE",
            "Config", "ConfigError", "DatasetConfig", "ModelConfig", "OutputConfig",
            "PretrainingConfig", "TextConfig", "TrainingConfig"]
 
@@ -42,6 +42,8 @@ POOLINGS = ("mean", "max", "cls")
 ATTRIBUTION_METHODS = ("rollout", "last_attention", "gradient_x_input",
                        "conservative_gradient_x_input", "attention_gradient",
                        "integrated_gradients", "leave_one_out", "random")
+# The attention projections LoRA can adapt (model.lora_targets).
+LORA_TARGETS = ("query", "key", "value", "output")
 # Pretrained word vectors `data.word_vectors` can fetch (pinned wheels).
 PRETRAINED_EMBEDDINGS = ("glove_6b_50d",)
 
@@ -116,6 +118,16 @@ class ModelConfig(Section):
     # reused by every epoch and by validation (faster epochs; no dropout down there).
     # 0: the head only. null: every block trains.
     trainable_blocks: int | None = option(None, NOT_NEGATIVE)
+    # LoRA (Hu et al., 2021; Keras' enable_lora) of this rank on the pretrained encoder's
+    # attention: its weights stay as loaded, two low-rank factors per lora_targets
+    # projection and the head train. The run folder gets adapter.weights.h5 beside
+    # model.keras (where the factors are merged into the kernels). null: every weight trains.
+    lora_rank: int | None = option(None, POSITIVE)
+    # The projections that get LoRA factors: among query, key, value, output.
+    lora_targets: list[str] = field(default_factory=lambda: ["query", "value"], metadata={
+        "check": (lambda value: bool(value) and set(value) <= set(LORA_TARGETS),
+                  "must be a non-empty list among query, key, value, output"),
+        "choices": None})
 
     @property
     def frozen_encoder(self) -> bool:
@@ -163,6 +175,12 @@ class ModelConfig(Section):
         if self.freeze_pretrained and self.trainable_blocks is not None:
             raise ConfigError("model.trainable_blocks: model.freeze_pretrained already trains "
                               "the head only; set one of them")
+        if self.lora_rank and not (self.pretrained or self.init_from):
+            raise ConfigError("model.lora_rank: LoRA adapts a pretrained encoder; set "
+                              "model.pretrained (or model.init_from), or lora_rank to null")
+        if self.lora_rank and self.frozen_encoder:
+            raise ConfigError("model.lora_rank: the encoder is already frozen "
+                              "(freeze_pretrained / trainable_blocks); set one of them")
         if self.frozen_encoder and self.token_dropout:
             raise ConfigError("model.token_dropout: it drops input words, which a frozen "
                               "encoder sees once (model.trainable_blocks); set it to 0")

@@ -41,6 +41,8 @@ from config_files import dump_config, load_config
 
 CONFIG_FILE = "config.yaml"
 MODEL_FILE = "model.keras"
+# A LoRA run's (model.lora_rank): the low-rank factors and the head (models/lora.py).
+ADAPTER_FILE = "adapter.weights.h5"
 LABELS_FILE = "labels.json"
 HISTORY_FILE = "history.csv"
 METRICS_FILE = "metrics.json"

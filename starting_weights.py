@@ -13,6 +13,7 @@ Everything else starts as initialised.
 
 import dataclasses
 import json
+import tempfile
 from pathlib import Path
 
 import runs
@@ -173,21 +174,25 @@ def start_from_encoder(classifier, pretrained: PretrainingRun) -> None:
     """Loads the pretrained encoder's weights into `classifier`'s embedding and blocks (its
     class token and head stay as initialised)."""
     from models.masked_language_model import build_masked_language_model, copy_encoder_weights
+    from models.upgrade import load_old_encoder_weights, upgraded_weights_copy
 
     text, model = pretrained.config.text, pretrained.config.model
     encoder = build_masked_language_model(model, len(pretrained.vocabulary) + 1,
                                           text.sequence_length)
-    try:
-        encoder.load_weights(pretrained.encoder_weights)
-    except ValueError:  # Saved before the classifier was one class: the old layout.
-        from models.upgrade import load_old_encoder_weights
-
+    with tempfile.TemporaryDirectory() as folder:
+        # Saved before the attention's projections were sublayers: moved in a copy.
+        weights = upgraded_weights_copy(pretrained.encoder_weights, folder)
+        weights = weights or pretrained.encoder_weights
         try:
-            load_old_encoder_weights(encoder, pretrained.encoder_weights)
-        except ValueError as error:
-            raise ConfigError(f"model.init_from: {pretrained.encoder_weights} does not fit the "
-                              f"encoder of its config.yaml ({str(error).splitlines()[0]}); "
-                              "pretrain it again with pretrain.py") from None
+            encoder.load_weights(weights)
+        except ValueError:  # Saved before the classifier was one class: the old layout.
+            try:
+                load_old_encoder_weights(encoder, weights)
+            except ValueError as error:
+                raise ConfigError(f"model.init_from: {pretrained.encoder_weights} does not "
+                                  f"fit the encoder of its config.yaml "
+                                  f"({str(error).splitlines()[0]}); pretrain it again with "
+                                  "pretrain.py") from None
     copy_encoder_weights(encoder, classifier)
     print(f"model.init_from: the encoder starts from {pretrained.run_dir}")
 
@@ -203,3 +208,31 @@ def load_token_vectors(classifier, config: Config, vocabulary, seed=0):
     token_embeddings(classifier).assign(matrix)
     print(f"model.pretrained_embeddings: {name} has vectors for {found:,} of the "
           f"{len(vocabulary):,} vocabulary words")
+
+
+def classifier_from_adapter(run_dir: str | Path):
+    """A LoRA run's classifier (model.lora_rank) rebuilt from what it started from (its
+    checkpoint, or pretraining run) and its `adapter.weights.h5`: it predicts what the
+    run's `model.keras` predicts. The adapter's few hundred kB ride on the shared checkpoint.
+
+    Raises:
+        ConfigError: the run folder has no adapter (not a LoRA run).
+    """
+    from models import build_classifier
+    from models.lora import load_adapter
+
+    run_dir = Path(run_dir)
+    adapter = run_dir / runs.ADAPTER_FILE
+    if not adapter.exists():
+        raise ConfigError(f"{run_dir}: no {runs.ADAPTER_FILE}; only a run with "
+                          "model.lora_rank has one")
+    weights = starting_weights(load_config(run_dir / runs.CONFIG_FILE))
+    config = weights.config
+    vocabulary = weights.vocabulary or weights.checkpoint.vocabulary
+    num_classes = len(json.loads((run_dir / runs.LABELS_FILE).read_text()))
+    classifier = build_classifier(config.model, len(vocabulary) + weights.extra_token_ids,
+                                  config.text.sequence_length, num_classes,
+                                  checkpoint=weights.checkpoint)
+    weights.load_into(classifier, vocabulary, seed=config.training.seed)
+    load_adapter(classifier, adapter)
+    return classifier

@@ -80,6 +80,7 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
         print(describe_replicas(strategy, config.training.distribution))
         with dtype_policy(config.training.mixed_precision):
             classifier, trainer = build_model(config, data, strategy, steps_per_epoch, weights)
+            lora_start = lora_starting_kernels(classifier, config.model)
             fit_pipelines = (frozen_pipelines(config, data, classifier, run_dir)
                              if config.model.frozen_encoder else pipelines)
             if resumed:
@@ -96,6 +97,8 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
                 metrics = evaluate(classifier, pipelines, data.class_names, config.training,
                                    run_dir)
             save(classifier, data, config.model.mask_zero, run_dir)
+            if lora_start:
+                save_adapter(classifier, lora_start, config.model.lora_rank, run_dir)
     runs.write_json(run_dir / runs.LABELS_FILE, data.class_names)
     metrics["wall_time_s"] = round(time.perf_counter() - start, 1)
     runs.write_json(run_dir / runs.METRICS_FILE, metrics)
@@ -137,6 +140,7 @@ def build_model(config: Config, data, strategy, steps_per_epoch, weights=None):
     `weights` (`starting_weights.StartingWeights`) shapes the encoder and sets its starting weights.
     """
     from models import build_classifier, build_trainer, freeze_lower_blocks
+    from models.lora import enable_lora
     from starting_weights import starting_weights
 
     weights = weights or starting_weights(config)
@@ -152,6 +156,8 @@ def build_model(config: Config, data, strategy, steps_per_epoch, weights=None):
         weights.load_into(classifier, vocabulary, seed=config.training.seed)
         start_block = (freeze_lower_blocks(classifier, config.model.trained_blocks)
                        if config.model.frozen_encoder else None)
+        if config.model.lora_rank:
+            enable_lora(classifier, config.model.lora_rank, config.model.lora_targets)
         return classifier, build_trainer(classifier, config.training, steps_per_epoch,
                                          start_block)
 
@@ -175,6 +181,24 @@ def frozen_pipelines(config: Config, data, classifier, run_dir: Path) -> dict:
                                len(data.class_names))
     epoch_steps(pipelines, config.training)  # A capped epoch: the train split repeats.
     return pipelines
+
+
+def lora_starting_kernels(classifier, model_config) -> dict:
+    """With model.lora_rank, the adapted kernels as loaded (what the adapter file measures
+    the training's change from; a resumed run reloads them from the checkpoint too)."""
+    from models.lora import starting_kernels
+
+    if not model_config.lora_rank:
+        return {}
+    return starting_kernels(classifier, model_config.lora_targets)
+
+
+def save_adapter(classifier, start, rank, run_dir: Path) -> None:
+    """adapter.weights.h5: the LoRA factors and the head, to put on the checkpoint."""
+    from models.lora import save_adapter as write_adapter
+
+    with runs.staged_file(run_dir / runs.ADAPTER_FILE) as temporary:
+        write_adapter(classifier, start, rank, temporary)
 
 
 def save(classifier, data, trim_padding, run_dir: Path) -> None:

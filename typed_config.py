@@ -262,7 +262,9 @@ def field_reference(sections: dict[str, type[Section]], intro: str) -> str:
         comments, starts, first = section.field_comments(), section.comment_starts(), None
         lines += [f"## `{name}`", "", "| field | type | default | meaning |", "|---|---|---|---|"]
         for item in dataclasses.fields(section):
-            default = item.default if item.default is not dataclasses.MISSING else None
+            default = item.default if item.default is not dataclasses.MISSING else (
+                item.default_factory() if item.default_factory is not dataclasses.MISSING
+                else None)
             kind = expected_type(section.field_type(item.name))
             if item.name in starts:
                 first, meaning = item.name, comments[item.name].replace("|", "\\|")

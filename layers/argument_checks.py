@@ -8,7 +8,7 @@ Example:
 >>> check_positive_int("num_heads", 0)
 Traceback (most recent call last):
 ...
-ValueError: `num_heads` must be a positive integer. Received: num_heads=0
+ValueError: The argument `num_heads` must be a positive integer. Received: num_heads=0
 >>> check_rate("dropout", 0.1)  # valid: returns None
 """
 
@@ -20,7 +20,7 @@ def check_positive_int(name, value, allow_none=False):
     # bool is an int subclass: `num_heads=True` is a mistake, not 1 head.
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
         raise ValueError(
-            f"`{name}` must be a positive integer{_or_none(allow_none)}. "
+            f"The argument `{name}` must be a positive integer{_or_none(allow_none)}. "
             f"Received: {name}={value!r}"
         )
 
@@ -48,42 +48,29 @@ def check_one_of(name, value, choices):
         raise ValueError(f"`{name}` must be one of {listed}. Received: {name}={value!r}")
 
 
-def output_dim_from_keras_names(output_dim, output_shape):
-    """`output_dim`, or Keras' `output_shape` (an int or a 1-tuple) under our name."""
+def output_shape_from_keras_names(output_dim, output_shape):
+    """The output's trailing shape as a tuple, or None for the query's size: from our
+    `output_dim` (an int) or Keras' `output_shape` (an int or a tuple of ints)."""
+    check_positive_int("output_dim", output_dim, allow_none=True)
     if output_shape is None:
-        return output_dim
-    shape = (output_shape,) if isinstance(output_shape, int) else tuple(output_shape)
-    if len(shape) != 1:
+        return None if output_dim is None else (output_dim,)
+    shape = (output_shape,) if isinstance(output_shape, int) else output_shape
+    try:
+        shape = tuple(shape)
+    except TypeError:
+        shape = ()
+    if not shape or any(isinstance(size, bool) or not isinstance(size, int) or size <= 0
+                        for size in shape):
         raise ValueError(
-            "Only one output dimension is supported: pass `output_shape` as an int and "
-            f"reshape the output. Received: output_shape={output_shape!r}"
+            f"Invalid `output_shape`: {output_shape!r}. Give a positive int or a tuple of "
+            "positive ints."
         )
-    if output_dim is not None and output_dim != shape[0]:
+    if output_dim is not None and (output_dim,) != shape:
         raise ValueError(
             "`output_dim` and `output_shape` are the same setting; give one. "
             f"Received: output_dim={output_dim}, output_shape={output_shape!r}"
         )
-    return shape[0]
-
-
-def check_sequence_axis(attention_axes):
-    """Only attention over the sequence axis of (B, T, D) inputs: Keras' default."""
-    axes = (attention_axes,) if isinstance(attention_axes, int) else attention_axes
-    if axes is not None and tuple(axes) not in ((1,), (-2,)):
-        raise ValueError(
-            "Attention over other axes than the sequence axis is not supported: leave "
-            "`attention_axes=None` (inputs (B, T, D)) or use keras.layers.MultiHeadAttention. "
-            f"Received: attention_axes={attention_axes!r}"
-        )
-
-
-def check_no_gate(use_gate):
-    """Keras' gated attention (`use_gate=True`) is not implemented."""
-    if use_gate:
-        raise ValueError(
-            "Gated attention is not supported: pass `use_gate=False` or use "
-            f"keras.layers.MultiHeadAttention. Received: use_gate={use_gate!r}"
-        )
+    return shape
 
 
 def _or_none(allow_none):

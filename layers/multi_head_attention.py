@@ -5,19 +5,19 @@ D model size (the query's last dimension). A `v` or `k` marks the value's or
 key's own size: Hv value head size, Dv and Dk the value's and key's last dimension.
 """
 
+import math
+
 import keras
 from keras import ops
+from keras.src.backend import set_keras_mask  # what Keras' layer uses; no public alias
 
-from layers.argument_checks import (
-    check_no_gate,
-    check_positive_int,
-    check_rate,
-    check_sequence_axis,
-    output_dim_from_keras_names,
-)
+from layers.argument_checks import check_positive_int, check_rate, output_shape_from_keras_names
+from layers.attention_axes import SequenceLayout
 from layers.attention_masks import key_side_mask, masked_outputs
 from layers.initializers import sublayer_initializer
 from layers.scaled_dot_product_attention import ScaledDotProductAttention
+
+_PROJECTIONS = ("query", "key", "value", "gate", "output")
 
 
 @keras.saving.register_keras_serializable(package="keras_attention_lab")
@@ -28,18 +28,17 @@ class MultiHeadAttention(keras.layers.Layer):
     heads, runs `ScaledDotProductAttention` in each head and projects the
     concatenated heads with `W_O`. Works for self-attention (`value` omitted or
     the same tensor as `query`) and cross-attention (query length T may differ
-    from key length S). The weights have the same shapes and order as those of
-    `keras.layers.MultiHeadAttention`, so `set_weights(keras_mha.get_weights())`
-    gives the same layer. The projections are plain matmuls on (B*T, D) and
-    (B*S, Dk|Dv); a fused QKV projection measured slower on CPU (see `bench/`),
-    so there is none.
+    from key length S).
 
-    A drop-in replacement: the constructor takes the arguments of
-    `keras.layers.MultiHeadAttention` that it supports under Keras' names
-    (`output_shape`, `flash_attention`, the regularizers and constraints, ...)
-    and refuses the others with a `ValueError` (`attention_axes` other than the
-    sequence axis, `use_gate=True`); the call takes Keras' arguments, with the
-    same meaning, `use_causal_mask` included.
+    A drop-in replacement for `keras.layers.MultiHeadAttention`: the same
+    arguments (`output_shape`, `attention_axes`, `use_gate`, `flash_attention`,
+    the regularizers and constraints, ...), the same call, and the projections
+    in the same `EinsumDense` sublayers (`query_dense`, `key_dense`,
+    `value_dense`, `gate_dense` with `use_gate`, `output_dense`), so the weights
+    have the same shapes and order (`set_weights(keras_mha.get_weights())` gives
+    the same layer), and Keras' LoRA (`enable_lora`) and `quantize("int8")`
+    work on them. Inputs of higher rank, (B, d1, ..., dk, D), attend over
+    `attention_axes` (default: all of d1..dk) with the free axes as batch.
 
     Masking: masks are boolean, True = attend. The Keras masks of `query`,
     `value` and `key` (e.g. from `Embedding(mask_zero=True)`) are used
@@ -60,9 +59,10 @@ class MultiHeadAttention(keras.layers.Layer):
         output_dim: int or None. Size of the output. Defaults to D.
         dropout: float in [0, 1). Dropout on the attention weights.
         use_bias: bool. Whether the projections have biases.
-        output_shape: int, `(int,)` or None. Keras' name for `output_dim`.
-        attention_axes: None (or `(1,)`, the same for (B, T, D) inputs):
-            attention over the sequence axis; other axes are not supported.
+        output_shape: int, tuple of ints or None. Keras' name for the output
+            size; a tuple gives an output of several trailing dimensions.
+        attention_axes: int, tuple of ints or None. The axes attended over;
+            None: all axes but the batch and the features.
         sliding_window: int or None. Query i attends keys j with
             `|i - j| < sliding_window` only (with `use_causal_mask`, the
             `sliding_window` keys up to i).
@@ -77,10 +77,9 @@ class MultiHeadAttention(keras.layers.Layer):
             (`layers.initializers.sublayer_initializer`), so W_Q, W_K, W_V and
             W_O never start equal.
         kernel_regularizer, bias_regularizer, activity_regularizer,
-            kernel_constraint, bias_constraint: of every projection (the
-            activity regularizer acts on each projection's output, divided by
-            the batch size), as in Keras.
-        use_gate: False only (Keras' gated attention is not supported).
+            kernel_constraint, bias_constraint: of every projection, as in Keras.
+        use_gate: bool. Gated attention (Keras' `use_gate`): each head's output
+            is multiplied by `sigmoid(gate_dense(query))` before `W_O`.
         seed: int or None. Seed of the attention dropout.
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
@@ -140,28 +139,24 @@ class MultiHeadAttention(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        output_dim = output_dim_from_keras_names(output_dim, output_shape)
+        self._output_shape = output_shape_from_keras_names(output_dim, output_shape)
         check_positive_int("num_heads", num_heads)
-        optional_sizes = {
-            "key_dim": key_dim,
-            "value_dim": value_dim,
-            "output_dim": output_dim,
-            "sliding_window": sliding_window,
-        }
-        for name, value in optional_sizes.items():
+        for name, value in {"key_dim": key_dim, "value_dim": value_dim,
+                            "sliding_window": sliding_window}.items():
             check_positive_int(name, value, allow_none=True)
         check_rate("dropout", dropout)
-        check_sequence_axis(attention_axes)
-        check_no_gate(use_gate)
         self.num_heads = num_heads
         self.key_dim = key_dim
         self.value_dim = value_dim
-        self.output_dim = output_dim
+        one_dim = self._output_shape is not None and len(self._output_shape) == 1
+        self.output_dim = self._output_shape[0] if one_dim else None
         self.dropout = float(dropout)
         self.use_bias = use_bias
+        self.attention_axes = attention_axes
         self.sliding_window = sliding_window
         self.flash_attention = flash_attention
         self.causal = bool(causal)
+        self.use_gate = bool(use_gate)
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.bias_initializer = keras.initializers.get(bias_initializer)
         self.kernel_regularizer = keras.regularizers.get(kernel_regularizer)
@@ -184,48 +179,66 @@ class MultiHeadAttention(keras.layers.Layer):
     def build(self, query_shape, value_shape=None, key_shape=None):
         value_shape = query_shape if value_shape is None else value_shape
         key_shape = value_shape if key_shape is None else key_shape
+        self.compute_output_shape(query_shape, value_shape, key_shape)  # checks the shapes
+        self._layout = SequenceLayout(len(query_shape), self.attention_axes)
         d_model = query_shape[-1]
         if self.key_dim is None and d_model % self.num_heads:
             raise ValueError(
                 "The query's last dimension must be divisible by `num_heads` when `key_dim` "
                 f"is not given. Received: d_model={d_model}, num_heads={self.num_heads}"
             )
+        heads = self.num_heads
         self._head_dim = self.key_dim or d_model // self.num_heads
         self._value_head_dim = self.value_dim or self._head_dim
-        self._output_dim = self.output_dim or d_model
-        heads = self.num_heads
+        output_shape = self._output_shape or (d_model,)
         # Same names, shapes and creation order as keras.layers.MultiHeadAttention.
-        self.query_kernel, self.query_bias = self._projection(
-            "query", (query_shape[-1], heads, self._head_dim), (heads, self._head_dim)
-        )
-        self.key_kernel, self.key_bias = self._projection(
-            "key", (key_shape[-1], heads, self._head_dim), (heads, self._head_dim)
-        )
-        self.value_kernel, self.value_bias = self._projection(
-            "value", (value_shape[-1], heads, self._value_head_dim), (heads, self._value_head_dim)
-        )
-        self.output_kernel, self.output_bias = self._projection(
-            "attention_output", (heads, self._value_head_dim, self._output_dim), (self._output_dim,)
-        )
+        self._query_dense = self._projection("query", query_shape, (heads, self._head_dim))
+        self._key_dense = self._projection("key", key_shape, (heads, self._head_dim))
+        self._gate_dense = None
+        if self.use_gate:
+            self._gate_dense = self._projection(
+                "gate", query_shape, (heads, self._value_head_dim), activation="sigmoid")
+        self._value_dense = self._projection("value", value_shape, (heads, self._value_head_dim))
+        self._output_dense = self._projection(
+            "attention_output", (None, None, heads, self._value_head_dim), output_shape)
 
-    def _projection(self, name, kernel_shape, bias_shape):
-        kernel = self.add_weight(
-            name=f"{name}_kernel",
-            shape=kernel_shape,
-            initializer=sublayer_initializer(self.kernel_initializer, f"{name}_kernel"),
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
+    def _projection(self, name, input_shape, output_shape, activation=None):
+        """An `EinsumDense` (B, T, *in) -> (B, T, *out): in is (D,) or (N, Hv), out (N, H) or
+        the output's shape. Higher-rank inputs are flattened to (B', T, D) before it."""
+        inputs = "cd"[: len(input_shape) - 2] if name == "attention_output" else "c"
+        outputs = "efgh"[: len(output_shape)]
+        layer = keras.layers.EinsumDense(
+            f"ab{inputs},{inputs}{outputs}->ab{outputs}",
+            output_shape=(None, *output_shape),
+            bias_axes=outputs if self.use_bias else None,
+            activation=activation,
+            kernel_initializer=sublayer_initializer(self.kernel_initializer, f"{name}_kernel"),
+            bias_initializer=sublayer_initializer(self.bias_initializer, f"{name}_bias"),
+            kernel_regularizer=self.kernel_regularizer,
+            bias_regularizer=self.bias_regularizer,
+            activity_regularizer=self.projection_activity_regularizer,
+            kernel_constraint=self.kernel_constraint,
+            bias_constraint=self.bias_constraint,
+            dtype=self.dtype_policy,
+            name=name,
         )
-        bias = None
-        if self.use_bias:
-            bias = self.add_weight(
-                name=f"{name}_bias",
-                shape=bias_shape,
-                initializer=sublayer_initializer(self.bias_initializer, f"{name}_bias"),
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-            )
-        return kernel, bias
+        layer.build((None, None, *input_shape[-(len(inputs)):]))
+        return layer
+
+    query_dense = property(lambda self: self._query_dense)
+    key_dense = property(lambda self: self._key_dense)
+    value_dense = property(lambda self: self._value_dense)
+    gate_dense = property(lambda self: self._gate_dense)
+    output_dense = property(lambda self: self._output_dense)
+
+    def enable_lora(self, rank, targets=("query", "value"), lora_alpha=None):
+        """Keras' LoRA on the `targets` projections ("query", "key", "value", "gate",
+        "output"): each kernel frozen, two trained low-rank factors added to it."""
+        for target in targets:
+            if target not in _PROJECTIONS or (target == "gate" and not self.use_gate):
+                raise ValueError(f"LoRA targets are among {_PROJECTIONS} (gate with use_gate). "
+                                 f"Received: targets={targets!r}")
+            getattr(self, f"{target}_dense").enable_lora(rank, lora_alpha=lora_alpha)
 
     def call(
         self,
@@ -251,11 +264,18 @@ class MultiHeadAttention(keras.layers.Layer):
             value, value_mask = query, query_mask if value_mask is None else value_mask
         if key is None:
             key, key_mask = value, value_mask if key_mask is None else key_mask
+        for tensor in (query, key, value):
+            # Read above; taken off so the projections do not warn (as Keras' layer does).
+            set_keras_mask(tensor, None)
+        layout, query_shape, key_shape = self._layout, ops.shape(query), ops.shape(key)
+        attention_mask = layout.attention_mask(attention_mask, query_shape, key_shape)
+        query, key, value, query_mask, value_mask, key_mask = (
+            layout.to_sequences(x) for x in (query, key, value, query_mask, value_mask, key_mask))
         query, key, value = (ops.cast(x, self.compute_dtype) for x in (query, key, value))
 
-        query_heads = self._project(query, self.query_kernel, self.query_bias)  # (B, T, N, H)
-        key_heads = self._project(key, self.key_kernel, self.key_bias)  # (B, S, N, H)
-        value_heads = self._project(value, self.value_kernel, self.value_bias)  # (B, S, N, Hv)
+        query_heads = self._project(self._query_dense, query)  # (B, T, N, H)
+        key_heads = self._project(self._key_dense, key)  # (B, S, N, H)
+        value_heads = self._project(self._value_dense, value)  # (B, S, N, Hv)
 
         # Key padding and attention masks go into the softmax; padded queries are
         # zeroed afterwards, which is cheaper than a full (B, 1, T, S) mask.
@@ -273,41 +293,34 @@ class MultiHeadAttention(keras.layers.Layer):
         )
         attended, scores = result if return_attention_scores else (result, None)
         attended, scores = masked_outputs(attended, scores, query_mask, head_mask)
-
-        batch, length = ops.shape(attended)[0], ops.shape(attended)[1]
-        merged_dim = self.num_heads * self._value_head_dim
-        merged = ops.reshape(attended, (batch, length, merged_dim))  # (B, T, N*Hv)
-        # (N, Hv, output_dim) -> (N*Hv, output_dim)
-        output_kernel = ops.reshape(self.output_kernel, (merged_dim, self._output_dim))
-        output = ops.matmul(merged, output_kernel)  # (B, T, output_dim)
-        if self.use_bias:
-            output = output + self.output_bias
-        self._regularize_activity(output)
+        if self.use_gate:
+            attended = attended * self._project(self._gate_dense, query)  # (B, T, N, Hv)
+        output = self._project(self._output_dense, attended, input_dims=2)  # (B, T, *output_shape)
+        output = layout.from_sequences(output, query_shape)
         if return_attention_scores:
-            return output, scores
+            return output, layout.scores_from_sequences(scores, query_shape, key_shape)
         return output
 
-    def _project(self, inputs, kernel, bias):
-        """(B, T, D) -> (B, T, N, H) with a kernel of shape (D, N, H).
-
-        Written for the query; the key (B, S, Dk) and the value (B, S, Dv) go
-        through it the same way, to (B, S, N, H) and (B, S, N, Hv).
-        """
-        heads, head_dim = kernel.shape[1], kernel.shape[2]
-        flat_kernel = ops.reshape(kernel, (kernel.shape[0], heads * head_dim))  # (D, N*H)
-        projected = ops.matmul(inputs, flat_kernel)  # (B, T, N*H)
-        if bias is not None:
-            projected = projected + ops.reshape(bias, (heads * head_dim,))
-        self._regularize_activity(projected)
+    def _project(self, layer, inputs, input_dims=1):
+        """`layer(inputs)` for a projection (B, T, *in) -> (B, T, *out), as one matmul on the
+        flattened kernel while it is a float one: TensorFlow's Einsum op measured 5-9%
+        slower at 64 tokens (bench/bench_attention.py). Quantized layers (and activity
+        regularizers) go through the layer's own call."""
+        if layer.quantization_mode is not None or layer.activity_regularizer is not None:
+            return layer(inputs)
+        kernel = ops.cast(layer.kernel, self.compute_dtype)  # LoRA's A @ B included
+        in_size = math.prod(kernel.shape[:input_dims])
+        out_shape = tuple(kernel.shape[input_dims:])
         batch, length = ops.shape(inputs)[0], ops.shape(inputs)[1]
-        return ops.reshape(projected, (batch, length, heads, head_dim))  # (B, T, N, H)
-
-    def _regularize_activity(self, outputs):
-        """Keras' activity regularizer of a projection's output, per example."""
-        if self.projection_activity_regularizer is not None:
-            batch_size = ops.cast(ops.shape(outputs)[0], "float32")
-            loss = self.projection_activity_regularizer(outputs)
-            self.add_loss(ops.cast(loss, "float32") / batch_size)
+        if input_dims > 1:
+            inputs = ops.reshape(inputs, (batch, length, in_size))  # (B, T, N*Hv)
+        projected = ops.matmul(inputs, ops.reshape(kernel, (in_size, -1)))  # (B, T, prod(out))
+        if layer.bias is not None:
+            bias = ops.cast(layer.bias, self.compute_dtype)
+            projected = projected + (ops.reshape(bias, (-1,)) if len(out_shape) > 1 else bias)
+        if len(out_shape) > 1:
+            projected = ops.reshape(projected, (batch, length, *out_shape))  # (B, T, *out)
+        return layer.activation(projected)  # linear, or the gate's sigmoid
 
     def compute_mask(self, query, previous_mask=None):
         # The output is aligned with the queries, so it keeps the query mask.
@@ -319,21 +332,32 @@ class MultiHeadAttention(keras.layers.Layer):
         return super(keras.layers.Layer, self).compute_output_spec(*args, **kwargs)
 
     def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
-        return tuple(query_shape[:-1]) + (self.output_dim or query_shape[-1],)
+        value_shape = tuple(query_shape if value_shape is None else value_shape)
+        key_shape = value_shape if key_shape is None else tuple(key_shape)
+        if value_shape[1:-1] != key_shape[1:-1]:
+            raise ValueError(
+                "All dimensions of `value` and `key`, except the last one, must be equal. "
+                f"Received: value_shape={value_shape} and key_shape={key_shape}"
+            )
+        return tuple(query_shape[:-1]) + (self._output_shape or (query_shape[-1],))
 
     def get_config(self):
         config = super().get_config()
+        several = self._output_shape is not None and len(self._output_shape) > 1
         config.update(
             {
                 "num_heads": self.num_heads,
                 "key_dim": self.key_dim,
                 "value_dim": self.value_dim,
-                "output_dim": self.output_dim,
+                "output_dim": self.output_dim if not several else None,
+                "output_shape": list(self._output_shape) if several else None,
                 "dropout": self.dropout,
                 "use_bias": self.use_bias,
+                "attention_axes": self.attention_axes,
                 "sliding_window": self.sliding_window,
                 "flash_attention": self.flash_attention,
                 "causal": self.causal,
+                "use_gate": self.use_gate,
                 "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
                 "bias_initializer": keras.initializers.serialize(self.bias_initializer),
                 "kernel_regularizer": keras.regularizers.serialize(self.kernel_regularizer),
@@ -347,4 +371,3 @@ class MultiHeadAttention(keras.layers.Layer):
             }
         )
         return config
-

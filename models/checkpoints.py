@@ -232,15 +232,15 @@ def weight_table(embedding, blocks, num_heads):
         prefix, attention = f"encoder.layer.{index}", block.self_attention
         for ours, theirs in (("query", "query"), ("key", "key"), ("value", "value")):
             table += [
-                (getattr(attention, f"{ours}_kernel"), f"{prefix}.attention.self.{theirs}.weight",
-                 heads_in),
-                (getattr(attention, f"{ours}_bias"), f"{prefix}.attention.self.{theirs}.bias",
-                 split_bias),
+                (getattr(attention, f"{ours}_dense").kernel,
+                 f"{prefix}.attention.self.{theirs}.weight", heads_in),
+                (getattr(attention, f"{ours}_dense").bias,
+                 f"{prefix}.attention.self.{theirs}.bias", split_bias),
             ]
         feed_forward = block.feed_forward
         table += [
-            (attention.output_kernel, f"{prefix}.attention.output.dense.weight", heads_out),
-            (attention.output_bias, f"{prefix}.attention.output.dense.bias", None),
+            (attention.output_dense.kernel, f"{prefix}.attention.output.dense.weight", heads_out),
+            (attention.output_dense.bias, f"{prefix}.attention.output.dense.bias", None),
             *norm(block.attention_norm, f"{prefix}.attention.output"),
             (feed_forward.intermediate_dense.kernel, f"{prefix}.intermediate.dense.weight",
              transposed),

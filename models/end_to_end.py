@@ -1,12 +1,14 @@
 """The saved model: raw strings in, class probabilities out."""
 
+import tempfile
+
 import keras
 import numpy as np
 import tensorflow as tf
 
 from models.transformer_classifier import TransformerClassifier
 from models.trim_padding import TrimPadding
-from models.upgrade import upgraded_classifier
+from models.upgrade import upgraded_classifier, upgraded_weights_copy
 
 # The names the saved model's layers carry (read by people; code finds them by type).
 VECTORIZER = "text_vectorization"
@@ -76,14 +78,22 @@ def load_end_to_end_model(path):
     Keras finds custom classes through its registry, filled when their modules are
     imported; this module's package imports them all (`import models`). A model saved
     before the classifier was one class (a functional graph of the same layers) comes back
-    converted, with the same weights and predictions (`models.upgrade`).
+    converted, with the same weights and predictions (`models.upgrade`), and so does one
+    saved before the attention's projections were `EinsumDense` sublayers.
 
     Example:
 
     >>> # model = load_end_to_end_model("runs/default/model.keras")
     >>> # vectorizer, classifier = get_model_parts(model)
     """
-    model = keras.saving.load_model(path, safe_mode=True)
+    try:
+        model = keras.saving.load_model(path, safe_mode=True)
+    except ValueError:  # Saved before the attention's projections were sublayers?
+        with tempfile.TemporaryDirectory() as folder:
+            upgraded = upgraded_weights_copy(path, folder)
+            if upgraded is None:
+                raise
+            model = keras.saving.load_model(upgraded, safe_mode=True)
     if any(isinstance(layer, TransformerClassifier) for layer in model.layers):
         return _with_lookups_built(model)
     vectorizer, classifier = model.layers[1], model.layers[-1]

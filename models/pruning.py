@@ -70,12 +70,10 @@ def kept_heads(counts, pruned):
 
 
 def _slice_heads(attention, new_attention, kept):
-    for projection in ("query", "key", "value"):
-        kernel = getattr(attention, f"{projection}_kernel").numpy()  # (D, N, H)
-        getattr(new_attention, f"{projection}_kernel").assign(kernel[:, kept])
-        bias = getattr(attention, f"{projection}_bias")
-        if bias is not None:  # (N, H)
-            getattr(new_attention, f"{projection}_bias").assign(bias.numpy()[kept])
-    new_attention.output_kernel.assign(attention.output_kernel.numpy()[kept])  # (N, H, D)
-    if attention.output_bias is not None:
-        new_attention.output_bias.assign(attention.output_bias.numpy())
+    for projection in ("query", "key", "value", "output"):
+        old, new = (getattr(layer, f"{projection}_dense") for layer in (attention, new_attention))
+        # (D, N, H) and (N, H) for the query, key and value; (N, H, D) and (D,) for the output.
+        new.kernel.assign(old.kernel.numpy()[kept] if projection == "output"
+                          else old.kernel.numpy()[:, kept])
+        if old.bias is not None:
+            new.bias.assign(old.bias.numpy() if projection == "output" else old.bias.numpy()[kept])

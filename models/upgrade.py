@@ -1,12 +1,21 @@
-"""Run folders written before the classifier was one class: their classifier converted, and
-pretraining runs' encoder weights read.
+"""Run folders written by earlier versions: their weights and classifier brought up to date.
 
 Until 2026-12 `model.keras` held the classifier as a functional graph of the same layers
 (`TokenAndPositionEmbedding`, `ClassToken`, the `TransformerEncoderBlock`s, a final
 `LayerNormalization`, `SequencePooling`, `Dense`). Those layers still load; this module
 reads their settings and weights into a `TransformerClassifier` that predicts the same.
+
+Until issue 35 `MultiHeadAttention` held its eight projection weights itself; they now sit
+in Keras' `EinsumDense` sublayers (`query_dense`, ...), with the same shapes and order.
+`upgraded_weights_copy` moves them in a copy of an old `.keras` or `.weights.h5` file.
 """
 
+import io
+import shutil
+import zipfile
+from pathlib import Path
+
+import h5py
 import keras
 
 from layers import TokenAndPositionEmbedding, TokenDropout, TransformerEncoderBlock
@@ -93,3 +102,52 @@ def load_old_encoder_weights(model, path):
         x = encoder.final_norm(x)
     old = keras.Model([token_ids, positions], logits_layer(take(x, positions)))
     old.load_weights(path)
+
+
+_PROJECTIONS = ("query_dense", "key_dense", "value_dense", "output_dense")
+
+
+def upgraded_weights_copy(path, folder):
+    """A copy of the `.keras` or `.weights.h5` file `path` in `folder` with every
+    `MultiHeadAttention` of the old layout moved to its projection sublayers, or None when
+    the file holds none (it is up to date, or not ours)."""
+    path, target = Path(path), Path(folder) / Path(path).name
+    if path.suffix != ".keras":
+        shutil.copyfile(path, target)
+        with h5py.File(target, "r+") as weights:
+            return target if _move_attention_weights(weights) else None
+    with zipfile.ZipFile(path) as archive:
+        buffer = io.BytesIO(archive.read("model.weights.h5"))
+        with h5py.File(buffer, "r+") as weights:
+            if not _move_attention_weights(weights):
+                return None
+        with zipfile.ZipFile(target, "w") as copy:
+            for item in archive.infolist():
+                data = buffer.getvalue() if item.filename == "model.weights.h5" else (
+                    archive.read(item.filename))
+                copy.writestr(item, data)
+    return target
+
+
+def _move_attention_weights(weights):
+    """Moves each old attention group's `vars/0..7` (kernel and bias of the query, key, value
+    and output; `0..3` without biases) to `query_dense/vars/0..1`, ...; returns how many."""
+    def is_old_attention(name, group):
+        old = group.get("vars") if isinstance(group, h5py.Group) else None
+        return (old is not None and len(old) in (4, 8) and "query_dense" not in group
+                and old["0"].ndim == 3 and old[str(len(old) // 4 * 3)].ndim == 3)
+
+    found = []
+    weights.visititems(lambda name, item: found.append(name) if is_old_attention(
+        name, item) else None)
+    for name in found:
+        group = weights[name]
+        values = [group["vars"][str(index)][()] for index in range(len(group["vars"]))]
+        del group["vars"]
+        group.create_group("vars")
+        per_projection = len(values) // 4  # kernel and bias, or the kernel alone
+        for number, projection in enumerate(_PROJECTIONS):
+            target = group.create_group(f"{projection}/vars")
+            for index in range(per_projection):
+                target.create_dataset(str(index), data=values[number * per_projection + index])
+    return len(found)

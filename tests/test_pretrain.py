@@ -130,7 +130,7 @@ def test_a_pretraining_run_saved_before_the_classifier_was_one_class_still_start
         pairs = [
             (encoder.embedding.token_embedding.embeddings,
              layers["token_and_position_embedding/token_embedding/vars/0"]),
-            (encoder.blocks[0].self_attention.query_kernel,
+            (encoder.blocks[0].self_attention.query_dense.kernel,
              layers["transformer_encoder_block/self_attention/vars/0"]),
             (encoder.blocks[1].feed_forward.output_dense.kernel,
              layers["transformer_encoder_block_1/feed_forward/output_dense/vars/0"]),

@@ -77,7 +77,7 @@ def test_pretrained_layers_keeps_the_first_blocks_and_freezing_trains_only_the_h
     assert [block.name for block in classifier.encoder.blocks] == ["encoder_block_0"]
     tensors = read_tensors(tiny_checkpoint)
     np.testing.assert_array_equal(
-        classifier.encoder.blocks[0].self_attention.value_bias.numpy(),
+        classifier.encoder.blocks[0].self_attention.value_dense.bias.numpy(),
         tensors["encoder.layer.0.attention.self.value.bias"].reshape(2, 8))
 
 

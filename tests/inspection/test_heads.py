@@ -81,7 +81,7 @@ def test_a_planted_head_ranks_first_by_importance_and_by_ablation():
     # which is made large: it alone moves the logits much.
     classifier = small_classifier(seed=5)
     for index, block in enumerate(classifier.encoder.blocks):
-        kernel = block.self_attention.output_kernel
+        kernel = block.self_attention.output_dense.kernel
         scale = np.full((2, 1, 1), 0.01)
         if index == 1:
             scale[0] = 8.0

@@ -6,7 +6,7 @@ import pytest
 import layers
 from tests.layers.layer_test_case import padded_features, padded_token_ids, run_layer_test
 
-ATTENTION = {"real_length": 3, "no_gradient": ("key_bias",)}
+ATTENTION = {"real_length": 3, "no_gradient": ("key/bias",)}
 SEQUENCE = {"real_length": 3}
 QUERY_KEY_VALUE = tuple(np.random.default_rng(2).normal(size=(3, 3, 5, 4)).astype("float32"))
 

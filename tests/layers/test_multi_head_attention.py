@@ -89,8 +89,8 @@ def test_matches_float64_reference(return_scores):
 def test_key_dim_defaults_to_d_model_over_num_heads():
     layer = MultiHeadAttention(num_heads=4)
     layer(random(1, 3, 32))
-    assert tuple(layer.query_kernel.shape) == (32, 4, 8)
-    assert tuple(layer.output_kernel.shape) == (4, 8, 32)
+    assert tuple(layer.query_dense.kernel.shape) == (32, 4, 8)
+    assert tuple(layer.output_dense.kernel.shape) == (4, 8, 32)
 
 
 def test_keras_mask_and_explicit_masks_give_the_same_result():
@@ -146,8 +146,8 @@ def test_causal_attention_hides_the_future_and_dropout_only_trains():
 
 
 def projection_kernels(layer):
-    names = ("query_kernel", "key_kernel", "value_kernel", "output_kernel")
-    return {name: getattr(layer, name) for name in names}
+    names = ("query", "key", "value", "output")
+    return {name: getattr(layer, f"{name}_dense").kernel for name in names}
 
 
 @pytest.mark.parametrize("seed", [1, None])
@@ -174,7 +174,7 @@ def test_one_seeded_config_gives_the_same_weights_twice():
     assert_same_weights(layer, build(MultiHeadAttention.from_config(layer.get_config())))
     # The config keeps the initializer as the user gave it, not the per-kernel copies.
     assert layer.get_config()["kernel_initializer"]["config"]["seed"] == 1
-    assert not np.allclose(to_numpy(layer.query_bias), to_numpy(layer.key_bias))
+    assert not np.allclose(to_numpy(layer.query_dense.bias), to_numpy(layer.key_dense.bias))
 
 
 @pytest.mark.parametrize(

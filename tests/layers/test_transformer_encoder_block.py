@@ -132,10 +132,10 @@ def test_every_kernel_of_a_seeded_block_starts_different():
     attention, feed_forward = block.self_attention, block.feed_forward
     assert_pairwise_different(
         {
-            "query": attention.query_kernel,
-            "key": attention.key_kernel,
-            "value": attention.value_kernel,
-            "output": attention.output_kernel,
+            "query": attention.query_dense.kernel,
+            "key": attention.key_dense.kernel,
+            "value": attention.value_dense.kernel,
+            "output": attention.output_dense.kernel,
             "intermediate_dense": feed_forward.intermediate_dense.kernel,
             "output_dense": feed_forward.output_dense.kernel,
         }

@@ -97,10 +97,10 @@ def test_a_head_mask_of_ones_changes_nothing_and_zeros_switch_heads_off(options)
     off[1, 0] = 0.0
     masked = np.asarray(classifier(TOKEN_IDS, head_mask=off))
     attention = classifier.encoder.blocks[1].self_attention
-    kernel = attention.output_kernel.numpy()
-    attention.output_kernel.assign(kernel * np.array([0.0, 1.0])[:, None, None])  # (N, H, D)
+    kernel = attention.output_dense.kernel.numpy()
+    attention.output_dense.kernel.assign(kernel * np.array([0.0, 1.0])[:, None, None])  # (N, H, D)
     np.testing.assert_allclose(masked, classifier(TOKEN_IDS), atol=1e-6)
-    attention.output_kernel.assign(kernel)
+    attention.output_dense.kernel.assign(kernel)
     assert np.abs(masked - np.asarray(classifier(TOKEN_IDS))).max() > 1e-4
 
 

@@ -29,7 +29,7 @@ def test_the_pruned_model_equals_the_head_masked_one(tmp_path, options):
         mask[layer, head] = 0.0
     pruned = pruned_classifier(classifier, heads)
     assert pruned.encoder.head_counts == [2, 3]
-    assert pruned.encoder.blocks[0].self_attention.query_kernel.shape == (16, 2, 4)
+    assert pruned.encoder.blocks[0].self_attention.query_dense.kernel.shape == (16, 2, 4)
     assert pruned.count_params() < classifier.count_params()
     np.testing.assert_allclose(pruned(TOKEN_IDS), classifier(TOKEN_IDS, head_mask=mask),
                                atol=1e-5)

@@ -1,0 +1,79 @@
+"""train.py with `model.lora_rank`: a tiny BERT checkpoint fine-tuned with LoRA, its merged
+`model.keras`, and its adapter file put back on the checkpoint (also after a resume)."""
+
+import numpy as np
+import pytest
+
+import runs
+import train
+from config_files import load_config
+from models import get_model_parts, load_end_to_end_model
+from models.checkpoints import read_tensors
+from starting_weights import classifier_from_adapter
+from tests.test_train_pretrained import TINY, pretrained_args
+
+TOKEN_IDS = np.array([[101, 2023, 2143, 2001, 2204, 102, 0, 0],
+                      [101, 2919, 2919, 5436, 102, 0, 0, 0]])
+
+
+def lora_args(root, data_file, checkpoint, *overrides):
+    return pretrained_args(root, data_file, checkpoint, "model.lora_rank=2",
+                           "training.learning_rate=3e-3", *overrides)
+
+
+def assert_adapter_gives_the_model(run_dir):
+    _, classifier = get_model_parts(load_end_to_end_model(run_dir / runs.MODEL_FILE))
+    ids = np.minimum(TOKEN_IDS, classifier.encoder.embedding.token_embedding.input_dim - 1)
+    rebuilt = classifier_from_adapter(run_dir)
+    np.testing.assert_allclose(np.asarray(rebuilt(ids)), np.asarray(classifier(ids)),
+                               atol=1e-5)
+    return classifier
+
+
+def test_a_lora_run_changes_only_its_targets_and_its_adapter_rebuilds_it(
+        tmp_path, data_file, tiny_checkpoint):
+    assert train.main(lora_args(tmp_path, data_file, tiny_checkpoint,
+                                "training.epochs=2")) == 0
+    run_dir = tmp_path / "tiny"
+    assert load_config(run_dir / runs.CONFIG_FILE).model.lora_targets == ["query", "value"]
+    classifier = assert_adapter_gives_the_model(run_dir)
+    tensors = read_tensors(tiny_checkpoint)
+    attention = classifier.encoder.blocks[0].self_attention
+    prefix = "encoder.layer.0.attention"
+    # Frozen: the key, the biases, the feed-forward network stay as the checkpoint has them.
+    key = tensors[f"{prefix}.self.key.weight"].T.reshape(attention.key_dense.kernel.shape)
+    np.testing.assert_allclose(attention.key_dense.kernel.numpy(), key, atol=1e-7)
+    np.testing.assert_allclose(attention.query_dense.bias.numpy().ravel(),
+                               tensors[f"{prefix}.self.query.bias"], atol=1e-7)
+    np.testing.assert_allclose(classifier.encoder.blocks[0].feed_forward.output_dense.kernel,
+                               tensors["encoder.layer.0.output.dense.weight"].T, atol=1e-7)
+    # Trained: the query's kernel moved from the checkpoint's by a change of rank <= 2.
+    query = tensors[f"{prefix}.self.query.weight"].T.reshape(attention.query_dense.kernel.shape)
+    change = (attention.query_dense.kernel.numpy() - query).reshape(-1, query.shape[-1])
+    singular = np.linalg.svd(change, compute_uv=False)
+    assert singular[0] > 1e-3 and singular[2] < 1e-4 * singular[0]
+
+
+def test_an_interrupted_lora_run_resumes_and_its_adapter_still_rebuilds_it(
+        tmp_path, data_file, tiny_checkpoint):
+    from tests.interrupts import InterruptAfterEpoch
+
+    args = lora_args(tmp_path, data_file, tiny_checkpoint, "training.epochs=2",
+                     "training.early_stopping_patience=0")
+    with pytest.raises(KeyboardInterrupt):
+        train.run_training(load_config(TINY, args[3:]), callbacks=[InterruptAfterEpoch(0)])
+    assert train.main(args) == 0
+    assert len(runs.read_history(tmp_path / "tiny")) == 2
+    assert_adapter_gives_the_model(tmp_path / "tiny")
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (["model.pretrained=null", "model.lora_rank=2"], "model.lora_rank: LoRA adapts a pretrained"),
+    (["model.lora_rank=2", "model.trainable_blocks=1"], "model.lora_rank: the encoder is"),
+    (["model.lora_rank=2", "model.lora_targets=[query, gate]"], "model.lora_targets: must be"),
+    (["model.lora_rank=0"], "model.lora_rank: must be"),
+])
+def test_lora_settings_that_cannot_work_are_one_line_errors(
+        tmp_path, data_file, tiny_checkpoint, capsys, overrides, message):
+    assert train.main(pretrained_args(tmp_path, data_file, tiny_checkpoint, *overrides)) == 2
+    assert message in capsys.readouterr().err
