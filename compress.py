@@ -1,9 +1,12 @@
-"""Compresses a finished run into a new run folder beside it: attention heads pruned.
+"""Compresses a finished run into a new run folder beside it: attention heads pruned, and
+or weights quantized to int8.
 
 Usage:
     python compress.py runs/default --prune-heads 0.25     # a quarter, least important first
     python compress.py runs/default --prune-heads 9 --order random --seed 1 --name default_r9
     python compress.py runs/default --prune-heads 0.5 --finetune-epochs 1
+    python compress.py runs/default --int8                 # Keras' int8: 0.3x the file
+    python compress.py runs/default --prune-heads 0.25 --int8 --name default_small
 
 `--prune-heads` takes a fraction in (0, 1) of all the heads (rounded up) or a count of
 them. The heads go for real (their query, key, value and output kernels sliced,
@@ -20,6 +23,10 @@ export work on it as on any run.
 by the run's own recipe (its optimizer, a schedule over E epochs, its early stopping; the
 best epoch by its monitor is kept) and adds train.py's history.csv, logs and checkpoints;
 interrupted, the same command resumes it.
+`--int8` then quantizes the model with Keras (`model.quantize("int8")`: the embeddings, the
+attention projections, the feed-forward layers and the head hold int8 weights and a scale
+per output; docs/serving.md measures the accuracy, size and speed). The folder is
+`<run>_int8` (`<run>_pruned_int8` with `--prune-heads`) unless `--name` says otherwise.
 
 Exit codes: 0 done, 2 a bad argument, a missing or unreadable run, or a target folder that
 exists.
@@ -30,6 +37,7 @@ import json
 import math
 import shutil
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -44,12 +52,15 @@ HEADS_EXAMPLES = 500
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="compress.py", description=__doc__.splitlines()[0])
     parser.add_argument("run_dir", help="a finished run folder")
-    parser.add_argument("--prune-heads", required=True, metavar="FRACTION|COUNT",
+    parser.add_argument("--prune-heads", metavar="FRACTION|COUNT",
                         help="a fraction in (0, 1) of all the heads, or a count of heads")
+    parser.add_argument("--int8", action="store_true",
+                        help="quantize the weights to int8 (Keras' model.quantize)")
     parser.add_argument("--order", choices=("importance", "random"), default="importance",
                         help="which heads go first (default: the least important)")
     parser.add_argument("--seed", type=int, default=0, help="seed of --order random")
-    parser.add_argument("--name", help="the new run folder's name (default: <run>_pruned)")
+    parser.add_argument("--name", help="the new run folder's name (default: <run>_pruned, "
+                        "<run>_int8 or <run>_pruned_int8)")
     parser.add_argument("--finetune-epochs", type=int, default=0, metavar="E",
                         help="then train the pruned model E epochs on the training split "
                              "(default 0: not at all)")
@@ -122,15 +133,43 @@ def choose(order, count, counts):
     return chosen
 
 
-def compress(run, target, amount, order="importance", seed=0, finetune_epochs=0):
-    """Writes the run with `amount` (a `prune_amount`) of its heads pruned, then fine-tuned
-    for `finetune_epochs`, into `target` (through `<target>.partial`, where an interrupted
-    fine-tune of the same request resumes); returns its compress.json."""
+def compress(run, target, amount=None, order="importance", seed=0, finetune_epochs=0,
+             int8=False):
+    """Writes the run with `amount` (a `prune_amount`, or None) of its heads pruned, then
+    fine-tuned for `finetune_epochs`, then quantized to int8 if `int8`, into `target`
+    (through `<target>.partial`, where an interrupted fine-tune of the same request
+    resumes); returns its compress.json."""
     from models import build_end_to_end_model
-    from models.pruning import kept_heads, pruned_classifier
     from models.trim_padding import TrimPadding
 
     vectorizer, classifier = run.parts
+    report = {"source": str(run.run_dir), "int8": int8}
+    if amount is not None:
+        classifier = pruned(run, classifier, amount, order, seed, finetune_epochs, report)
+    staging = staging_folder(target, report)
+    for name in (runs.CONFIG_FILE, runs.LABELS_FILE):
+        shutil.copy2(run.run_dir / name, staging / name)
+    runs.write_json(staging / runs.COMPRESS_FILE, report)
+    if finetune_epochs:
+        report["finetuned"] = finetune(run, classifier, finetune_epochs, staging)
+        runs.write_json(staging / runs.COMPRESS_FILE, report)
+    trim = any(isinstance(layer, TrimPadding) for layer in run.model.layers)
+    model = build_end_to_end_model(vectorizer, classifier, name=run.model.name,
+                                   trim_padding=trim)
+    if int8:
+        with warnings.catch_warnings():  # "Layer ... does not have a `quantize` method"
+            warnings.filterwarnings("ignore", message=".*does not have a `quantize` method")
+            model.quantize("int8")
+    model.save(staging / runs.MODEL_FILE)
+    runs.replace_folder(staging, target)
+    return report
+
+
+def pruned(run, classifier, amount, order, seed, finetune_epochs, report):
+    """The classifier with `amount` of its heads pruned; what was removed goes into
+    `report`."""
+    from models.pruning import kept_heads, pruned_classifier
+
     counts = classifier.encoder.head_counts
     count = heads_to_prune(amount, sum(counts))
     if count > sum(counts) - len(counts):
@@ -140,24 +179,12 @@ def compress(run, target, amount, order="importance", seed=0, finetune_epochs=0)
         raise ValueError(f"--finetune-epochs: {run.run_dir} streams its training data, which "
                          "compress.py does not; prune without it, or train a smaller config")
     pruned_heads = choose(pruning_order(run, order, seed), count, counts)
-    pruned = pruned_classifier(classifier, pruned_heads)
     kept = kept_heads(counts, pruned_heads)
-    report = {"source": str(run.run_dir), "order": order, "seed": seed if order == "random"
-              else None, "heads_before": sum(counts), "heads_after": sum(map(len, kept)),
-              "pruned_heads": [list(pair) for pair in sorted(pruned_heads)],
-              "kept_heads": kept, "finetune_epochs": finetune_epochs}
-    staging = staging_folder(target, report)
-    for name in (runs.CONFIG_FILE, runs.LABELS_FILE):
-        shutil.copy2(run.run_dir / name, staging / name)
-    runs.write_json(staging / runs.COMPRESS_FILE, report)
-    if finetune_epochs:
-        report["finetuned"] = finetune(run, pruned, finetune_epochs, staging)
-        runs.write_json(staging / runs.COMPRESS_FILE, report)
-    trim = any(isinstance(layer, TrimPadding) for layer in run.model.layers)
-    model = build_end_to_end_model(vectorizer, pruned, name=run.model.name, trim_padding=trim)
-    model.save(staging / runs.MODEL_FILE)
-    runs.replace_folder(staging, target)
-    return report
+    report.update({"order": order, "seed": seed if order == "random" else None,
+                   "heads_before": sum(counts), "heads_after": sum(map(len, kept)),
+                   "pruned_heads": [list(pair) for pair in sorted(pruned_heads)],
+                   "kept_heads": kept, "finetune_epochs": finetune_epochs})
+    return pruned_classifier(classifier, pruned_heads)
 
 
 def staging_folder(target, report):
@@ -204,31 +231,40 @@ def main(argv=None):
     args = parse_args(argv)
     fail = cli.error_reporter("compress.py")
     run_dir = Path(args.run_dir)
-    target = run_dir.parent / (args.name or f"{run_dir.name}_pruned")
+    if args.prune_heads is None and not args.int8:
+        return fail("nothing to do: pass --prune-heads FRACTION|COUNT, --int8, or both")
+    suffix = "_pruned" * (args.prune_heads is not None) + "_int8" * args.int8
+    target = run_dir.parent / (args.name or f"{run_dir.name}{suffix}")
     problem = runs.run_dir_problem(run_dir)
     if problem:
         return fail(problem)
     if target.exists():
         return fail(f"{target} already exists: pass --name NAME for a new folder, or remove it")
-    try:
-        amount = prune_amount(args.prune_heads)  # Before TensorFlow loads.
+    try:  # Before TensorFlow loads.
+        amount = None if args.prune_heads is None else prune_amount(args.prune_heads)
     except ValueError as error:
         return fail(error)
-    if args.finetune_epochs < 0:
-        return fail(f"--finetune-epochs {args.finetune_epochs}: give 0 (no fine-tune) or more")
+    if args.finetune_epochs < 0 or (args.finetune_epochs and amount is None):
+        return fail(f"--finetune-epochs {args.finetune_epochs}: give 0 (no fine-tune), or "
+                    "more with --prune-heads")
     cli.start_tensorflow()
     from data import DataError
 
     try:
         run = runs.load_run(run_dir)
-        report = compress(run, target, amount, args.order, args.seed, args.finetune_epochs)
+        report = compress(run, target, amount, args.order, args.seed, args.finetune_epochs,
+                          args.int8)
     except (runs.RunError, DataError, ValueError) as error:
         return fail(error)
-    tuned = report.get("finetuned")
-    print(f"{target}: {report['heads_before']} -> {report['heads_after']} heads "
-          f"({args.order} order)" + (f", fine-tuned {tuned['epochs']} epochs: validation "
-                                     f"{tuned['validation_accuracy']}%" if tuned else "")
-          + f"; evaluate it: python evaluate.py {target}")
+    tuned, done = report.get("finetuned"), []
+    if amount is not None:
+        done.append(f"{report['heads_before']} -> {report['heads_after']} heads "
+                    f"({args.order} order)" + (f", fine-tuned {tuned['epochs']} epochs: "
+                                               f"validation {tuned['validation_accuracy']}%"
+                                               if tuned else ""))
+    if args.int8:
+        done.append("int8 weights")
+    print(f"{target}: {'; '.join(done)}; evaluate it: python evaluate.py {target}")
     return 0
 
 

@@ -215,7 +215,8 @@ def faithfulness_block(path):
 
 def kept_heads_of(run_dir):
     """Per layer, the original numbers of the heads a pruned run kept (its compress.json's
-    `kept_heads`); None for a run that was not pruned.
+    `kept_heads`); None for a run that was not pruned (an int8 copy's compress.json has
+    no `kept_heads`).
 
     Example:
     >>> kept_heads_of(Path("runs/not_pruned")) is None
@@ -225,8 +226,10 @@ def kept_heads_of(run_dir):
     if not path.is_file():
         return None
     try:
-        return [[int(head) for head in heads]
-                for heads in json.loads(path.read_text(encoding="utf-8"))["kept_heads"]]
+        report = json.loads(path.read_text(encoding="utf-8"))
+        if report.get("int8") and "kept_heads" not in report:
+            return None
+        return [[int(head) for head in heads] for heads in report["kept_heads"]]
     except (ValueError, KeyError, TypeError) as error:
         raise ExportError(f"{path} is not a compress.json of compress.py "
                           f"({type(error).__name__}: {error}); prune the run again") from None

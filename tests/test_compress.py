@@ -42,7 +42,28 @@ def test_the_pruned_run_predicts_as_the_masked_one_and_every_command_takes_it(ru
     assert predict.main([str(target), "a good film", "--explain"]) == 0
 
 
+@pytest.mark.parametrize("args, name", [(["--int8"], "tiny_int8"),
+                                        (["--prune-heads", "1", "--int8"], "tiny_pruned_int8")])
+def test_the_int8_run_holds_int8_weights_and_every_command_takes_it(run_dir, args, name):
+    assert compress.main([str(run_dir), *args]) == 0
+    target = run_dir.parent / name
+    report = json.loads((target / runs.COMPRESS_FILE).read_text())
+    assert report["int8"] is True and ("pruned_heads" in report) == ("--prune-heads" in args)
+    original, small = runs.load_run(run_dir), runs.load_run(target)
+    attention = small.parts[1].encoder.blocks[0].self_attention
+    assert attention.query_dense.quantization_mode == "int8"
+    assert str(attention.query_dense._kernel.dtype) == "int8"
+    texts = np.array(["a good film", "dull, dull and far too long", "fine"])
+    if "--prune-heads" not in args:
+        np.testing.assert_allclose(np.asarray(small.model(texts)),
+                                   np.asarray(original.model(texts)), atol=0.02)
+    assert evaluate.main([str(target), "--export-attention", "2"]) == 0
+    assert predict.main([str(target), "a good film", "--explain"]) == 0
+
+
 @pytest.mark.parametrize("args, message", [
+    ([], "nothing to do: pass --prune-heads FRACTION|COUNT, --int8, or both"),
+    (["--int8", "--finetune-epochs", "1"], "more with --prune-heads"),
     (["--prune-heads", "0"], "--prune-heads 0: give a fraction in (0, 1) or a count of 1"),
     (["--prune-heads", "1.5"], "--prune-heads 1.5: give a fraction in (0, 1) or a count"),
     (["--prune-heads", "half"], "--prune-heads half: give a fraction in (0, 1)"),

@@ -1,5 +1,6 @@
-"""`model.quantize("int8")` on a run's model (Keras quantizes the feed-forward, head and
-embedding layers): it predicts, saves and reloads in safe mode with the same outputs."""
+"""`model.quantize("int8")` on a run's model (Keras quantizes the attention projections,
+the feed-forward, head and embedding layers): it predicts, saves and reloads in safe mode
+with the same outputs."""
 
 import numpy as np
 
@@ -12,6 +13,8 @@ def test_a_run_quantized_to_int8_predicts_saves_and_reloads(tiny_run_dir, tmp_pa
                  if layer.quantization_mode == "int8"}
     assert {"head", "token_and_position_embedding/token_embedding"} <= quantized
     assert any(path.endswith("feed_forward/intermediate_dense") for path in quantized)
+    for projection in ("query", "key", "value", "attention_output"):
+        assert any(path.endswith(f"self_attention/{projection}") for path in quantized)
     np.testing.assert_allclose(after, before, atol=0.02)  # int8 weights: close, not equal
     assert not np.array_equal(after, before)
     np.testing.assert_array_equal(np.asarray(reloaded(TEXTS, training=False)), after)
