@@ -7,9 +7,8 @@ Usage:
 For each run: the saved model, and a copy quantized to int8, saved and reloaded (safe
 mode), both score the run's test split through `models.predict_texts` (batches of 256 in
 order of length). The two are timed in turns, `--rounds` times after a warm-up, and the
-table gives the medians and their ratio. Keras quantizes the embeddings, the
-feed-forward layers and the head; our attention projections stay float32. CPU-bound: run
-nothing else meanwhile.
+table gives the medians and their ratio. Keras quantizes the embeddings, the attention
+projections, the feed-forward layers and the head. CPU-bound: run nothing else meanwhile.
 """
 
 import argparse

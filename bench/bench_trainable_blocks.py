@@ -69,7 +69,7 @@ def one_run(dataset, blocks, seed, overrides, reuse, tag=""):
     return {"test_accuracy": 100 * metrics["test"]["accuracy"],
             "validation_accuracy": 100 * metrics["validation"]["accuracy"],
             "wall_time_s": metrics["wall_time_s"], "epoch_seconds": seconds,
-            "epochs": metrics["epochs"]}
+            "epochs": metrics["epochs"], "num_parameters": metrics["num_parameters"]}
 
 
 def mean_sd(values, digits=2):

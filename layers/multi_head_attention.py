@@ -5,8 +5,6 @@ D model size (the query's last dimension). A `v` or `k` marks the value's or
 key's own size: Hv value head size, Dv and Dk the value's and key's last dimension.
 """
 
-import math
-
 import keras
 from keras import ops
 from keras.src.backend import set_keras_mask  # what Keras' layer uses; no public alias
@@ -15,6 +13,7 @@ from layers.argument_checks import check_positive_int, check_rate, output_shape_
 from layers.attention_axes import SequenceLayout
 from layers.attention_masks import key_side_mask, masked_outputs
 from layers.initializers import sublayer_initializer
+from layers.projections import project, projection
 from layers.scaled_dot_product_attention import ScaledDotProductAttention
 
 _PROJECTIONS = ("query", "key", "value", "gate", "output")
@@ -203,15 +202,8 @@ class MultiHeadAttention(keras.layers.Layer):
             "attention_output", (None, None, heads, self._value_head_dim), output_shape)
 
     def _projection(self, name, input_shape, output_shape, activation=None):
-        """An `EinsumDense` (B, T, *in) -> (B, T, *out): in is (D,) or (N, Hv), out (N, H) or
-        the output's shape. Higher-rank inputs are flattened to (B', T, D) before it."""
-        inputs = "cd"[: len(input_shape) - 2] if name == "attention_output" else "c"
-        outputs = "efgh"[: len(output_shape)]
-        layer = keras.layers.EinsumDense(
-            f"ab{inputs},{inputs}{outputs}->ab{outputs}",
-            output_shape=(None, *output_shape),
-            bias_axes=outputs if self.use_bias else None,
-            activation=activation,
+        return projection(
+            name, input_shape, output_shape, activation=activation, use_bias=self.use_bias,
             kernel_initializer=sublayer_initializer(self.kernel_initializer, f"{name}_kernel"),
             bias_initializer=sublayer_initializer(self.bias_initializer, f"{name}_bias"),
             kernel_regularizer=self.kernel_regularizer,
@@ -220,10 +212,7 @@ class MultiHeadAttention(keras.layers.Layer):
             kernel_constraint=self.kernel_constraint,
             bias_constraint=self.bias_constraint,
             dtype=self.dtype_policy,
-            name=name,
         )
-        layer.build((None, None, *input_shape[-(len(inputs)):]))
-        return layer
 
     query_dense = property(lambda self: self._query_dense)
     key_dense = property(lambda self: self._key_dense)
@@ -273,9 +262,9 @@ class MultiHeadAttention(keras.layers.Layer):
             layout.to_sequences(x) for x in (query, key, value, query_mask, value_mask, key_mask))
         query, key, value = (ops.cast(x, self.compute_dtype) for x in (query, key, value))
 
-        query_heads = self._project(self._query_dense, query)  # (B, T, N, H)
-        key_heads = self._project(self._key_dense, key)  # (B, S, N, H)
-        value_heads = self._project(self._value_dense, value)  # (B, S, N, Hv)
+        query_heads = project(self._query_dense, query, self.compute_dtype)  # (B, T, N, H)
+        key_heads = project(self._key_dense, key, self.compute_dtype)  # (B, S, N, H)
+        value_heads = project(self._value_dense, value, self.compute_dtype)  # (B, S, N, Hv)
 
         # Key padding and attention masks go into the softmax; padded queries are
         # zeroed afterwards, which is cheaper than a full (B, 1, T, S) mask.
@@ -293,34 +282,14 @@ class MultiHeadAttention(keras.layers.Layer):
         )
         attended, scores = result if return_attention_scores else (result, None)
         attended, scores = masked_outputs(attended, scores, query_mask, head_mask)
+        dtype = self.compute_dtype
         if self.use_gate:
-            attended = attended * self._project(self._gate_dense, query)  # (B, T, N, Hv)
-        output = self._project(self._output_dense, attended, input_dims=2)  # (B, T, *output_shape)
+            attended = attended * project(self._gate_dense, query, dtype)  # (B, T, N, Hv)
+        output = project(self._output_dense, attended, dtype, input_dims=2)  # (B, T, *out)
         output = layout.from_sequences(output, query_shape)
         if return_attention_scores:
             return output, layout.scores_from_sequences(scores, query_shape, key_shape)
         return output
-
-    def _project(self, layer, inputs, input_dims=1):
-        """`layer(inputs)` for a projection (B, T, *in) -> (B, T, *out), as one matmul on the
-        flattened kernel while it is a float one: TensorFlow's Einsum op measured 5-9%
-        slower at 64 tokens (bench/bench_attention.py). Quantized layers (and activity
-        regularizers) go through the layer's own call."""
-        if layer.quantization_mode is not None or layer.activity_regularizer is not None:
-            return layer(inputs)
-        kernel = ops.cast(layer.kernel, self.compute_dtype)  # LoRA's A @ B included
-        in_size = math.prod(kernel.shape[:input_dims])
-        out_shape = tuple(kernel.shape[input_dims:])
-        batch, length = ops.shape(inputs)[0], ops.shape(inputs)[1]
-        if input_dims > 1:
-            inputs = ops.reshape(inputs, (batch, length, in_size))  # (B, T, N*Hv)
-        projected = ops.matmul(inputs, ops.reshape(kernel, (in_size, -1)))  # (B, T, prod(out))
-        if layer.bias is not None:
-            bias = ops.cast(layer.bias, self.compute_dtype)
-            projected = projected + (ops.reshape(bias, (-1,)) if len(out_shape) > 1 else bias)
-        if len(out_shape) > 1:
-            projected = ops.reshape(projected, (batch, length, *out_shape))  # (B, T, *out)
-        return layer.activation(projected)  # linear, or the gate's sigmoid
 
     def compute_mask(self, query, previous_mask=None):
         # The output is aligned with the queries, so it keeps the query mask.
