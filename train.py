@@ -74,7 +74,8 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
     # the epochs and patience.
     config = dataclasses.replace(
         config, text=dataclasses.replace(config.text, sequence_length=data.sequence_length),
-        training=config.training.resolved(pretrained=bool(config.model.pretrained)))
+        training=config.training.resolved(pretrained=bool(config.model.pretrained),
+                                          lora=bool(config.model.lora_rank)))
     final_dir, run_dir, resumed = runs.prepare_run_dir(config, overwrite, worker)
     with runs.cleaned_up_unless_started(run_dir):
         print(describe_replicas(strategy, config.training.distribution))

@@ -2,7 +2,7 @@
 
 Usage:
     python bench/bench_lora.py --dataset rotten_tomatoes --ranks 8 \
-        --learning-rates 1e-4 1e-3 --seeds 0 [--reuse]
+        --learning-rates 1e-4 1e-3 3e-3 --seeds 0 [--set training.epochs=6 --tag _e6] [--reuse]
 
 `configs/<dataset>_minilm.yaml` is trained as it is (every weight fine-tuned), then with
 LoRA of each rank on the query and value projections (`model.lora_targets`' default) and
@@ -33,6 +33,9 @@ def parse_args(argv):
     parser.add_argument("--ranks", nargs="+", type=int, default=[8])
     parser.add_argument("--learning-rates", nargs="+", default=["1e-4", "1e-3"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0])
+    parser.add_argument("--set", nargs="*", default=[], dest="overrides",
+                        help="overrides for the LoRA runs (e.g. training.epochs=6)")
+    parser.add_argument("--tag", default="", help="added to the LoRA runs' names")
     parser.add_argument("--reuse", action="store_true", help="reuse finished runs")
     return parser.parse_args(argv)
 
@@ -50,8 +53,9 @@ def adapter_numbers(run_dir):
 def main(argv=None):
     args = parse_args(argv)
     variants = [("full fine-tune", "", [])] + [
-        (f"LoRA r{rank}, lr {rate}", f"_lora{rank}_lr{rate}",
-         [f"model.lora_rank={rank}", f"training.learning_rate={rate}"])
+        (f"LoRA r{rank}, lr {rate}{' '.join(['', *args.overrides])}",
+         f"_lora{rank}_lr{rate}{args.tag}",
+         [f"model.lora_rank={rank}", f"training.learning_rate={rate}", *args.overrides])
         for rank in args.ranks for rate in args.learning_rates]
     lines = ["| recipe | validation accuracy % | test accuracy % | later epochs s | "
              "/ full | trained weights | adapter file kB | wall time / run s |",

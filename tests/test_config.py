@@ -262,3 +262,5 @@ def test_auto_training_fields_depend_on_a_checkpoint_and_numbers_stay():
     assert (pretrained.learning_rate, pretrained.epochs,
             pretrained.early_stopping_patience) == (1e-4, 7, 2)
     assert config.training.resolved(pretrained=True).resolved() == pretrained
+    lora = config.training.resolved(pretrained=True, lora=True)
+    assert (lora.learning_rate, lora.epochs, lora.early_stopping_patience) == (3e-3, 7, 2)

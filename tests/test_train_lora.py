@@ -17,8 +17,7 @@ TOKEN_IDS = np.array([[101, 2023, 2143, 2001, 2204, 102, 0, 0],
 
 
 def lora_args(root, data_file, checkpoint, *overrides):
-    return pretrained_args(root, data_file, checkpoint, "model.lora_rank=2",
-                           "training.learning_rate=3e-3", *overrides)
+    return pretrained_args(root, data_file, checkpoint, "model.lora_rank=2", *overrides)
 
 
 def assert_adapter_gives_the_model(run_dir):
@@ -35,7 +34,9 @@ def test_a_lora_run_changes_only_its_targets_and_its_adapter_rebuilds_it(
     assert train.main(lora_args(tmp_path, data_file, tiny_checkpoint,
                                 "training.epochs=2")) == 0
     run_dir = tmp_path / "tiny"
-    assert load_config(run_dir / runs.CONFIG_FILE).model.lora_targets == ["query", "value"]
+    saved = load_config(run_dir / runs.CONFIG_FILE)
+    assert saved.model.lora_targets == ["query", "value"]
+    assert saved.training.learning_rate == pytest.approx(3e-3)  # auto, for LoRA
     classifier = assert_adapter_gives_the_model(run_dir)
     tensors = read_tensors(tiny_checkpoint)
     attention = classifier.encoder.blocks[0].self_attention
