@@ -83,7 +83,7 @@ class MultiHeadAttention(keras.layers.Layer):
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:
-        query: tensor (B, T, D).
+        query: tensor (B, T, D) (or (B, d1, ..., dk, D) with `attention_axes`).
         value: tensor (B, S, Dv), or None for self-attention.
         key: tensor (B, S, Dk), or None to use `value`.
         query_mask, value_mask, key_mask: optional boolean (B, T) / (B, S).
@@ -100,7 +100,8 @@ class MultiHeadAttention(keras.layers.Layer):
 
     Returns:
         Output (B, T, output_dim) and, with `return_attention_scores=True`, the
-        float32 post-softmax weights (B, N, T, S).
+        float32 post-softmax weights (B, N, T, S); for higher-rank inputs Keras' layouts,
+        (B, d1, ..., dk, *output_shape) and (B, free axes..., N, T..., S...).
 
     Example:
 
