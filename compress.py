@@ -5,7 +5,7 @@ Usage:
     python compress.py runs/default --prune-heads 0.25     # a quarter, least important first
     python compress.py runs/default --prune-heads 9 --order random --seed 1 --name default_r9
     python compress.py runs/default --prune-heads 0.5 --finetune-epochs 1
-    python compress.py runs/default --int8                 # Keras' int8: 0.3x the file
+    python compress.py runs/default --int8                 # Keras' int8: about 0.26x the file
     python compress.py runs/default --prune-heads 0.25 --int8 --name default_small
 
 `--prune-heads` takes a fraction in (0, 1) of all the heads (rounded up) or a count of

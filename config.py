@@ -125,8 +125,10 @@ class ModelConfig(Section):
     lora_rank: int | None = option(None, POSITIVE)
     # The projections that get LoRA factors: among query, key, value, output.
     lora_targets: list[str] = field(default_factory=lambda: ["query", "value"], metadata={
-        "check": (lambda value: bool(value) and set(value) <= set(LORA_TARGETS),
-                  "must be a non-empty list among query, key, value, output"),
+        "check": (lambda value: bool(value) and set(value) <= set(LORA_TARGETS)
+                  and len(set(value)) == len(value),
+                  "must be a non-empty list of distinct names among query, key, value, "
+                  "output"),
         "choices": None})
 
     @property

@@ -180,8 +180,12 @@ def start_from_encoder(classifier, pretrained: PretrainingRun) -> None:
     encoder = build_masked_language_model(model, len(pretrained.vocabulary) + 1,
                                           text.sequence_length)
     with tempfile.TemporaryDirectory() as folder:
-        # Saved before the attention's projections were sublayers: moved in a copy.
-        weights = upgraded_weights_copy(pretrained.encoder_weights, folder)
+        try:
+            # Saved before the attention's projections were sublayers: moved in a copy.
+            weights = upgraded_weights_copy(pretrained.encoder_weights, folder)
+        except OSError as error:
+            raise ConfigError(f"model.init_from: {pretrained.encoder_weights} cannot be read "
+                              f"({error}); pretrain it again with pretrain.py") from None
         weights = weights or pretrained.encoder_weights
         try:
             encoder.load_weights(weights)

@@ -89,8 +89,8 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
                       + (" (the stream starts over: not the batches the interrupted run would "
                          "have had next)." if data.streaming else "."))
             with data.stream_errors_named():
-                callbacks = make_callbacks(config.training, data, run_dir, classifier) + list(
-                    callbacks)
+                callbacks = (make_callbacks(config.training, data, run_dir, classifier)
+                             + lora_backup(classifier, lora_start, run_dir) + list(callbacks))
                 fit(trainer, fit_pipelines, steps_per_epoch, config.training, run_dir,
                     callbacks, verbose, replay=not data.streaming)
             shutil.rmtree(run_dir / runs.STATES_DIR, ignore_errors=True)
@@ -192,6 +192,14 @@ def lora_starting_kernels(classifier, model_config) -> dict:
     if not model_config.lora_rank:
         return {}
     return starting_kernels(classifier, model_config.lora_targets)
+
+
+def lora_backup(classifier, start, run_dir: Path) -> list:
+    """[`models.lora.LoraBackup`] for a LoRA run (its factors survive a resume), else []."""
+    from models.lora import LoraBackup
+
+    return [LoraBackup(run_dir / runs.BACKUP_DIR / "lora_factors.npz", classifier, start)
+            ] if start else []
 
 
 def save_adapter(classifier, start, rank, run_dir: Path) -> None:

@@ -22,19 +22,21 @@ def attention_axes_of(attention_axes, rank):
 
     None means every axis but the batch and the features.
 
-    >>> attention_axes_of(None, 3), attention_axes_of(-2, 4), attention_axes_of((1, 2), 5)
-    ((1,), (2,), (1, 2))
+    >>> attention_axes_of(None, 3), attention_axes_of(-2, 4), attention_axes_of((2, 1), 5)
+    ((1,), (2,), (2, 1))
     """
     if attention_axes is None:
         return tuple(range(1, rank - 1))
     axes = (attention_axes,) if isinstance(attention_axes, int) else tuple(attention_axes)
-    positive = tuple(sorted({axis % rank if -rank <= axis < rank else -1 for axis in axes}))
-    if not axes or any(axis < 1 or axis > rank - 2 for axis in positive):
+    whole = all(isinstance(axis, int) and not isinstance(axis, bool) for axis in axes)
+    positive = tuple(axis % rank if whole and -rank <= axis < rank else -1 for axis in axes)
+    if (not axes or len(set(positive)) < len(positive)
+            or any(axis < 1 or axis > rank - 2 for axis in positive)):
         raise ValueError(
-            "`attention_axes` must name axes between the batch axis and the feature axis "
-            f"of inputs of rank {rank}. Received: attention_axes={attention_axes!r}"
+            "`attention_axes` must name distinct axes between the batch axis and the "
+            f"feature axis of inputs of rank {rank}. Received: attention_axes={attention_axes!r}"
         )
-    return positive
+    return positive  # in the given order, which Keras keeps in its layouts
 
 
 class SequenceLayout:
@@ -59,20 +61,29 @@ class SequenceLayout:
         return ops.reshape(moved, (-1, length, *shape[self.rank - 1:]))  # (B', L, D...)
 
     def attention_mask(self, mask, query_shape, key_shape):
-        """Keras' high-rank `attention_mask` (B, F..., T..., S...), or a suffix of it that
-        broadcasts, as (B', T, S)."""
+        """Keras' high-rank `attention_mask` (B, F..., T..., S...) as (B', T, S). A mask of
+        lower rank gets its missing axes where Keras puts them, before the query axes: (B,
+        T, S) is one mask per example, shared by the free axes."""
         if self.trivial or mask is None:
             return mask
         num_attention = len(self.axes)
         full_rank = 1 + len(self.free_axes) + 2 * num_attention
         mask = ops.cast(mask, "bool")
         for _ in range(full_rank - len(mask.shape)):
-            mask = ops.expand_dims(mask, 0)
+            mask = ops.expand_dims(mask, -2 * num_attention - 1)
         batch_and_free = [query_shape[axis] for axis in (0, *self.free_axes)]
         query_lengths = [query_shape[axis] for axis in self.axes]
         key_lengths = [key_shape[axis] for axis in self.axes]
         mask = ops.broadcast_to(mask, (*batch_and_free, *query_lengths, *key_lengths))
         return ops.reshape(mask, (-1, math.prod(query_lengths), math.prod(key_lengths)))
+
+    def per_example(self, values, query_shape):
+        """A per-example (B, ...) tensor, such as a (B, N) head mask, as (B', ...): each row
+        repeated for the free axes."""
+        if self.trivial or values is None or len(values.shape) < 2:
+            return values
+        return ops.repeat(values, math.prod(query_shape[axis] for axis in self.free_axes),
+                          axis=0)
 
     def from_sequences(self, outputs, query_shape):
         """(B', L, O...) -> Keras' (B, d1, ..., dk, O...): the inverse of `to_sequences`."""

@@ -224,6 +224,9 @@ class MultiHeadAttention(keras.layers.Layer):
     def enable_lora(self, rank, targets=("query", "value"), lora_alpha=None):
         """Keras' LoRA on the `targets` projections ("query", "key", "value", "gate",
         "output"): each kernel frozen, two trained low-rank factors added to it."""
+        if not self.built:
+            raise ValueError("Cannot enable lora on a layer that isn't yet built: call it or "
+                             f"build it first. Received: {self.name!r}, not built")
         for target in targets:
             if target not in _PROJECTIONS or (target == "gate" and not self.use_gate):
                 raise ValueError(f"LoRA targets are among {_PROJECTIONS} (gate with use_gate). "
@@ -259,13 +262,14 @@ class MultiHeadAttention(keras.layers.Layer):
             set_keras_mask(tensor, None)
         layout, query_shape, key_shape = self._layout, ops.shape(query), ops.shape(key)
         attention_mask = layout.attention_mask(attention_mask, query_shape, key_shape)
+        head_mask = layout.per_example(head_mask, query_shape)
         query, key, value, query_mask, value_mask, key_mask = (
             layout.to_sequences(x) for x in (query, key, value, query_mask, value_mask, key_mask))
         query, key, value = (ops.cast(x, self.compute_dtype) for x in (query, key, value))
 
-        query_heads = project(self._query_dense, query, self.compute_dtype)  # (B, T, N, H)
-        key_heads = project(self._key_dense, key, self.compute_dtype)  # (B, S, N, H)
-        value_heads = project(self._value_dense, value, self.compute_dtype)  # (B, S, N, Hv)
+        query_heads = project(self._query_dense, query)  # (B, T, N, H)
+        key_heads = project(self._key_dense, key)  # (B, S, N, H)
+        value_heads = project(self._value_dense, value)  # (B, S, N, Hv)
 
         # Key padding and attention masks go into the softmax; padded queries are
         # zeroed afterwards, which is cheaper than a full (B, 1, T, S) mask.
@@ -283,10 +287,9 @@ class MultiHeadAttention(keras.layers.Layer):
         )
         attended, scores = result if return_attention_scores else (result, None)
         attended, scores = masked_outputs(attended, scores, query_mask, head_mask)
-        dtype = self.compute_dtype
         if self.use_gate:
-            attended = attended * project(self._gate_dense, query, dtype)  # (B, T, N, Hv)
-        output = project(self._output_dense, attended, dtype, input_dims=2)  # (B, T, *out)
+            attended = attended * project(self._gate_dense, query)  # (B, T, N, Hv)
+        output = project(self._output_dense, attended, input_dims=2)  # (B, T, *out)
         output = layout.from_sequences(output, query_shape)
         if return_attention_scores:
             return output, layout.scores_from_sequences(scores, query_shape, key_shape)

@@ -37,12 +37,14 @@ def projection(name, input_shape, output_shape, use_bias=True, **kwargs):
     return layer
 
 
-def project(layer, inputs, compute_dtype, input_dims=1):
+def project(layer, inputs, input_dims=1):
     """`layer(inputs)` for a projection (B, T, *in) -> (B, T, *out), as one matmul on the
-    flattened kernel while it is a float one. Quantized layers (and activity regularizers)
-    go through the layer's own call."""
+    flattened kernel while it is a float one, in the layer's compute dtype. Quantized
+    layers (and activity regularizers) go through the layer's own call."""
     if layer.quantization_mode is not None or layer.activity_regularizer is not None:
         return layer(inputs)
+    compute_dtype = layer.compute_dtype
+    inputs = ops.cast(inputs, compute_dtype)
     kernel = ops.cast(layer.kernel, compute_dtype)  # LoRA's A @ B included
     in_size = math.prod(kernel.shape[:input_dims])
     out_shape = tuple(kernel.shape[input_dims:])

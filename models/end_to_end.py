@@ -1,6 +1,7 @@
 """The saved model: raw strings in, class probabilities out."""
 
 import tempfile
+import zipfile
 
 import keras
 import numpy as np
@@ -88,11 +89,14 @@ def load_end_to_end_model(path):
     """
     try:
         model = keras.saving.load_model(path, safe_mode=True)
-    except ValueError:  # Saved before the attention's projections were sublayers?
+    except ValueError as error:  # Saved before the attention's projections were sublayers?
         with tempfile.TemporaryDirectory() as folder:
-            upgraded = upgraded_weights_copy(path, folder)
+            try:
+                upgraded = upgraded_weights_copy(path, folder)
+            except (OSError, KeyError, zipfile.BadZipFile):
+                upgraded = None  # not a file of ours: Keras' own error says more
             if upgraded is None:
-                raise
+                raise error from None
             model = keras.saving.load_model(upgraded, safe_mode=True)
     if any(isinstance(layer, TransformerClassifier) for layer in model.layers):
         return _with_lookups_built(model)

@@ -119,7 +119,9 @@ def test_evaluate_measures_then_exports_and_the_viewer_starts_on_the_best(
     from tests.inspection.viewer_browser import open_viewer
 
     # A copy: a measurement in the shared run would change predict.py's default method.
-    run_dir = shutil.copytree(tiny_run_dir, tmp_path / "tiny")
+    # Without the exports other tests may have added to the shared run.
+    run_dir = shutil.copytree(tiny_run_dir, tmp_path / "tiny",
+                              ignore=shutil.ignore_patterns("attention"))
     assert evaluate.main([str(run_dir), "--faithfulness", "6", "--export-attention", "3"]) == 0
     measured = json.loads((run_dir / "eval" / "test" / runs.FAITHFULNESS_FILE).read_text())
     with load_attention(run_dir / runs.ATTENTION_DIR / "test") as export:

@@ -1,5 +1,7 @@
 """MultiHeadAttention takes keras.layers.MultiHeadAttention's arguments, with their meaning."""
 
+import re
+
 import keras
 import numpy as np
 import pytest
@@ -135,9 +137,21 @@ def test_invalid_keras_arguments_are_refused(kwargs, message):
         MultiHeadAttention(num_heads=N, **kwargs)
 
 
-def test_attention_axes_outside_the_inputs_are_refused():
-    with pytest.raises(ValueError, match=r"of rank 3. Received: attention_axes=\(2,\)"):
-        MultiHeadAttention(num_heads=N, attention_axes=(2,))(random(B, T, D))
+@pytest.mark.parametrize("axes", [(2,), (1, 1), (True,)])
+def test_attention_axes_that_are_not_distinct_inner_axes_are_refused(axes):
+    message = f"of rank 3. Received: attention_axes={axes!r}"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        MultiHeadAttention(num_heads=N, attention_axes=axes)(random(B, T, D))
+
+
+def test_a_per_example_head_mask_reaches_each_examples_rows():
+    layer = MultiHeadAttention(num_heads=N, key_dim=4, attention_axes=(2,),
+                               bias_initializer="ones")
+    x = random(B, 3, T, D)
+    head_mask = np.array([[1.0, 1.0], [0.0, 0.0]], "float32")  # example 1: every head off
+    output = to_numpy(layer(x, head_mask=head_mask))
+    np.testing.assert_allclose(output[0], to_numpy(layer(x))[0], atol=1e-6)
+    np.testing.assert_allclose(output[1], np.ones((3, T, D)), atol=1e-6)  # the bias alone
 
 
 @pytest.mark.parametrize(
@@ -146,6 +160,7 @@ def test_attention_axes_outside_the_inputs_are_refused():
         ({"use_gate": True}, (B, T, D), (B, T, T)),
         ({"output_shape": (2, 3)}, (B, T, D), (B, T, T)),
         ({"attention_axes": (2,)}, (B, 3, T, D), (B, 3, T, T)),  # each of 3 rows on its own
+        ({"attention_axes": (2,)}, (B, 3, T, D), (B, T, T)),  # one mask per example
         ({"attention_axes": -2, "use_gate": True}, (B, 3, T, D), (T, T)),
         ({"attention_axes": None}, (B, 3, T, D), None),  # over both axes at once
         ({"attention_axes": (1,)}, (B, T, 3, D), None),
