@@ -45,7 +45,6 @@ import numpy as np
 import cli
 import runs
 
-HEADS_SPLIT = "validation"
 HEADS_EXAMPLES = 500
 
 
@@ -108,15 +107,16 @@ def pruning_order(run, order, seed):
              for head in range(count)]
     if order == "random":
         return [pairs[index] for index in np.random.default_rng(seed).permutation(len(pairs))]
-    path = run.run_dir / runs.EVAL_DIR / HEADS_SPLIT / "heads.json"
+    path = run.run_dir / runs.EVAL_DIR / runs.HEADS_SPLIT / "heads.json"
     if path.is_file():
         heads = json.loads(path.read_text())["heads"]
     else:
         from inspection.run_heads import measure_run_heads
 
-        print(f"{path}: missing; measuring the heads on {HEADS_EXAMPLES} {HEADS_SPLIT} examples")
-        texts, labels = run.load_split(HEADS_SPLIT)
-        heads = measure_run_heads(run, texts, labels, HEADS_EXAMPLES, HEADS_SPLIT)["heads"]
+        split = runs.HEADS_SPLIT
+        print(f"{path}: missing; measuring the heads on {HEADS_EXAMPLES} {split} examples")
+        texts, labels = run.load_split(split)
+        heads = measure_run_heads(run, texts, labels, HEADS_EXAMPLES, split)["heads"]
     ranked = sorted(heads, key=lambda head: head["importance"])
     return [(head["layer"], head["head"]) for head in ranked]
 

@@ -53,6 +53,9 @@ STATES_DIR = "states"
 LOGS_DIR = "logs"
 ATTENTION_LOGS_DIR = "logs/attention"
 EVAL_DIR = "eval"
+# The split whose eval/<split>/heads.json compress.py orders heads by, and the viewer
+# shows first.
+HEADS_SPLIT = "validation"
 # eval/<split>/faithfulness.json: `evaluate.py --faithfulness`'s measurement of every
 # attribution method (inspection/faithfulness.py); its best method is predict's default.
 FAITHFULNESS_FILE = "faithfulness.json"

@@ -30,8 +30,6 @@ from inspection.run_heads import HEADS_FILE
 
 # What meta.json keeps of each method in faithfulness.json: the two ERASER measures.
 FAITHFULNESS_MEASURES = ("comprehensiveness", "sufficiency")
-# The split whose heads.json the viewer shows first: the one compress.py orders heads by.
-HEADS_SPLIT = "validation"
 # Per head, what the viewer shows of heads.json (docs/heads.md says what each means).
 HEAD_MEASURES = ("importance", "ablation_accuracy_drop", "ablation_loss_increase",
                  "ablation_loss_change") + STATISTICS
@@ -250,7 +248,7 @@ def heads_block(run_dir, heads_per_layer):
     """
     folder = Path(run_dir) / runs.EVAL_DIR
     paths = sorted(folder.glob(f"*/{HEADS_FILE}"),
-                   key=lambda path: (path.parent.name != HEADS_SPLIT, path.parent.name))
+                   key=lambda path: (path.parent.name != runs.HEADS_SPLIT, path.parent.name))
     if not paths:
         return None
     path = paths[0]

@@ -40,12 +40,8 @@ def runs_to_export(tiny_run_dir, tmp_path_factory):
     run_dir = shutil.copytree(tiny_run_dir, root / "tiny",
                               ignore=shutil.ignore_patterns("eval", "attention"))
     assert compress.main([str(run_dir), "--prune-heads", "1", "--order", "random"]) == 0
-    int8 = shutil.copytree(run_dir, root / "tiny_int8")
-    model = load_end_to_end_model(int8 / runs.MODEL_FILE)
-    with pytest.warns(UserWarning):  # the layers Keras cannot quantize, named
-        model.quantize("int8")
-    model.save(int8 / runs.MODEL_FILE)
-    return {"tiny": run_dir, "pruned": root / "tiny_pruned", "int8": int8}
+    assert compress.main([str(run_dir), "--int8"]) == 0
+    return {"tiny": run_dir, "pruned": root / "tiny_pruned", "int8": root / "tiny_int8"}
 
 
 # What a tokenizer runs: TextVectorization's and tensorflow-text's WordPiece ops.
