@@ -21,7 +21,7 @@ def projection(name, input_shape, output_shape, use_bias=True, **kwargs):
     (its last axis is `in`) or, for the output projection ("attention_output"), (B, T, N, Hv).
 
     Example:
-    >>> projection("query", (None, None, 16), (2, 8)).kernel.shape  # (D, N, H)
+    >>> tuple(projection("query", (None, None, 16), (2, 8)).kernel.shape)  # (D, N, H)
     (16, 2, 8)
     """
     inputs = "cd"[: len(input_shape) - 2] if name == "attention_output" else "c"
