@@ -41,8 +41,7 @@ from config_files import dump_config, load_config
 
 CONFIG_FILE = "config.yaml"
 MODEL_FILE = "model.keras"
-# A LoRA run's (model.lora_rank): the low-rank factors and the head (models/lora.py).
-ADAPTER_FILE = "adapter.weights.h5"
+ADAPTER_FILE = "adapter.weights.h5"  # a LoRA run's factors and head (models/lora.py)
 LABELS_FILE = "labels.json"
 HISTORY_FILE = "history.csv"
 METRICS_FILE = "metrics.json"
@@ -53,9 +52,7 @@ STATES_DIR = "states"
 LOGS_DIR = "logs"
 ATTENTION_LOGS_DIR = "logs/attention"
 EVAL_DIR = "eval"
-# The split whose eval/<split>/heads.json compress.py orders heads by, and the viewer
-# shows first.
-HEADS_SPLIT = "validation"
+HEADS_SPLIT = "validation"  # whose heads.json orders pruning and the viewer shows first
 # eval/<split>/faithfulness.json: `evaluate.py --faithfulness`'s measurement of every
 # attribution method (inspection/faithfulness.py); its best method is predict's default.
 FAITHFULNESS_FILE = "faithfulness.json"

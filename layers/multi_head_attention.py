@@ -322,7 +322,7 @@ class MultiHeadAttention(keras.layers.Layer):
                 "num_heads": self.num_heads,
                 "key_dim": self.key_dim,
                 "value_dim": self.value_dim,
-                "output_dim": self.output_dim if not several else None,
+                "output_dim": self.output_dim,  # None when the output has several axes
                 "output_shape": list(self._output_shape) if several else None,
                 "dropout": self.dropout,
                 "use_bias": self.use_bias,

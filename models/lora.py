@@ -25,6 +25,8 @@ import h5py
 import keras
 import numpy as np
 
+from config import LORA_TARGETS
+
 ADAPTER_FORMAT = 1
 
 
@@ -48,8 +50,7 @@ def starting_kernels(classifier, targets):
 def save_adapter(classifier, start, rank, path):
     """Writes the adapter of `classifier`, trained with LoRA of `rank` from the kernels
     `start` (`starting_kernels`), to the `.weights.h5` file `path`."""
-    targets = sorted({target for _, target in start}, key=["query", "key", "value",
-                                                           "output"].index)
+    targets = sorted({target for _, target in start}, key=LORA_TARGETS.index)
     with h5py.File(path, "w") as adapter:
         adapter.attrs.update({"format": ADAPTER_FORMAT, "rank": rank,
                               "targets": json.dumps(targets)})
