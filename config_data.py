@@ -16,7 +16,7 @@ from typed_config import FRACTION, POSITIVE, ConfigError, Section, fail, option
 BUILTIN_DATASETS = ("rotten_tomatoes", "reuters_r8", "reuters_r52", "twenty_newsgroups", "bbc_news")
 # The three ways to name a dataset; a config gives exactly one.
 DATASET_SOURCES = ("name", "tfds_name", "train_file")
-# How missing validation/test splits are carved out of train (data/hash_split.py).
+# How missing validation/test splits are carved out of train (data/splitting/hashed.py).
 SPLIT_METHODS = ("auto", "stratified", "hash")
 STANDARDIZE = ("lower_and_strip_punctuation", "lower", "strip_punctuation", "none")
 

@@ -54,7 +54,7 @@ def load_config(path: str | Path | None, overrides: list[str] | tuple[str, ...] 
         for key in DATASET_SOURCES:
             values.get("dataset", {}).pop(key, None)
     for section, fields in parsed.items():
-        values.setdefault(section, {}).update(fields)
+        values[section] = typed_config.merged(values.get(section, {}), fields)
     config = Config(**{
         section: cls.from_mapping(values.get(section, {})) for section, cls in SECTIONS.items()
     })  # fmt: skip

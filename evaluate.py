@@ -147,8 +147,8 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20,
     """Evaluates one `runs.Run` on `split`, or on each of `data_files` when given.
 
     `faithfulness`: measure the explanation methods on that many first examples
-    (`inspection.run_faithfulness`); None keeps an earlier measurement of the folder.
-    `heads`: the same for every attention head (`inspection.run_heads`).
+    (`run_inspection.faithfulness`); None keeps an earlier measurement of the folder.
+    `heads`: the same for every attention head (`run_inspection.heads`).
 
     Returns:
         One `EvaluationReport` per evaluated data set; its reports are in
@@ -158,9 +158,10 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20,
         DataError: the data cannot be loaded or has labels the model does not know.
     """
     from data import load_labelled_file
-    from inspection import run_faithfulness, run_heads
     from models import predict_texts
     from reports import write_reports
+    from run_inspection import faithfulness as run_faithfulness
+    from run_inspection import heads as run_heads
 
     dataset = run.config.dataset
     if data_files:
@@ -240,7 +241,7 @@ def main(argv=None):
     if any(problems):
         return fail(next(problem for problem in problems if problem))
     cli.start_tensorflow()
-    import inspection
+    import run_inspection
     from data import DataError, read_texts_file
 
     options = {"overwrite": args.overwrite, "viewer_examples": args.viewer_examples,
@@ -250,37 +251,37 @@ def main(argv=None):
     try:
         texts = read_texts_file(args.texts_file) if args.texts_file is not None else None
         if args.export_attention_ids is not None:
-            inspection.check_example_ids(args.export_attention_ids)
+            run_inspection.check_example_ids(args.export_attention_ids)
         for run_dir in args.run_dirs:
             # The export's folder is checked before any work: nothing is replaced unasked.
             name = export_source(args, Path(args.data[0]).stem if args.data else args.split)
-            out_dir = inspection.export_dir(run_dir, name, args.out)
+            out_dir = run_inspection.export_dir(run_dir, name, args.out)
             if exporting:
-                inspection.check_export_target(out_dir, args.overwrite)
+                run_inspection.check_export_target(out_dir, args.overwrite)
             run = runs.load_run(run_dir)
             if texts is not None:
-                viewers.append(inspection.export_texts_attention(
+                viewers.append(run_inspection.export_texts_attention(
                     run, texts, args.texts_file, out_dir, **options))
                 continue
             run_reports = evaluate_run(run, args.split, args.data, args.batch_size, args.worst,
                                        args.faithfulness, args.heads)
             reports += run_reports
             if export:
-                viewers.append(inspection.export_evaluation_attention(
+                viewers.append(run_inspection.export_evaluation_attention(
                     run, run_reports[0], out_dir, args.export_attention,
                     args.export_attention_ids, **options))
-    except (runs.RunError, DataError, inspection.ExportError) as error:
+    except (runs.RunError, DataError, run_inspection.ExportError) as error:
         return fail(error)
     if reports:
         print(format_reports(reports))
     if args.faithfulness:
-        from inspection.run_faithfulness import TABLE_FILE
+        from run_inspection.faithfulness import TABLE_FILE
 
         for report in reports:
             print(f"\nfaithfulness of the explanations, {report.run_dir} on {report.data_name}:")
             print((report.output_dir / TABLE_FILE).read_text().rstrip())
     if args.heads:
-        from inspection.run_heads import TABLE_FILE as HEADS_TABLE
+        from run_inspection.heads import TABLE_FILE as HEADS_TABLE
 
         for report in reports:
             table = (report.output_dir / HEADS_TABLE).read_text().splitlines()

@@ -8,6 +8,7 @@ the other: what they share lives here.
 """
 
 import dataclasses
+import shutil
 import sys
 import warnings
 from pathlib import Path
@@ -153,3 +154,12 @@ def evaluate(classifier, pipelines, class_names, training, run_dir) -> dict:
     metrics["num_parameters"] = int(classifier.count_params())
     metrics["class_names"] = list(class_names)
     return metrics
+
+
+def finish_run(run_dir: Path, final_dir: Path, keep_checkpoints: bool = False) -> None:
+    """Makes the finished run final: its training checkpoints removed (`model.keras`, or a
+    pretraining run's encoder file, holds the best epoch) unless `keep_checkpoints`, then
+    the folder renamed to `final_dir` in one step."""
+    if not keep_checkpoints:
+        shutil.rmtree(run_dir / runs.BEST_WEIGHTS.split("/")[0], ignore_errors=True)
+    runs.replace_folder(run_dir, final_dir)

@@ -9,7 +9,7 @@ Usage:
 
 Loads `RUN_DIR/model.keras` in safe mode and prints, per text, the predicted label and the
 class probabilities. `--explain` adds the text's words ranked by an attribution method
-for the predicted class (`--method`, see inspection/attribution.py; default: the best one
+for the predicted class (`--method`, see inspection/methods/attribution.py; default: the best one
 `evaluate.py --faithfulness` measured for the run, else conservative gradient x input); with a
 WordPiece model (`model.pretrained`) a word's score is the sum of its pieces' ("play" +
 "##ed" = "played"), and [CLS] and [SEP] are left out.
@@ -99,13 +99,13 @@ def predict(run, texts, explain=False, top=10, batch_size=256, method=None) -> l
             the run's sequence length are cut).
         top: keep the `top` most important words; None keeps all.
         batch_size: texts per prediction batch.
-        method: one of `inspection.attribution.METHODS`; None: the run's best measured
-            one (`inspection.run_faithfulness.explanation_method`).
+        method: one of `inspection.methods.attribution.METHODS`; None: the run's best measured
+            one (`run_inspection.faithfulness.explanation_method`).
     """
     from data import check_texts
     from inspection import is_word_piece, known_token_counts, rank_tokens
-    from inspection.run_faithfulness import explanation_method
     from models import predict_texts
+    from run_inspection.faithfulness import explanation_method
 
     texts = check_texts(texts)
     probabilities = predict_texts(run.model, texts, batch_size)  # (N, C)

@@ -70,7 +70,7 @@ def load_data(config: Config):
     import tensorflow as tf
 
     from data import TextSplits, make_pipelines
-    from data.splitting import stratified_split
+    from data.splitting.stratified import stratified_split
     from tokenization import make_vectorizer
 
     keras.utils.set_random_seed(config.training.seed)
@@ -141,7 +141,7 @@ def run_pretraining(config: Config, *, overwrite=False, verbose=None) -> fitting
         "wall_time_s": round(time.perf_counter() - start, 1),
     }
     runs.write_json(run_dir / runs.METRICS_FILE, metrics)
-    runs.replace_folder(run_dir, final_dir)
+    fitting.finish_run(run_dir, final_dir, config.output.keep_checkpoints)
     return fitting.RunResult(run_dir=final_dir, metrics=metrics, resumed=resumed)
 
 

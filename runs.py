@@ -7,7 +7,7 @@ A run folder, `<output.root>/<output.name>/`, holds:
     labels.json        the class names, in the model's output order
     history.csv        one row per finished epoch, counted from 1 (CSVLogger)
     metrics.json       validation and test metrics, epochs, best epoch, wall time
-    checkpoints/       the best epoch's weights
+    checkpoints/       the best epoch's weights, while training (output.keep_checkpoints)
     logs/              TensorBoard logs (attention images in logs/attention/)
     eval/<data>/       evaluate.py's reports
     attention/         the attention export (docs/attention_format.md) and its viewer

@@ -56,6 +56,14 @@ class StartingWeights:
         return self.pretraining_run.vocabulary if self.pretraining_run else None
 
     @property
+    def num_blocks(self) -> int:
+        """How many blocks the classifier's encoder has."""
+        model = self.config.model
+        if self.checkpoint:
+            return model.pretrained_layers or self.checkpoint.num_layers
+        return model.num_layers
+
+    @property
     def extra_token_ids(self) -> int:
         """Rows the token table has beyond the vocabulary: a pretraining run's mask token."""
         return 1 if self.pretraining_run else 0
@@ -101,10 +109,6 @@ def check_checkpoint_fits(config: Config, checkpoint) -> None:
     if layers is not None and layers > checkpoint.num_layers:
         raise ConfigError(f"model.pretrained_layers: {layers} is more than the checkpoint's "
                           f"{checkpoint.num_layers} blocks; set it to at most that, or null")
-    blocks, trained = layers or checkpoint.num_layers, config.model.trainable_blocks
-    if trained is not None and trained > blocks:
-        raise ConfigError(f"model.trainable_blocks: {trained} is more than the encoder's "
-                          f"{blocks} blocks; set it to at most that, or null to train all")
     if config.text.stop_words != "none":
         raise ConfigError("text.stop_words: a pretrained encoder reads the text as its "
                           "tokenizer makes it; set text.stop_words to none")
@@ -215,7 +219,7 @@ def load_token_vectors(classifier, config: Config, vocabulary, seed=0):
 
 
 def classifier_from_adapter(run_dir: str | Path):
-    """A LoRA run's classifier (model.lora_rank) rebuilt from what it started from (its
+    """A LoRA run's classifier (model.fine_tune: lora) rebuilt from what it started from (its
     checkpoint, or pretraining run) and its `adapter.weights.h5`: it predicts what the
     run's `model.keras` predicts. The adapter's few hundred kB ride on the shared checkpoint.
 
@@ -229,7 +233,7 @@ def classifier_from_adapter(run_dir: str | Path):
     adapter = run_dir / runs.ADAPTER_FILE
     if not adapter.exists():
         raise ConfigError(f"{run_dir}: no {runs.ADAPTER_FILE}; only a run with "
-                          "model.lora_rank has one")
+                          "model.fine_tune: lora has one")
     weights = starting_weights(load_config(run_dir / runs.CONFIG_FILE))
     config = weights.config
     vocabulary = weights.vocabulary or weights.checkpoint.vocabulary

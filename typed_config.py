@@ -46,9 +46,16 @@ def option(default, check=None, choices=None):
 
 
 class Section:
-    """A config section: each field checks itself when built, then `check_together` runs."""
+    """A config section: each field checks itself when built, then `check_together` runs.
+
+    A field may itself be a Section (an either/or choice held as one field, such as
+    `model.fine_tune: {kind: lora, rank: 8}`): it is written as a mapping, or as a bare
+    string that stands for `{kind: string}`.
+    """
 
     section: ClassVar[str]
+    # Keys of earlier versions: {old key: the message that names what replaced it}.
+    replaced_keys: ClassVar[dict[str, str]] = {}
 
     def __post_init__(self):
         for item in dataclasses.fields(self):
@@ -67,6 +74,8 @@ class Section:
     def field_type(cls, name: str) -> Any:
         """The annotation of field `name`; an unknown name is a ConfigError naming the key."""
         known = [item.name for item in dataclasses.fields(cls)]
+        if name in cls.replaced_keys:
+            raise ConfigError(f"{cls.section}.{name}: {cls.replaced_keys[name]}")
         if name not in known:
             raise ConfigError(f"{cls.section}.{name}: unknown key (known: {', '.join(known)})")
         return typing.get_type_hints(cls)[name]
@@ -116,6 +125,10 @@ class Section:
         })  # fmt: skip
 
 
+def _is_section(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, Section)
+
+
 def _types(annotation: Any) -> tuple[tuple[type, ...], bool]:
     """(the field's types, in the order a `--set` value is tried; whether it may be null)."""
     if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
@@ -125,12 +138,20 @@ def _types(annotation: Any) -> tuple[tuple[type, ...], bool]:
 
 
 def expected_type(annotation: Any) -> str:
+    if _is_section(annotation):
+        return "a mapping or a kind"
     bases, optional = _types(annotation)
     return " or ".join([_TYPE_WORDS[base] for base in bases] + ["null"] * optional)
 
 
 def _check_type(key: str, value: Any, annotation: Any) -> Any:
     """`value` as the field's type (an int is a fine float), or a ConfigError naming `key`."""
+    if _is_section(annotation):
+        if isinstance(value, str):
+            value = {"kind": value}
+        if not isinstance(value, dict | annotation):
+            raise ConfigError(f"{key}: expected a mapping such as {{kind: ...}}, got {value!r}")
+        return annotation.of(value)
     bases, optional = _types(annotation)
     if value is None:
         if optional:
@@ -153,6 +174,16 @@ def _check_type(key: str, value: Any, annotation: Any) -> Any:
 
 def _parse_value(key: str, raw: str, annotation: Any) -> Any:
     """The text after `=` in `--set key=value`, parsed as the field's type."""
+    if _is_section(annotation):  # `--set "model.fine_tune={kind: lora, rank: 4}"`
+        try:
+            value = yaml.safe_load(raw)
+        except yaml.YAMLError:
+            raise ConfigError(f"{key}: expected {expected_type(annotation)}, got {raw!r}") from None
+        if not isinstance(value, str | dict):
+            raise ConfigError(f"{key}: expected a mapping such as {{kind: ...}}, got {raw!r}")
+        # As a mapping, checked once the config is whole: a later
+        # `--set model.fine_tune.rank=4` may add to it.
+        return {"kind": value} if isinstance(value, str) else value
     bases, optional = _types(annotation)
     text = raw.strip()
     if optional and text.lower() in NULL_WORDS:
@@ -188,12 +219,40 @@ def parse_overrides(sections: dict[str, type[Section]],
         if not sep:
             raise ConfigError(f"{key}: overrides look like section.field=value, got {item!r}")
         parts = key.split(".")
-        if len(parts) != 2 or not all(parts):
+        if len(parts) not in (2, 3) or not all(parts):
             raise ConfigError(f"{key}: keys look like section.field (sections: "
                               f"{', '.join(sections)})")
         annotation = _section(sections, parts[0]).field_type(parts[1])
+        if len(parts) == 3:  # `--set model.fine_tune.rank=4`: one field of a nested choice
+            if not _is_section(annotation):
+                raise ConfigError(f"{key}: {parts[0]}.{parts[1]} has no fields; set "
+                                  f"{parts[0]}.{parts[1]}=VALUE")
+            inner = parsed.setdefault(parts[0], {}).setdefault(parts[1], {})
+            if not isinstance(inner, dict):
+                raise ConfigError(f"{key}: {parts[0]}.{parts[1]} is already set as a whole")
+            inner[parts[2]] = _parse_value(key, raw, annotation.field_type(parts[2]))
+            continue
         parsed.setdefault(parts[0], {})[parts[1]] = _parse_value(key, raw, annotation)
     return parsed
+
+
+def merged(values: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """`values` with `fields` replacing its fields one by one; a nested choice given as
+    a mapping of some of its fields (`--set model.fine_tune.rank=4`) keeps the others.
+
+    Example:
+    >>> merged({"fine_tune": {"kind": "lora", "rank": 8}, "d_model": 64},
+    ...        {"fine_tune": {"rank": 4}})
+    {'fine_tune': {'kind': 'lora', 'rank': 4}, 'd_model': 64}
+    """
+    result = dict(values)
+    for name, value in fields.items():
+        earlier = result.get(name)
+        if isinstance(value, dict) and isinstance(earlier, str | dict) and "kind" not in value:
+            earlier = {"kind": earlier} if isinstance(earlier, str) else earlier
+            value = {**earlier, **value}
+        result[name] = value
+    return result
 
 
 BASE_KEY = "base"
@@ -232,7 +291,7 @@ def read_yaml(sections: dict[str, type[Section]], path: str | Path,
             raise ConfigError(f"{name}: expected a mapping of fields, got {fields!r}")
         for field_name in fields or {}:
             section.field_type(field_name)
-        values.setdefault(name, {}).update(fields or {})
+        values[name] = merged(values.get(name, {}), fields or {})
     return values
 
 
@@ -247,8 +306,11 @@ def commented_yaml(sections: dict[str, type[Section]], config: Any) -> str:
             if key in starts:
                 lines += textwrap.wrap(comments[key], 88, initial_indent="  # ",
                                        subsequent_indent="  # ")
-            if isinstance(value, list):  # In flow style: a block list would lose its indent.
-                value = yaml.safe_dump(value, width=1000, default_flow_style=True).strip()
+            if dataclasses.is_dataclass(value):  # A choice: its kind and the fields it set.
+                value = {k: v for k, v in dataclasses.asdict(value).items() if v is not None}
+            if isinstance(value, list | dict):  # Flow style: a block one would lose its indent.
+                value = yaml.safe_dump(value, width=1000, default_flow_style=True,
+                                       sort_keys=False).strip()
                 lines.append(f"  {key}: {value}")
             else:
                 lines.append("  " + yaml.safe_dump({key: value}, width=1000).strip())
@@ -256,20 +318,28 @@ def commented_yaml(sections: dict[str, type[Section]], config: Any) -> str:
 
 
 def field_reference(sections: dict[str, type[Section]], intro: str) -> str:
-    """A Markdown reference of `sections`: per field its type, default and comment."""
+    """A Markdown reference of `sections`: per field its type, default and comment; a
+    field that is itself a section (a choice) gets its own table after its section's."""
     lines = ["# Config reference", "", intro, ""]
-    for name, section in sections.items():
+    pending = list(sections.items())
+    while pending:
+        name, section = pending.pop(0)
         comments, starts, first = section.field_comments(), section.comment_starts(), None
         lines += [f"## `{name}`", "", "| field | type | default | meaning |", "|---|---|---|---|"]
         for item in dataclasses.fields(section):
             default = item.default if item.default is not dataclasses.MISSING else (
                 item.default_factory() if item.default_factory is not dataclasses.MISSING
                 else None)
-            kind = expected_type(section.field_type(item.name))
+            if dataclasses.is_dataclass(default):
+                default = dataclasses.asdict(default)
+            annotation = section.field_type(item.name)
+            if _is_section(annotation):
+                pending.insert(0, (annotation.section, annotation))
             if item.name in starts:
                 first, meaning = item.name, comments[item.name].replace("|", "\\|")
             else:
                 meaning = f"see `{first}`" if comments.get(item.name) else ""
-            lines.append(f"| `{item.name}` | {kind} | `{json.dumps(default)}` | {meaning} |")
+            lines.append(f"| `{item.name}` | {expected_type(annotation)} | "
+                         f"`{json.dumps(default)}` | {meaning} |")
         lines.append("")
     return "\n".join(lines)

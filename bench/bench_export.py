@@ -55,7 +55,7 @@ def main(argv=None):
     args = parse_args(argv)
     from data import DataError
     from inspection import export_attention, load_attention
-    from inspection.run_export import ATTENTION_BATCH_SIZE
+    from inspection.attention_tokens import ATTENTION_BATCH_SIZE
     from models import predict_texts
     from runs import RunError, load_run
 

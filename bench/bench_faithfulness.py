@@ -10,8 +10,8 @@ bench/results/runs, trained there when missing, same splits and protocol): `ours
 from-scratch `configs/<dataset>.yaml`, and `minilm`, all-MiniLM-L6-v2 fine-tuned
 (`configs/<dataset>_minilm.yaml`). The first N texts of the validation split (methods are a
 choice like a recipe's: the test split is not looked at) are scored by every method of
-`inspection.attribution` for the predicted class and measured by
-`inspection.faithfulness.measure_faithfulness`: AOPC comprehensiveness (higher is faithful)
+`inspection.methods.attribution` for the predicted class and measured by
+`inspection.methods.faithfulness.measure_faithfulness`: AOPC comprehensiveness (higher is faithful)
 and sufficiency (lower is faithful) over bins of 1, 5, 10, 20 and 50% of the tokens, tokens
 removed by masking them out of attention and pooling, random averaged over 10 orderings, a
 paired bootstrap (1,000 resamples) for every interval. Time per example is each method's
@@ -103,7 +103,7 @@ def main(argv=None):
     from bench_accuracy import BENCH_FILE, epoch_cost_of, neural_config, neural_run
 
     import runs
-    from inspection.run_faithfulness import faithfulness_table, measure_run_faithfulness
+    from run_inspection.faithfulness import faithfulness_table, measure_run_faithfulness
 
     # Runs of earlier invocations stay in the table: one dataset can be measured at a time.
     path = RESULTS / "faithfulness.json"

@@ -1,11 +1,11 @@
-"""LoRA on MiniLM's attention (`model.lora_rank`) against the full fine-tune, in one run.
+"""LoRA on MiniLM's attention (`model.fine_tune: lora`) against the full fine-tune, in one run.
 
 Usage:
     python bench/bench_lora.py --dataset rotten_tomatoes --ranks 8 \
         --learning-rates 1e-4 1e-3 3e-3 --seeds 0 [--set training.epochs=6 --tag _e6] [--reuse]
 
 `configs/<dataset>_minilm.yaml` is trained as it is (every weight fine-tuned), then with
-LoRA of each rank on the query and value projections (`model.lora_targets`' default) and
+LoRA of each rank on the query and value projections (`model.fine_tune.targets`' default) and
 each learning rate, with each seed, one run at a time: same splits, epoch budget and early
 stopping (the recipe's). The table gives validation and test accuracy (mean ± sd over
 seeds), the training seconds of the epochs after the first (the first includes tracing)
@@ -55,7 +55,7 @@ def main(argv=None):
     variants = [("full fine-tune", "", [])] + [
         (f"LoRA r{rank}, lr {rate}{' '.join(['', *args.overrides])}",
          f"_lora{rank}_lr{rate}{args.tag}",
-         [f"model.lora_rank={rank}", f"training.learning_rate={rate}", *args.overrides])
+         ["model.fine_tune=lora", f"model.fine_tune.rank={rank}", f"training.learning_rate={rate}", *args.overrides])
         for rank in args.ranks for rate in args.learning_rates]
     lines = ["| recipe | validation accuracy % | test accuracy % | later epochs s | "
              "/ full | trained weights | adapter file kB | wall time / run s |",

@@ -4,7 +4,7 @@ Usage:
     python bench/bench_trainable_blocks.py --datasets rotten_tomatoes --blocks 2 3 4 all \
         --seeds 0 1 2 [--set training.epochs=2 --tag _e2] [--reuse]
 
-For each dataset, `configs/<dataset>_minilm.yaml` is trained with `model.trainable_blocks`
+For each dataset, `configs/<dataset>_minilm.yaml` is trained with `model.fine_tune: {kind: top_blocks, blocks: K}`
 set to each K of `--blocks` ("all": the recipe as it is, every block fine-tuned), with each
 seed, one run at a time, in the same bench run: same splits, epoch budget and early
 stopping (the recipe's, or `--set` for all rows). The table gives the first and later
@@ -33,7 +33,7 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["rotten_tomatoes"])
     parser.add_argument("--blocks", nargs="+", default=["2", "3", "4", "all"],
-                        help="values of model.trainable_blocks; all: every block trains")
+                        help="values of model.fine_tune.blocks (kind top_blocks); all: every block trains")
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--set", nargs="*", default=[], dest="overrides",
                         help="overrides for every run (e.g. training.epochs=2)")
@@ -59,7 +59,7 @@ def one_run(dataset, blocks, seed, overrides, reuse, tag=""):
         settings = [f"output.root={RESULTS / 'runs'}", f"output.name={name}",
                     f"training.seed={seed}", *overrides]
         if blocks != "all":
-            settings.append(f"model.trainable_blocks={blocks}")
+            settings.append(f"model.fine_tune={{kind: top_blocks, blocks: {blocks}}}")
         config = load_config(ROOT / "configs" / f"{dataset}_minilm.yaml", settings)
         print(f"\n=== {name} ===", flush=True)
         timer = epoch_timer()

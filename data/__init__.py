@@ -18,12 +18,16 @@ tensorflow_start.start_tensorflow(find_devices=False)
 
 from data.builders import BUILTIN_BUILDERS  # noqa: E402
 from data.datasets import Datasets, build_datasets  # noqa: E402
-from data.files import load_file_split, load_file_splits, load_labelled_file  # noqa: E402
-from data.loading import load_text_splits  # noqa: E402
-from data.lower_states import LowerStates  # noqa: E402
-from data.pipelines import make_pipelines, one_hot_labels  # noqa: E402
-from data.text_splits import TextSplits  # noqa: E402
-from data.texts_file import check_texts, read_texts_file  # noqa: E402
+from data.pipelines.in_memory import make_pipelines, one_hot_labels  # noqa: E402
+from data.pipelines.lower_states import LowerStates  # noqa: E402
+from data.reading.labelled_files import (  # noqa: E402
+    load_file_split,
+    load_file_splits,
+    load_labelled_file,
+)
+from data.reading.loading import load_text_splits  # noqa: E402
+from data.reading.texts_file import check_texts, read_texts_file  # noqa: E402
+from data.splitting.text_splits import TextSplits  # noqa: E402
 from downloads import PinnedWheel, fetch_wheel  # noqa: E402
 from errors import DataError  # noqa: E402
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 import tensorflow_start
 from data.builders import BUILTIN_BUILDERS
-from data.loading import get_builder, prepare
+from data.reading.loading import get_builder, prepare
 from errors import DataError
 
 

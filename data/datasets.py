@@ -10,12 +10,12 @@ import numpy as np
 import tensorflow as tf
 
 from config import DatasetConfig, TextConfig
-from data.hash_split import in_sample, sample_rate
-from data.loading import load_text_splits, source_size
-from data.pipelines import make_pipelines
-from data.read_plan import read_plan
-from data.streaming import Streams, build_streamed
-from data.text_splits import TextSplits
+from data.pipelines.in_memory import make_pipelines
+from data.reading.loading import load_text_splits, source_size
+from data.reading.read_plan import read_plan
+from data.splitting.hashed import in_sample, sample_rate
+from data.splitting.text_splits import TextSplits
+from data.streaming.streams import Streams, build_streamed
 from tokenization import make_vectorizer
 
 
@@ -74,7 +74,7 @@ def build_datasets(
     """Loads or streams the splits, adapts the vectorizer on train and builds the pipelines.
 
     The sections may be config sections or plain mappings of them (checked the same way:
-    a bad key or value is a ConfigError). `dataset.streaming` (`data.read_plan`) picks
+    a bad key or value is a ConfigError). `dataset.streaming` (`data.reading.read_plan`) picks
     the path. `pad_to_cap` pads every batch to the sequence length cap, for models that
     see padding (`model.mask_zero: false`); by default batches are padded to their longest
     text (see `make_pipelines`). A `vocabulary` (a pretrained encoder's) is used as it is

@@ -25,7 +25,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import runs  # noqa: E402
-from inspection.run_export import export_run_attention  # noqa: E402
+from run_inspection.attention import export_run_attention  # noqa: E402
 
 # Relative, as the page shows it (in the command that measures faithfulness).
 RUN_DIR = pathlib.Path("runs/default")

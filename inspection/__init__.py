@@ -1,35 +1,38 @@
 """Looking inside a trained classifier: attention export, rollout, heatmaps, offline viewer.
 
-The entry point is `export_attention` (`export_run_attention` for a run folder);
-`load_attention` reads what it writes. Attention plumbing (trimming to real tokens, the
-class token, stacking the blocks' scores) lives in `attention_tokens`; which word each
-WordPiece piece belongs to, and which tokens are special, in `word_pieces`.
+The entry point is `export_attention` (`run_inspection.export_run_attention` for a run
+folder); `load_attention` reads what it writes. Inside:
+
+- `methods/`: what the numbers are: the attribution methods, attention rollout, their
+  faithfulness, the attention heads' statistics and importance, predict's token ranking.
+- `attention_file/`: the export's file format (docs/attention_format.md), its record of one
+  example, its reader, writer and the upgrade of older versions.
+- `rendering/`: what people look at: heatmap PNGs, the offline viewer (`viewer_page/`),
+  BertViz JSON and the TensorBoard images callback.
+- `attention_export` (with `export_attributions` and `export_checks`): the export itself,
+  from a classifier and texts to a folder.
+
+Attention plumbing (trimming to real tokens, the class token, stacking the blocks' scores)
+lives in `attention_tokens`; which word each WordPiece piece belongs to, and which tokens
+are special, in `word_pieces`. Nothing here knows a run folder: the drivers that read and
+write runs are `run_inspection`'s.
 """
 
-from inspection.attention_file import AttentionFile, load_attention, save_attention
-from inspection.attention_file_writer import AttentionFileWriter
-from inspection.attention_format import FORMAT_VERSION
-from inspection.attention_images_callback import AttentionImagesCallback
-from inspection.attention_record import AttentionRecord
-from inspection.bertviz_export import BERTVIZ_SNIPPET, write_bertviz_json
-from inspection.export import export_attention, find_text_vectorization
-from inspection.heatmaps import (
+from inspection.attention_export import export_attention, find_text_vectorization
+from inspection.attention_file.format import FORMAT_VERSION
+from inspection.attention_file.reader import AttentionFile, load_attention, save_attention
+from inspection.attention_file.record import AttentionRecord
+from inspection.attention_file.writer import AttentionFileWriter
+from inspection.methods.rollout import attention_rollout, rollout_importance
+from inspection.methods.token_ranking import RankedWord, rank_tokens
+from inspection.rendering.attention_images_callback import AttentionImagesCallback
+from inspection.rendering.bertviz_export import BERTVIZ_SNIPPET, write_bertviz_json
+from inspection.rendering.heatmaps import (
     attention_image_size,
     plot_attention_heads,
     plot_layer_averages,
 )
-from inspection.rollout import attention_rollout, rollout_importance
-from inspection.run_export import (
-    ExportError,
-    check_example_ids,
-    check_export_target,
-    export_dir,
-    export_evaluation_attention,
-    export_run_attention,
-    export_texts_attention,
-)
-from inspection.token_ranking import RankedWord, rank_tokens
-from inspection.viewer import write_viewer
+from inspection.rendering.viewer import write_viewer
 from inspection.word_pieces import is_word_piece, known_token_counts, word_index, words_of
 
 __all__ = [
@@ -38,17 +41,10 @@ __all__ = [
     "AttentionFileWriter",
     "AttentionImagesCallback",
     "AttentionRecord",
-    "ExportError",
     "RankedWord",
     "BERTVIZ_SNIPPET",
     "attention_image_size",
     "attention_rollout",
-    "check_example_ids",
-    "check_export_target",
-    "export_dir",
-    "export_evaluation_attention",
-    "export_run_attention",
-    "export_texts_attention",
     "export_attention",
     "find_text_vectorization",
     "is_word_piece",

@@ -1,5 +1,5 @@
 """The attribution scores an attention export stores: every method of
-`inspection.attribution`, per example, over the export's real tokens.
+`inspection.methods.attribution`, per example, over the export's real tokens.
 
 `attribute` scores token id positions; the export's tokens are the real ids, after the
 learned class token of a word-level `pooling: cls` model. That class token is no token id,
@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from inspection.attribution import METHODS, attribute
+from inspection.methods.attribution import METHODS, attribute
 from inspection.word_pieces import PADDING_ID
 
 # Read off the export's own attention maps; every other method needs the classifier.

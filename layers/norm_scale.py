@@ -3,7 +3,7 @@
 Conservative propagation (Ali et al., "XAI for Transformers: Better Explanations through
 Conservative Propagation", ICML 2022) treats the 1 / std of each LayerNorm as a constant,
 so that gradient x input sums to the output: the encoder block and the embedding use this
-when called with `detach_norm_scale=True` (`inspection.attribution` does).
+when called with `detach_norm_scale=True` (`inspection.methods.attribution` does).
 """
 
 from keras import ops

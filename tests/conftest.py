@@ -1,22 +1,20 @@
 import os
-from pathlib import Path
 
 import pytest
 import tensorflow_datasets as tfds
 
 import train
 from data import BUILTIN_BUILDERS
+from tests.helpers import shared_tiny_run_args
 from tests.review_fixture import write_reviews_fixture
 
 # Quiet TensorFlow's start-up logging in test output.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-ROOT = Path(__file__).resolve().parents[1]
-TINY = str(ROOT / "configs" / "tiny.yaml")
 
 
 @pytest.fixture(scope="session")
-def tiny_run_dir(tmp_path_factory):
+def tiny_run_dir(tmp_path_factory, data_file):
     """configs/tiny.yaml trained once per session on the reviews fixture (runs/tiny).
 
     Shared by the evaluate.py and predict.py tests: they may add eval/ and attention/
@@ -24,11 +22,8 @@ def tiny_run_dir(tmp_path_factory):
     attention images of 2 validation examples (`training.attention_images`), and lets
     `text.sequence_length: auto` choose its cap.
     """
-    data_file = write_reviews_fixture(tmp_path_factory.mktemp("data") / "reviews.csv")
     root = tmp_path_factory.mktemp("runs")
-    assert train.main(["--config", TINY, "--set", "dataset.name=null",
-                       f"dataset.train_file={data_file}", f"output.root={root}",
-                       "training.attention_images=2", "text.sequence_length=auto"]) == 0
+    assert train.main(shared_tiny_run_args(root, data_file)) == 0
     return root / "tiny"
 
 

@@ -88,9 +88,9 @@ def test_an_existing_folder_is_never_written_over(run_dir, capsys):
 
 def test_heads_of_a_pruned_run_are_refused_in_one_line(tmp_path):
     from config import ModelConfig
-    from inspection.run_heads import measure_run_heads
     from models import build_classifier
     from models.pruning import pruned_classifier
+    from run_inspection.heads import measure_run_heads
 
     classifier = build_classifier(ModelConfig(d_model=8, num_heads=2, num_layers=2,
                                               intermediate_dim=8), 20, 8, num_classes=2)

@@ -209,7 +209,7 @@ def test_export_attention_bad_ids(run_dir, tmp_path, capsys, args, message):
 
 
 def test_export_attention_empty_texts_file(run_dir, tmp_path, capsys):
-    # The file checks themselves: tests/data/test_texts_file.py.
+    # The file checks themselves: tests/data/reading/test_texts_file.py.
     empty = tmp_path / "empty.txt"
     empty.write_text("\n  \n")
     assert "no texts in the file" in error_of([str(run_dir), "--texts-file", str(empty)], capsys)

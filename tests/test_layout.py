@@ -13,9 +13,9 @@ FIXTURE = ROOT / "tests" / "fixtures" / "saved_before_move"
 
 
 def test_packages_resolve_inside_the_repository():
-    code = ("import layers, models, data, tokenization, inspection, config, runs, reports; "
-            "print('\\n'.join(m.__file__ for m in (layers, models, data, tokenization, "
-            "inspection, config, runs, reports)))")
+    code = ("import layers, models, data, tokenization, inspection, run_inspection, config, "
+            "runs, reports; print('\\n'.join(m.__file__ for m in (layers, models, data, "
+            "tokenization, inspection, run_inspection, config, runs, reports)))")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                             text=True, check=True)
     for path in result.stdout.split():
@@ -26,7 +26,7 @@ def test_nothing_generic_is_installed_into_site_packages():
     # Run from a folder outside the checkout: only an installed package could be found.
     code = ("import importlib.util as u; "
             "print([n for n in ('layers', 'models', 'data', 'tokenization', 'inspection', "
-            "'config', 'runs') "
+            "'run_inspection', 'config', 'runs') "
             "if u.find_spec(n)])")
     result = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True,
                             text=True, check=True, env={"PATH": "/usr/bin:/bin"})

@@ -87,7 +87,7 @@ def test_library_ranks_every_real_token_and_importances_sum_to_one(tiny_run_dir)
 
 def test_explain_uses_the_best_measured_method_else_conservative_gradients(tiny_run_dir,
                                                                           tmp_path):
-    from inspection.attribution import attribute
+    from inspection.methods.attribution import attribute
     from runs import load_run
 
     run_dir = tmp_path / "run"
@@ -129,7 +129,7 @@ def error_of(argv, capsys):
     (["--texts-file", "missing.txt"], "--texts-file missing.txt: no such file"),
 ])
 def test_bad_texts(tiny_run_dir, capsys, args, message):
-    # The text checks themselves: tests/data/test_texts_file.py.
+    # The text checks themselves: tests/data/reading/test_texts_file.py.
     assert message in error_of([str(tiny_run_dir), *args], capsys)
 
 

@@ -21,36 +21,25 @@ import train
 from config import TrainingConfig
 from config_files import load_config
 from models import StopOnNonFiniteLoss, TrainingError
-from tests.interrupts import InterruptAfterEpoch
+from tests.helpers import (
+    ROOT,
+    TINY,
+    InterruptAfterEpoch,
+    metrics_of,
+    shared_tiny_run_args,
+    tiny_args,
+)
 from train import run_training
 
-ROOT = Path(__file__).resolve().parents[1]
-TINY = str(ROOT / "configs" / "tiny.yaml")
 
-
-def tiny_args(root, data_file, *overrides):
-    return ["--config", TINY, "--set", "dataset.name=null", f"dataset.train_file={data_file}",
-            f"output.root={root}", *overrides]
-
-
-def metrics_of(run_dir):
-    metrics = json.loads((Path(run_dir) / "metrics.json").read_text())
-    metrics.pop("wall_time_s")
-    return metrics
-
-
-@pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory, data_file):
-    root = tmp_path_factory.mktemp("runs")
-    assert train.main(tiny_args(root, data_file)) == 0
-    return root / "tiny"
-
-
-def test_tiny_trains_end_to_end_and_its_saved_model_reloads(tiny_run, capsys):
+def test_tiny_trains_end_to_end_and_its_saved_model_reloads(tiny_run_dir):
+    tiny_run = tiny_run_dir
     names = {path.name for path in tiny_run.iterdir()}
-    assert {"config.yaml", "model.keras", "history.csv", "labels.json", "metrics.json",
-            "checkpoints"} <= names
-    assert "backup" not in names
+    assert {"config.yaml", "model.keras", "history.csv", "labels.json", "metrics.json"
+            } <= names
+    # Training's scratch files went: the backup, and the best epoch's checkpoint, which
+    # model.keras holds (output.keep_checkpoints).
+    assert not {"backup", "checkpoints", "states"} & names
     assert not tiny_run.with_name("tiny.partial").exists()
     assert json.loads((tiny_run / "labels.json").read_text()) == ["negative", "positive"]
     assert load_config(tiny_run / "config.yaml").training.epochs == 2
@@ -77,11 +66,12 @@ def test_tiny_trains_end_to_end_and_its_saved_model_reloads(tiny_run, capsys):
 
 
 def test_same_command_twice_gives_same_metrics_and_never_overwrites(
-        tiny_run, data_file, capsys):
-    root = tiny_run.parent
-    args = tiny_args(root, data_file, "output.name=tiny_again")
+        tiny_run_dir, data_file, tmp_path, capsys):
+    # The session's run again, keeping its checkpoints: a setting that changes no number.
+    args = shared_tiny_run_args(tmp_path, data_file, "output.keep_checkpoints=true")
     assert train.main(args) == 0
-    assert metrics_of(root / "tiny_again") == metrics_of(tiny_run)
+    assert (tmp_path / "tiny" / runs.BEST_WEIGHTS).is_file()
+    assert metrics_of(tmp_path / "tiny") == metrics_of(tiny_run_dir)
 
     capsys.readouterr()
     assert train.main(args) == 2
@@ -141,15 +131,16 @@ def run_command(args, script=None):
 
 @pytest.mark.parametrize("epoch", ["steps_per_epoch=8", "steps_per_epoch=null"])
 def test_a_run_killed_mid_epoch_resumes_to_the_same_weights_and_metrics(
-        tmp_path, data_file, epoch):
+        tmp_path, data_file, epoch, capsys):
     # Capped epochs read one endless stream, whole ones a new order per epoch: both resume
     # exactly. Validation accuracy reaches 1.0 within a few epochs, and with patience 1 the
     # run stops one epoch later. The kill comes in that last epoch: the resumed run stops
     # after it only if early stopping's count survived.
     overrides = [f"training.{epoch}", "training.epochs=8", "training.early_stopping_patience=1",
                  "training.learning_rate=0.05", "training.monitor=val_accuracy"]
+    # Only the killed run needs a process of its own; the others train in this one.
     args = tiny_args(tmp_path / "whole", data_file, *overrides)
-    assert run_command(args).returncode == 0
+    assert train.main(args) == 0
     last = metrics_of(tmp_path / "whole" / "tiny")["epochs"] - 1
     assert 1 <= last < 7  # stopped early
     killed_args = tiny_args(tmp_path / "killed", data_file, *overrides)
@@ -158,9 +149,9 @@ def test_a_run_killed_mid_epoch_resumes_to_the_same_weights_and_metrics(
     partial = tmp_path / "killed" / "tiny.partial"
     assert len(runs.read_history(partial)) == last  # killed in the last epoch
 
-    resumed = run_command(killed_args)
-    assert resumed.returncode == 0, resumed.stderr[-2000:]
-    assert "Resuming the interrupted run" in resumed.stdout
+    capsys.readouterr()
+    assert train.main(killed_args) == 0
+    assert "Resuming the interrupted run" in capsys.readouterr().out
     whole, again = tmp_path / "whole" / "tiny", tmp_path / "killed" / "tiny"
     assert runs.read_history(again) == runs.read_history(whole)
     assert metrics_of(again) == metrics_of(whole)

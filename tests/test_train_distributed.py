@@ -14,7 +14,7 @@ import pytest
 
 import runs
 import train
-from tests.test_train import ROOT, metrics_of, tiny_args
+from tests.helpers import ROOT, metrics_of, tiny_args
 
 MIRRORED = """
 import sys

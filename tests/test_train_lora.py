@@ -1,4 +1,4 @@
-"""train.py with `model.lora_rank`: a tiny BERT checkpoint fine-tuned with LoRA, its merged
+"""train.py with `model.fine_tune: lora`: a tiny BERT checkpoint fine-tuned with LoRA, its merged
 `model.keras`, and its adapter file put back on the checkpoint (also after a resume)."""
 
 import numpy as np
@@ -10,14 +10,15 @@ from config_files import load_config
 from models import get_model_parts, load_end_to_end_model
 from models.checkpoints import read_tensors
 from starting_weights import classifier_from_adapter
-from tests.test_train_pretrained import TINY, pretrained_args
+from tests.helpers import TINY, InterruptAfterEpoch, pretrained_args
 
 TOKEN_IDS = np.array([[101, 2023, 2143, 2001, 2204, 102, 0, 0],
                       [101, 2919, 2919, 5436, 102, 0, 0, 0]])
 
 
 def lora_args(root, data_file, checkpoint, *overrides):
-    return pretrained_args(root, data_file, checkpoint, "model.lora_rank=2", *overrides)
+    return pretrained_args(root, data_file, checkpoint, "model.fine_tune={kind: lora, rank: 2}",
+                           *overrides)
 
 
 def assert_adapter_gives_the_model(run_dir):
@@ -35,7 +36,8 @@ def test_a_lora_run_changes_only_its_targets_and_its_adapter_rebuilds_it(
                                 "training.epochs=2")) == 0
     run_dir = tmp_path / "tiny"
     saved = load_config(run_dir / runs.CONFIG_FILE)
-    assert saved.model.lora_targets == ["query", "value"]
+    assert saved.model.fine_tune.targets == ["query", "value"]  # the default, written out
+    assert not (run_dir / "checkpoints").exists()  # model.keras holds the best epoch
     assert saved.training.learning_rate == pytest.approx(3e-3)  # auto, for LoRA
     classifier = assert_adapter_gives_the_model(run_dir)
     tensors = read_tensors(tiny_checkpoint)
@@ -59,8 +61,6 @@ def test_an_interrupted_lora_run_resumes_as_if_never_stopped(
         tmp_path, data_file, tiny_checkpoint):
     # BackupAndRestore alone would zero both factors on resume (Keras loads the merged
     # kernel): the epochs after it would then train the head only.
-    from tests.interrupts import InterruptAfterEpoch
-
     def args(root):
         return lora_args(root, data_file, tiny_checkpoint, "training.epochs=3",
                          "training.early_stopping_patience=0")
@@ -78,11 +78,13 @@ def test_an_interrupted_lora_run_resumes_as_if_never_stopped(
 
 
 @pytest.mark.parametrize("overrides, message", [
-    (["model.pretrained=null", "model.lora_rank=2"], "model.lora_rank: LoRA adapts a pretrained"),
-    (["model.lora_rank=2", "model.trainable_blocks=1"], "model.lora_rank: the encoder is"),
-    (["model.lora_rank=2", "model.lora_targets=[query, gate]"], "model.lora_targets: must be"),
-    (["model.lora_rank=2", "model.lora_targets=[query, query]"], "model.lora_targets: must be"),
-    (["model.lora_rank=0"], "model.lora_rank: must be"),
+    (["model.pretrained=null", "model.fine_tune=lora"],
+     "model.fine_tune: lora adapts a pretrained encoder"),
+    (["model.fine_tune=lora", "model.fine_tune.blocks=1"], "model.fine_tune.blocks: kind lora"),
+    (["model.fine_tune={kind: lora, targets: [query, gate]}"], "model.fine_tune.targets: must"),
+    (["model.fine_tune={kind: lora, targets: [query, query]}"], "model.fine_tune.targets: must"),
+    (["model.fine_tune={kind: lora, rank: 0}"], "model.fine_tune.rank: must be"),
+    (["model.lora_rank=2"], "model.lora_rank: replaced by model.fine_tune: {kind: lora, rank: R}"),
 ])
 def test_lora_settings_that_cannot_work_are_one_line_errors(
         tmp_path, data_file, tiny_checkpoint, capsys, overrides, message):

@@ -16,15 +16,9 @@ import train
 from config_files import load_config
 from models.checkpoints import read_tensors
 from starting_weights import starting_weights
+from tests.helpers import ROOT, TINY, InterruptAfterEpoch, pretrained_args
 from tests.models.int8_round_trip import TEXTS, quantized_round_trip
 
-ROOT = Path(__file__).resolve().parents[1]
-TINY = str(ROOT / "configs" / "tiny.yaml")
-
-
-def pretrained_args(root, data_file, checkpoint, *overrides):
-    return ["--config", TINY, "--set", "dataset.name=null", f"dataset.train_file={data_file}",
-            f"output.root={root}", f"model.pretrained={checkpoint}", *overrides]
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +63,7 @@ def test_the_encoder_starts_from_the_checkpoint(tmp_path, data_file, tiny_checkp
 def test_pretrained_layers_keeps_the_first_blocks_and_freezing_trains_only_the_head(
         tmp_path, data_file, tiny_checkpoint):
     assert train.main(pretrained_args(tmp_path, data_file, tiny_checkpoint,
-                                      "model.pretrained_layers=1", "model.freeze_pretrained=true",
+                                      "model.pretrained_layers=1", "model.fine_tune=head",
                                       "training.epochs=1")) == 0
     from models import get_model_parts, load_end_to_end_model
 
@@ -84,7 +78,8 @@ def test_pretrained_layers_keeps_the_first_blocks_and_freezing_trains_only_the_h
 def test_trainable_blocks_trains_the_top_on_states_computed_once(tmp_path, data_file,
                                                                    tiny_checkpoint, capsys):
     assert train.main(pretrained_args(tmp_path, data_file, tiny_checkpoint,
-                                      "model.trainable_blocks=1", "training.epochs=2",
+                                      "model.fine_tune={kind: top_blocks, blocks: 1}",
+                                      "training.epochs=2",
                                       "training.states_memory_mb=0.001")) == 0
     from models import get_model_parts, load_end_to_end_model
 
@@ -105,10 +100,9 @@ def test_trainable_blocks_trains_the_top_on_states_computed_once(tmp_path, data_
 
 def test_an_interrupted_run_with_frozen_blocks_resumes_to_the_same_history(
         tmp_path, data_file, tiny_checkpoint):
-    from tests.interrupts import InterruptAfterEpoch
-
     def args(root):
-        return pretrained_args(root, data_file, tiny_checkpoint, "model.trainable_blocks=1",
+        return pretrained_args(root, data_file, tiny_checkpoint, "model.fine_tune=top_blocks",
+                               "model.fine_tune.blocks=1",
                                "training.epochs=3", "training.early_stopping_patience=0",
                                "training.states_memory_mb=0.001")
 
@@ -127,11 +121,16 @@ def test_an_interrupted_run_with_frozen_blocks_resumes_to_the_same_history(
 
 
 @pytest.mark.parametrize("overrides, message", [
-    (["model.trainable_blocks=3"], "model.trainable_blocks: 3 is more than the encoder's 2"),
-    (["model.trainable_blocks=1", "model.freeze_pretrained=true"], "set one of them"),
-    (["model.trainable_blocks=1", "model.token_dropout=0.1"], "model.token_dropout: it drops"),
-    (["model.trainable_blocks=1", "dataset.streaming=true", "dataset.split_method=hash"],
-     "computing the frozen blocks once needs the data in memory"),
+    (["model.fine_tune={kind: top_blocks, blocks: 3}"],
+     "model.fine_tune.blocks: 3 is more than the encoder's 2"),
+    (["model.trainable_blocks=1"],
+     "model.trainable_blocks: replaced by model.fine_tune: {kind: top_blocks, blocks: K}"),
+    (["model.freeze_pretrained=true"], "model.freeze_pretrained: replaced by model.fine_tune"),
+    (["model.fine_tune=top_blocks"], "model.fine_tune.blocks: kind top_blocks needs"),
+    (["model.fine_tune=head", "model.fine_tune.rank=2"], "model.fine_tune.rank: kind head"),
+    (["model.fine_tune=head", "model.token_dropout=0.1"], "model.token_dropout: it drops"),
+    (["model.fine_tune=head", "dataset.streaming=true", "dataset.split_method=hash"],
+     "model.fine_tune: head computes the frozen blocks once, which needs the data in memory"),
     (["model.pretrained_embeddings=glove_6b_50d"], "model.pretrained_embeddings: model.pretrained"),
     (["text.sequence_length=100"], "more than the checkpoint's 64 positions"),
     (["model.pretrained_layers=5"], "more than the checkpoint's 2 blocks"),

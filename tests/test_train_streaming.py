@@ -11,8 +11,7 @@ import pytest
 import runs
 import train
 from config_files import load_config
-from tests.interrupts import InterruptAfterEpoch
-from tests.test_train import TINY, metrics_of
+from tests.helpers import TINY, InterruptAfterEpoch, metrics_of
 
 
 def streamed_args(root, train_file, *overrides):

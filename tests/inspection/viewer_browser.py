@@ -1,12 +1,40 @@
 """Opening a viewer page in headless Chromium (the Debian `chromium` package), for the
-viewer tests; the `browser` fixture (tests/inspection/conftest.py) launches it once."""
+viewer tests. The `browser` fixture launches it once per test process; the conftest.py of
+tests/inspection/ and of tests/run_inspection/ take it from here."""
 
 import contextlib
 import json
 import pathlib
 
+import pytest
+
 CHROMIUM = pathlib.Path("/usr/bin/chromium")
 DATA_BLOCK = '<script type="application/json" id="attention-data">'
+
+
+# The one Chromium of a test process and how many folders' `browser` fixtures hold it:
+# Playwright's sync API runs one instance at a time, and each conftest.py that takes the
+# fixture from here defines a fixture of its own.
+_SHARED = {"users": 0}
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Chromium, for the viewer tests."""
+    if not CHROMIUM.exists():
+        pytest.skip("Browser tests need /usr/bin/chromium: apt-get install -y chromium")
+    if not _SHARED["users"]:
+        from playwright.sync_api import sync_playwright
+
+        _SHARED["playwright"] = sync_playwright().start()
+        _SHARED["browser"] = _SHARED["playwright"].chromium.launch(
+            executable_path=str(CHROMIUM), headless=True)
+    _SHARED["users"] += 1
+    yield _SHARED["browser"]
+    _SHARED["users"] -= 1
+    if not _SHARED["users"]:
+        _SHARED.pop("browser").close()
+        _SHARED.pop("playwright").stop()
 
 
 def embedded_data(path):

@@ -1,0 +1,67 @@
+"""Each text's words ranked by an attribution method: predict.py's explanations."""
+
+from typing import NamedTuple
+
+import numpy as np
+import tensorflow as tf
+
+from inspection.attention_tokens import real_tokens
+from inspection.methods.attribution import attribute
+from inspection.word_pieces import (
+    is_word_piece,
+    join_pieces,
+    word_index,
+    word_pieces_of,
+    word_sums,
+)
+
+
+class RankedWord(NamedTuple):
+    """One word of a text and its score.
+
+    token: the word; a WordPiece model's pieces joined ("play" "##ed" -> "played").
+    position: the word's index among the text's words, from 0 (a word-level model's token
+        position).
+    importance: the sum of its pieces' scores under the method (`inspection.methods.attribution`):
+        a share of the rollout, a drop in probability, a logit contribution...
+    pieces: its tokens as the model saw them: one for a word-level model.
+    """
+
+    token: str
+    position: int
+    importance: float
+    pieces: tuple
+
+
+def rank_tokens(run, texts, top=None, method="rollout"):
+    """Per text, its words as `RankedWord`s, most important first.
+
+    A word's score is the sum of its WordPiece pieces' under `method` (one of
+    `attribution.METHODS`), for the predicted class. The class token of `pooling: cls` and
+    WordPiece's "[CLS]" and "[SEP]" are no words of the text and are not ranked. Texts
+    longer than the run's sequence length are cut.
+
+    Args:
+        run: a `runs.Run`.
+        texts: raw strings.
+        top: keep the `top` most important words; None keeps all.
+        method: the attribution method.
+    """
+    vectorizer, classifier = run.parts
+    vocabulary = vectorizer.get_vocabulary()
+    word_pieces = is_word_piece(vocabulary)
+    token_ids = np.asarray(vectorizer(tf.constant(list(texts))))  # (B, T)
+    scores = attribute(classifier, token_ids, method, run.pooling)  # (B, T)
+    rankings = []
+    for ids, example_scores in zip(token_ids, scores, strict=True):
+        tokens = real_tokens(ids, vocabulary, class_token=False)  # (A,)
+        indices = word_index(tokens, word_pieces)
+        pieces = word_pieces_of(tokens, indices)
+        totals = word_sums(example_scores[ids != 0], indices)  # (W,)
+        order = np.argsort(-totals, kind="stable")[:top]
+        rankings.append([
+            RankedWord(join_pieces(pieces[word]), int(word), float(totals[word]),
+                       tuple(pieces[word]))
+            for word in order
+        ])  # fmt: skip
+    return rankings

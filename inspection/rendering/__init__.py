@@ -1,0 +1,3 @@
+"""What people look at: attention heatmap PNGs (`heatmaps`), the offline viewer (`viewer`,
+its page in `viewer_page/`), BertViz JSON (`bertviz_export`) and the TensorBoard images
+callback (`attention_images_callback`)."""

@@ -1,0 +1,51 @@
+"""What the tests share, in one place: the tiny config, its command lines, the metrics of
+a run and the interrupts of the resume tests. Test modules import from here and from
+`conftest.py`'s session fixtures, never from one another."""
+
+import json
+from pathlib import Path
+
+import keras
+
+ROOT = Path(__file__).resolve().parents[1]
+# The one config every training test starts from: two epochs of a 1-block, 32-wide model.
+TINY = str(ROOT / "configs" / "tiny.yaml")
+
+
+def tiny_args(root, data_file, *overrides):
+    """train.py's arguments for configs/tiny.yaml on `data_file`, written under `root`."""
+    return ["--config", TINY, "--set", "dataset.name=null", f"dataset.train_file={data_file}",
+            f"output.root={root}", *overrides]
+
+
+def shared_tiny_run_args(root, data_file, *overrides):
+    """The command of the session's shared run (`conftest.tiny_run_dir`): `tiny_args` that
+    also log 2 validation examples' attention images and choose the cap from the data."""
+    return tiny_args(root, data_file, "training.attention_images=2",
+                     "text.sequence_length=auto", *overrides)
+
+
+def pretrained_args(root, data_file, checkpoint, *overrides):
+    """`tiny_args` fine-tuning the checkpoint folder `checkpoint`."""
+    return tiny_args(root, data_file, f"model.pretrained={checkpoint}", *overrides)
+
+
+def metrics_of(run_dir):
+    """A run's metrics.json without its wall time (the one entry that differs between two
+    runs of one command)."""
+    metrics = json.loads((Path(run_dir) / "metrics.json").read_text())
+    metrics.pop("wall_time_s")
+    return metrics
+
+
+class InterruptAfterEpoch(keras.callbacks.Callback):
+    """A Ctrl-C when epoch `epoch` (0-based) ends, after the callbacks before it (the
+    backup for a resume among them) have run."""
+
+    def __init__(self, epoch=0):
+        super().__init__()
+        self.epoch = epoch
+
+    def on_epoch_end(self, epoch, logs=None):
+        if epoch == self.epoch:
+            raise KeyboardInterrupt
