@@ -1,5 +1,17 @@
 """Labelled text datasets and the text pipeline.
 
+`build_datasets` (`datasets`) is the entry point; inside:
+
+- `builders/`: the TFDS builders of the built-in datasets.
+- `reading/`: the user's files (`shards`, `record_batches`, `labelled_files`), TFDS and
+  the `dataset` section loaded into splits (`loading`), memory or stream (`read_plan`),
+  and the texts files of prediction (`texts_file`).
+- `splitting/`: the splits' texts and labels (`text_splits`) and held-out splits carved
+  out of train (`stratified`, `hashed`).
+- `streaming/`: streamed splits (`streams`, `sources`, `scan`).
+- `pipelines/`: the tf.data pipelines (`in_memory`, `streamed`) and the frozen lower
+  blocks' states (`lower_states`).
+
 Importing this package registers the built-in TFDS builders, so `tfds.load("reuters_r8")`
 works afterwards.
 
