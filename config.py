@@ -38,7 +38,7 @@ __all__ = ["ATTRIBUTION_METHODS", "BUILTIN_DATASETS", "DATASET_SOURCES", "FINE_T
            "PretrainingConfig", "TextConfig", "TrainingConfig"]
 
 POOLINGS = ("mean", "max", "cls")
-# inspection.attribution's methods, named here so that predict.py checks --method before
+# inspection.methods.attribution's methods, named here so that predict.py checks --method before
 # TensorFlow loads.
 ATTRIBUTION_METHODS = ("rollout", "last_attention", "gradient_x_input",
                        "conservative_gradient_x_input", "attention_gradient",

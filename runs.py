@@ -54,7 +54,7 @@ ATTENTION_LOGS_DIR = "logs/attention"
 EVAL_DIR = "eval"
 HEADS_SPLIT = "validation"  # whose heads.json orders pruning and the viewer shows first
 # eval/<split>/faithfulness.json: `evaluate.py --faithfulness`'s measurement of every
-# attribution method (inspection/faithfulness.py); its best method is predict's default.
+# attribution method (inspection/methods/faithfulness.py); its best method is predict's default.
 FAITHFULNESS_FILE = "faithfulness.json"
 COMPRESS_FILE = "compress.json"  # a pruned run's: the heads removed and those kept
 ATTENTION_DIR = "attention"  # attention/<split, data or texts file stem>/: one per export

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NOT_IN_THE_GRAPH = {"tests", "bench", "docs"}
 COMMANDS = ("train", "evaluate", "predict", "pretrain", "compress", "export")
 ABOVE_THE_COMMANDS = {"cli", "config", "config_files", "runs", "reports", "fitting",
-                      "starting_weights", "data", "tokenization", "models", "layers",
+                      "fine_tuning", "starting_weights", "data", "tokenization", "models", "layers",
                       "inspection", "run_inspection"}
 
 # Each room and the rooms it may import: the table of docs/architecture.md's "Import
@@ -47,6 +47,7 @@ RULES = {
     "run_inspection": {"inspection", "runs"},
     "fitting": {"config", "inspection", "models", "reports", "runs"},
     "starting_weights": {"config", "config_files", "data", "models", "runs"},
+    "fine_tuning": {"config", "data", "fitting", "models", "runs"},
     **{command: ABOVE_THE_COMMANDS for command in COMMANDS},  # never another command
 }
 

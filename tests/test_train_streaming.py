@@ -76,7 +76,7 @@ def test_a_bad_row_mid_stream_is_named_and_the_finished_epochs_resume(
         tmp_path, monkeypatch, capsys):
     # Small record batches, a small shuffle buffer and given labels (no pass before
     # training reads the labels): row 1201 is first read in epoch 7 or so.
-    monkeypatch.setattr("data.record_batches.BLOCK_BYTES", 2048)
+    monkeypatch.setattr("data.reading.record_batches.BLOCK_BYTES", 2048)
     train_file = write_reviews(tmp_path / "train.csv", 1600, bad_row=1200)
     args = streamed_args(
         tmp_path, train_file, "dataset.labels=[negative, positive]",

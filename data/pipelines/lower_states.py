@@ -1,6 +1,6 @@
 """The states of a model's frozen lower blocks, computed once per text and reused.
 
-A pretrained encoder whose lower blocks do not train (`model.trainable_blocks`) gives each
+A pretrained encoder whose lower blocks do not train (`model.fine_tune: top_blocks`) gives each
 text the same states there in every epoch: they are computed in one pass, as the first
 epoch reads them, and kept for every later epoch and validation, in memory or, past a
 budget, in files. Letter legend: B batch, T token ids, A positions (T, or T + 1 with a
