@@ -27,15 +27,18 @@ from typed_config import (
     POSITIVE,
     RATE,
     ConfigError,
+    ReplacedKeyError,
     Section,
+    earlier_version_message,
     option,
 )
 
 __all__ = ["ATTRIBUTION_METHODS", "BUILTIN_DATASETS", "DATASET_SOURCES", "FINE_TUNE_KINDS",
            "LORA_TARGETS",
            "POOLINGS", "PRETRAINED_EMBEDDINGS", "SECTIONS", "STANDARDIZE",
-           "Config", "ConfigError", "DatasetConfig", "FineTuneConfig", "ModelConfig", "OutputConfig",
-           "PretrainingConfig", "TextConfig", "TrainingConfig"]
+           "Config", "ConfigError", "DatasetConfig", "FineTuneConfig", "ModelConfig",
+           "OutputConfig", "PretrainingConfig", "ReplacedKeyError", "TextConfig", "TrainingConfig",
+           "earlier_version_message"]
 
 POOLINGS = ("mean", "max", "cls")
 # inspection.methods.attribution's methods, named here so that predict.py checks --method before

@@ -33,7 +33,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from config import Config, ConfigError
+from config import Config, ConfigError, ReplacedKeyError, earlier_version_message
 from config_files import dump_config, load_config
 
 # `models` and `data` load TensorFlow, which takes seconds: they are imported inside the
@@ -335,12 +335,16 @@ def load_run(run_dir: str | Path) -> Run:
         raise RunError(f"{labels_path}: cannot read the label names ({error})") from None
     try:
         config = load_config(run_dir / CONFIG_FILE)
+    except ReplacedKeyError as error:
+        raise RunError(earlier_version_message(run_dir / CONFIG_FILE, run_dir, error)) from None
     except ConfigError as error:
         raise RunError(f"{run_dir / CONFIG_FILE}: cannot read the run's config ({error})") from None
-    from models import load_end_to_end_model
+    from models import OutdatedFileError, load_end_to_end_model
 
     try:
         model = load_end_to_end_model(model_path)
+    except OutdatedFileError as error:
+        raise RunError(str(error)) from None
     except Exception as error:  # Corrupt zips, bad JSON and unknown classes raise many types.
         reason = (str(error).strip().splitlines() or [""])[0][:200]
         raise RunError(

@@ -13,11 +13,10 @@ Everything else starts as initialised.
 
 import dataclasses
 import json
-import tempfile
 from pathlib import Path
 
 import runs
-from config import Config, ConfigError
+from config import Config, ConfigError, ReplacedKeyError, earlier_version_message
 from config_files import load_config
 
 
@@ -142,6 +141,11 @@ def load_pretraining_run(run_dir: str | Path) -> PretrainingRun:
         raise ConfigError(f"model.init_from: {run_dir}: {what}; run pretrain.py first")
     try:
         config = load_config(run_dir / runs.CONFIG_FILE)
+    except ReplacedKeyError as error:
+        raise ConfigError("model.init_from: " + earlier_version_message(
+            run_dir / runs.CONFIG_FILE, run_dir, str(error))) from None
+    try:
+        config = load_config(run_dir / runs.CONFIG_FILE)
         tokens = json.loads((run_dir / runs.VOCABULARY_FILE).read_text())
         vocabulary = [str(token) for token in tokens]
     except (ConfigError, OSError, ValueError) as error:
@@ -178,29 +182,21 @@ def start_from_encoder(classifier, pretrained: PretrainingRun) -> None:
     """Loads the pretrained encoder's weights into `classifier`'s embedding and blocks (its
     class token and head stay as initialised)."""
     from models.masked_language_model import build_masked_language_model, copy_encoder_weights
-    from models.upgrade import load_old_encoder_weights, upgraded_weights_copy
+    from models.upgrade import is_old_encoder_file
 
+    weights = pretrained.encoder_weights
+    if is_old_encoder_file(weights):
+        raise ConfigError("model.init_from: " + earlier_version_message(weights,
+                                                                         pretrained.run_dir))
     text, model = pretrained.config.text, pretrained.config.model
     encoder = build_masked_language_model(model, len(pretrained.vocabulary) + 1,
                                           text.sequence_length)
-    with tempfile.TemporaryDirectory() as folder:
-        try:
-            # Saved before the attention's projections were sublayers: moved in a copy.
-            weights = upgraded_weights_copy(pretrained.encoder_weights, folder)
-        except OSError as error:
-            raise ConfigError(f"model.init_from: {pretrained.encoder_weights} cannot be read "
-                              f"({error}); pretrain it again with pretrain.py") from None
-        weights = weights or pretrained.encoder_weights
-        try:
-            encoder.load_weights(weights)
-        except ValueError:  # Saved before the classifier was one class: the old layout.
-            try:
-                load_old_encoder_weights(encoder, weights)
-            except ValueError as error:
-                raise ConfigError(f"model.init_from: {pretrained.encoder_weights} does not "
-                                  f"fit the encoder of its config.yaml "
-                                  f"({str(error).splitlines()[0]}); pretrain it again with "
-                                  "pretrain.py") from None
+    try:
+        encoder.load_weights(weights)
+    except (OSError, ValueError) as error:
+        raise ConfigError(f"model.init_from: {weights} does not fit the encoder of its "
+                          f"config.yaml ({str(error).splitlines()[0]}); pretrain it again "
+                          "with pretrain.py") from None
     copy_encoder_weights(encoder, classifier)
     print(f"model.init_from: the encoder starts from {pretrained.run_dir}")
 

@@ -36,6 +36,24 @@ class ConfigError(ValueError):
     """A user error in a config file, override or section; one line that names the key."""
 
 
+class ReplacedKeyError(ConfigError):
+    """A key of an earlier version (`Section.replaced_keys`): `upgrade_run.py` rewrites a run
+    folder's config.yaml that holds one."""
+
+
+def earlier_version_message(path, run_dir, detail: object = "") -> str:
+    """The one line for a file of an earlier version of this project: the command that
+    rewrites its run folder (upgrade_run.py).
+
+    Example:
+    >>> print(earlier_version_message("runs/x/model.keras", "runs/x"))  # doctest: +ELLIPSIS
+    runs/x/model.keras was saved by an earlier version ...: python upgrade_run.py runs/x
+    """
+    detail = f" ({detail})" if detail else ""
+    return (f"{path} was saved by an earlier version of this project{detail}; rewrite the "
+            f"run with: python upgrade_run.py {run_dir}")
+
+
 def fail(key: str, message: str, value: Any):
     raise ConfigError(f"{key}: {message}, got {value!r}")
 
@@ -75,7 +93,7 @@ class Section:
         """The annotation of field `name`; an unknown name is a ConfigError naming the key."""
         known = [item.name for item in dataclasses.fields(cls)]
         if name in cls.replaced_keys:
-            raise ConfigError(f"{cls.section}.{name}: {cls.replaced_keys[name]}")
+            raise ReplacedKeyError(f"{cls.section}.{name}: {cls.replaced_keys[name]}")
         if name not in known:
             raise ConfigError(f"{cls.section}.{name}: unknown key (known: {', '.join(known)})")
         return typing.get_type_hints(cls)[name]

@@ -37,6 +37,7 @@ from models.transformer_classifier import (
     token_vectors,
 )
 from models.trim_padding import TrimPadding
+from models.upgrade import OutdatedFileError
 
 __all__ = [
     "HistoryLogger",
@@ -60,6 +61,7 @@ __all__ = [
     "get_model_parts",
     "input_worker",
     "load_end_to_end_model",
+    "OutdatedFileError",
     "load_pretrained_encoder",
     "make_optimizer",
     "make_strategy",

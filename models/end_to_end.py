@@ -1,15 +1,15 @@
 """The saved model: raw strings in, class probabilities out."""
 
-import tempfile
-import zipfile
+from pathlib import Path
 
 import keras
 import numpy as np
 import tensorflow as tf
 
+from config import earlier_version_message
 from models.transformer_classifier import TransformerClassifier
 from models.trim_padding import TrimPadding
-from models.upgrade import upgraded_classifier, upgraded_weights_copy
+from models.upgrade import OutdatedFileError, is_old_functional_classifier, is_old_model_file
 
 # The names the saved model's layers carry (read by people; code finds them by type).
 VECTORIZER = "text_vectorization"
@@ -77,33 +77,28 @@ def load_end_to_end_model(path):
     """Loads a saved `model.keras` in safe mode.
 
     Keras finds custom classes through its registry, filled when their modules are
-    imported; this module's package imports them all (`import models`). A model saved
-    before the classifier was one class (a functional graph of the same layers) comes back
-    converted, with the same weights and predictions (`models.upgrade`), and so does one
-    saved before the attention's projections were `EinsumDense` sublayers.
+    imported; this module's package imports them all (`import models`).
+
+    Raises:
+        OutdatedFileError: the file was saved by an earlier version of this project (before
+            the classifier was one class, or before the attention's projections were
+            `EinsumDense` sublayers); the message names `upgrade_run.py`, which rewrites it.
 
     Example:
 
     >>> # model = load_end_to_end_model("runs/default/model.keras")
     >>> # vectorizer, classifier = get_model_parts(model)
     """
+    outdated = OutdatedFileError(earlier_version_message(path, Path(path).parent))
     try:
         model = keras.saving.load_model(path, safe_mode=True)
-    except ValueError as error:  # Saved before the attention's projections were sublayers?
-        with tempfile.TemporaryDirectory() as folder:
-            try:
-                upgraded = upgraded_weights_copy(path, folder)
-            except (OSError, KeyError, zipfile.BadZipFile):
-                upgraded = None  # not a file of ours: Keras' own error says more
-            if upgraded is None:
-                raise error from None
-            model = keras.saving.load_model(upgraded, safe_mode=True)
-    if any(isinstance(layer, TransformerClassifier) for layer in model.layers):
-        return _with_lookups_built(model)
-    vectorizer, classifier = model.layers[1], model.layers[-1]
-    trim_padding = any(isinstance(layer, TrimPadding) for layer in model.layers)
-    return build_end_to_end_model(vectorizer, upgraded_classifier(classifier),
-                                  name=model.name, trim_padding=trim_padding)
+    except ValueError:
+        if is_old_model_file(path):
+            raise outdated from None
+        raise
+    if is_old_functional_classifier(model):
+        raise outdated
+    return _with_lookups_built(model)
 
 
 def get_model_parts(model):

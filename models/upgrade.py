@@ -1,4 +1,6 @@
-"""Run folders written by earlier versions: their weights and classifier brought up to date.
+"""Run folders written by earlier versions: their weights and classifier brought up to date
+by `upgrade_run.py`; the loaders only recognise them (`is_old_model_file`,
+`is_old_encoder_file`) and name that command (`OutdatedFileError`).
 
 Until 2026-12 `model.keras` held the classifier as a functional graph of the same layers
 (`TokenAndPositionEmbedding`, `ClassToken`, the `TransformerEncoderBlock`s, a final
@@ -23,6 +25,43 @@ from layers.class_token import ClassToken
 from layers.sequence_pooling import SequencePooling
 from models.text_encoder import TextEncoder
 from models.transformer_classifier import TransformerClassifier
+
+
+class OutdatedFileError(ValueError):
+    """A file saved by an earlier version of this project; the one-line message names the
+    command that rewrites its run folder (`config.earlier_version_message`)."""
+
+
+def is_old_model_file(path):
+    """Whether the `.keras` file `path` holds attention weights of the old layout (False
+    for a file that is not a Keras archive: Keras' own error says more)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            buffer = io.BytesIO(archive.read("model.weights.h5"))
+        with h5py.File(buffer, "r") as weights:
+            return bool(_old_attention_groups(weights))
+    except (OSError, KeyError, zipfile.BadZipFile):
+        return False
+
+
+def is_old_functional_classifier(model):
+    """Whether the loaded end-to-end `model` holds a functional classifier of before 2026-12
+    (a Keras `Model` of `TransformerEncoderBlock`s) instead of a `TransformerClassifier`."""
+    return (not any(isinstance(layer, TransformerClassifier) for layer in model.layers)
+            and isinstance(model.layers[-1], keras.Model)
+            and any(isinstance(layer, TransformerEncoderBlock)
+                    for layer in model.layers[-1].layers))
+
+
+def is_old_encoder_file(path):
+    """Whether the `encoder.weights.h5` of a pretrain.py run is keyed by the old functional
+    graph (its blocks at the top) or holds attention weights of the old layout."""
+    try:
+        with h5py.File(path, "r") as weights:
+            return ("transformer_encoder_block" in weights.get("layers", {})
+                    or bool(_old_attention_groups(weights)))
+    except OSError:
+        return False
 
 
 def upgraded_classifier(old):
@@ -129,9 +168,8 @@ def upgraded_weights_copy(path, folder):
     return target
 
 
-def _move_attention_weights(weights):
-    """Moves each old attention group's `vars/0..7` (kernel and bias of the query, key, value
-    and output; `0..3` without biases) to `query_dense/vars/0..1`, ...; returns how many."""
+def _old_attention_groups(weights):
+    """The names of the attention groups of the old layout in the open h5 file `weights`."""
     def is_old_attention(name, group):
         old = group.get("vars") if isinstance(group, h5py.Group) else None
         return (old is not None and len(old) in (4, 8) and "query_dense" not in group
@@ -140,6 +178,13 @@ def _move_attention_weights(weights):
     found = []
     weights.visititems(lambda name, item: found.append(name) if is_old_attention(
         name, item) else None)
+    return found
+
+
+def _move_attention_weights(weights):
+    """Moves each old attention group's `vars/0..7` (kernel and bias of the query, key, value
+    and output; `0..3` without biases) to `query_dense/vars/0..1`, ...; returns how many."""
+    found = _old_attention_groups(weights)
     for name in found:
         group = weights[name]
         values = [group["vars"][str(index)][()] for index in range(len(group["vars"]))]

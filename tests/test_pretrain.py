@@ -108,33 +108,3 @@ def test_an_encoder_of_another_shape_is_refused_in_one_line(pretrained_run, tmp_
     assert train.main(["--config", TINY, "--set", f"model.init_from={tmp_path / 'nothing'}",
                        f"output.root={tmp_path}"]) == 2
     assert "model.init_from:" in capsys.readouterr().err
-
-
-def test_a_pretraining_run_saved_before_the_classifier_was_one_class_still_starts_one(
-        tmp_path):
-    # Its encoder.weights.h5 is keyed by the old functional graph (models/upgrade.py).
-    import h5py
-
-    old_run = ROOT / "tests" / "fixtures" / "pretrained_before_one_class"
-    data_file = write_reviews_fixture(tmp_path / "reviews.csv")
-    config = load_config(TINY, ["dataset.name=null", f"dataset.train_file={data_file}",
-                                f"output.root={tmp_path}", f"model.init_from={old_run}",
-                                "model.num_layers=2"])
-    weights = starting_weights(config)
-    data, _, steps = train.load_data(config, weights)
-    classifier, _ = train.build_model(config, data, tf.distribute.get_strategy(), steps,
-                                      weights)
-    encoder = classifier.encoder
-    with h5py.File(old_run / "encoder.weights.h5") as saved:
-        layers = saved["layers"]
-        pairs = [
-            (encoder.embedding.token_embedding.embeddings,
-             layers["token_and_position_embedding/token_embedding/vars/0"]),
-            (encoder.blocks[0].self_attention.query_dense.kernel,
-             layers["transformer_encoder_block/self_attention/vars/0"]),
-            (encoder.blocks[1].feed_forward.output_dense.kernel,
-             layers["transformer_encoder_block_1/feed_forward/output_dense/vars/0"]),
-            (encoder.final_norm.gamma, layers["layer_normalization/vars/0"]),
-        ]
-        for variable, value in pairs:
-            np.testing.assert_array_equal(np.asarray(variable), value[()])

@@ -1,5 +1,6 @@
-"""Reads an attention export directory (format version 4, and 3, 2 and 1); `save_attention`
-writes one (through `writer`; the format's names are `format`'s).
+"""Reads an attention export directory (format version 4; older versions are refused with
+the command that rewrites them, upgrade_run.py, through `upgrade`); `save_attention` writes
+one (through `writer`; the format's names are `format`'s).
 
 Layout of the directory (docs/attention_format.md):
 
@@ -16,18 +17,24 @@ import pathlib
 import numpy as np
 import pandas as pd
 
+from config import earlier_version_message
 from inspection.attention_file.format import (
     ARRAY_KEY_PREFIX,
     ARRAYS_FILENAME,
+    FORMAT_VERSION,
     MANIFEST_COLUMNS,
     MANIFEST_FILENAME,
     META_FILENAME,
 )
 from inspection.attention_file.record import AttentionRecord
-from inspection.attention_file.upgrade import upgraded_manifest
 from inspection.attention_file.writer import AttentionFileWriter
 
-READABLE_VERSIONS = (1, 2, 3, 4)
+OLDER_VERSIONS = (1, 2, 3)  # upgrade_run.py rewrites them as the current one (`upgrade`)
+
+
+class OutdatedExportError(ValueError):
+    """An export of an older format version; the message names the command that rewrites
+    it (upgrade_run.py on its run folder)."""
 
 
 @dataclasses.dataclass
@@ -40,10 +47,8 @@ class AttentionFile:
 
     Attributes:
         directory: the export directory.
-        format_version: int, the version the export was written in (1 to 4);
-            older manifests get the later columns filled in
-            (`upgrade`): version 1 the words (each token a word),
-            versions 1 and 2 rollout as their one attribution method.
+        format_version: int, `FORMAT_VERSION`: older exports are refused (upgrade_run.py
+            rewrites them).
         class_names: list of C class names; label indices index into it.
         num_layers: int.
         num_heads: int: of a pruned model, the heads it had before (the maps' axis 1).
@@ -140,6 +145,20 @@ class AttentionFile:
         self.close()
 
 
+def read_manifest(directory):
+    """The manifest.jsonl of an export directory as a pandas.DataFrame, ids as strings."""
+    # dtype=False keeps ids such as "00012" as strings instead of guessing numbers;
+    # precise_float reads back the very floats written (the default parser is off by ulps).
+    manifest = pd.read_json(
+        pathlib.Path(directory) / MANIFEST_FILENAME, lines=True, dtype=False,
+        convert_dates=False, precise_float=True,
+    )
+    if len(manifest) == 0:
+        manifest = pd.DataFrame(columns=list(MANIFEST_COLUMNS))
+    manifest["example_id"] = manifest["example_id"].astype(str)
+    return manifest
+
+
 def _record_from_row(row, attention_scores):
     true_index = row["true_label_index"]
     difference = row["probability_difference"]
@@ -224,27 +243,20 @@ def load_attention(path):
         )
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
     version = meta.get("format_version")
-    if version not in READABLE_VERSIONS:
+    if version in OLDER_VERSIONS:
+        # An export sits in <run>/attention/<name>/; one elsewhere came from some run.
+        run_dir = (directory.parent.parent if directory.parent.name == "attention"
+                   else "RUN_DIR")
+        raise OutdatedExportError(earlier_version_message(
+            meta_path, run_dir, f"format_version={version}"))
+    if version != FORMAT_VERSION:
         raise ValueError(
-            f"{meta_path} has format_version={version!r}; this reader reads versions "
-            f"{', '.join(map(str, READABLE_VERSIONS))}. Re-export with this version of "
-            "keras_attention_lab."
+            f"{meta_path} has format_version={version!r}; this reader reads version "
+            f"{FORMAT_VERSION}. Re-export with this version of keras_attention_lab."
         )
-    # dtype=False keeps ids such as "00012" as strings instead of guessing numbers;
-    # precise_float reads back the very floats written (the default parser is off by ulps).
-    manifest = pd.read_json(
-        directory / MANIFEST_FILENAME, lines=True, dtype=False, convert_dates=False,
-        precise_float=True,
-    )
-    if len(manifest) == 0:
-        manifest = pd.DataFrame(columns=list(MANIFEST_COLUMNS))
-    manifest["example_id"] = manifest["example_id"].astype(str)
+    manifest = read_manifest(directory)
     pooling = meta.get("pooling", "mean")
-    # Version 4 changed meta.json only.
-    if version < 3 and len(manifest):
-        manifest = upgraded_manifest(manifest, version, pooling, MANIFEST_COLUMNS)
-    # Before version 3 rollout was the one method (upgraded_manifest fills it in).
-    methods = meta["attribution_methods"] if version >= 3 else ["rollout"]
+    methods = meta["attribution_methods"]
     return AttentionFile(
         directory=directory,
         format_version=version,

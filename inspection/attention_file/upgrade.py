@@ -1,16 +1,50 @@
-"""Older attention exports read as the current format: what each version lacked, filled in.
+"""Older attention exports rewritten in the current format (upgrade_run.py; the reader
+refuses them): what each version lacked, filled in.
 
 - Version 1 had no word columns: each token is a word, but the class token of `pooling:
   cls` (version 1 exports came from word-level models only).
 - Versions 1 and 2 had no attribution methods: rollout, the one they computed, becomes the
   `attributions` of each example, 0 at a learned class token as version 3 writes it.
+- Versions 1 to 3 had no `kept_heads` in meta.json: every head is kept.
 
 Letter legend: T tokens, W words.
 """
 
+import pandas as pd
+
+from inspection.attention_file.format import FORMAT_VERSION, MANIFEST_COLUMNS
 from inspection.word_pieces import word_index, word_sums, words_of
 
 ROLLOUT = "rollout"
+
+
+def upgraded_export(meta, rows):
+    """`(meta, rows)` of an export in the current format, from an older export's meta.json
+    (dict) and manifest.jsonl rows (dicts); None when it is current already.
+
+    Example:
+    >>> meta = {"format_version": 3, "num_layers": 1, "num_heads": 2, "pooling": "mean"}
+    >>> new_meta, new_rows = upgraded_export(meta, [])
+    >>> new_meta["format_version"], new_meta["kept_heads"]
+    (4, [[0, 1]])
+    >>> upgraded_export(new_meta, []) is None
+    True
+    """
+    version = meta["format_version"]
+    if version == FORMAT_VERSION:
+        return None
+    meta = {**meta, "format_version": FORMAT_VERSION,
+            "kept_heads": [list(range(meta["num_heads"]))] * meta["num_layers"]}
+    if version < 3:
+        meta.update(attribution_methods=[ROLLOUT], attribution_seconds_per_example=None,
+                    faithfulness=None)
+        if rows:
+            manifest = upgraded_manifest(pd.DataFrame(rows), version,
+                                         meta.get("pooling", "mean"), MANIFEST_COLUMNS)
+            # The columns each row had stay as written; the new ones come from `manifest`.
+            rows = [{column: row[column] if column in row else manifest.loc[number, column]
+                     for column in MANIFEST_COLUMNS} for number, row in enumerate(rows)]
+    return meta, rows
 
 
 def upgraded_manifest(manifest, version, pooling, columns):

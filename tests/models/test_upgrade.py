@@ -1,5 +1,6 @@
-"""`models.upgrade.upgraded_weights_copy`: files saved before the attention's projections
-were sublayers get their weights moved in a copy; current files are left alone."""
+"""`models.upgrade.upgraded_weights_copy` (upgrade_run.py's): files saved before the
+attention's projections were sublayers get their weights moved in a copy; current files are
+left alone, and `is_old_model_file` tells them apart."""
 
 import shutil
 from pathlib import Path
@@ -7,7 +8,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from models.upgrade import upgraded_weights_copy
+from models.upgrade import is_old_encoder_file, is_old_model_file, upgraded_weights_copy
 
 ROOT = Path(__file__).resolve().parents[2]
 OLD_ENCODER = ROOT / "tests" / "fixtures" / "pretrained_before_one_class" / "encoder.weights.h5"
@@ -47,3 +48,5 @@ def test_a_current_file_needs_no_copy(tmp_path):
     assert copy is not None
     shutil.copy(copy, tmp_path / "current.keras")
     assert upgraded_weights_copy(tmp_path / "current.keras", tmp_path) is None
+    assert is_old_model_file(OLD_MODEL) and not is_old_model_file(tmp_path / "current.keras")
+    assert is_old_encoder_file(OLD_ENCODER)

@@ -5,8 +5,9 @@ import pandas as pd
 import pytest
 
 from inspection.attention_file.format import FORMAT_VERSION, MANIFEST_COLUMNS
-from inspection.attention_file.reader import load_attention, save_attention
+from inspection.attention_file.reader import OutdatedExportError, load_attention, save_attention
 from inspection.attention_file.record import AttentionRecord
+from inspection.attention_file.upgrade import upgraded_export
 
 CLASS_NAMES = ["negative", "positive"]
 
@@ -156,14 +157,27 @@ def rewrite_as_version(directory, version, dropped_columns):
     return rows
 
 
-def test_version_1_exports_still_load_with_each_token_a_word(tmp_path):
+def upgrade_in_place(directory):
+    """What upgrade_run.py does to an older export, which the reader refuses in one line."""
+    with pytest.raises(OutdatedExportError, match="rewrite the run with: python upgrade_run.py"):
+        load_attention(directory)
+    meta = json.loads((directory / "meta.json").read_text())
+    rows = [json.loads(line) for line in (directory / "manifest.jsonl").read_text().splitlines()]
+    meta, rows = upgraded_export(meta, rows)
+    (directory / "manifest.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    (directory / "meta.json").write_text(json.dumps(meta))
+    assert upgraded_export(meta, rows) is None  # a second time: nothing to do
+
+
+def test_version_1_exports_are_rewritten_with_each_token_a_word(tmp_path):
     record = make_record("0", 3)
     record.tokens = ["[CLS]", "good", "film"]  # a word-level pooling: cls export
     record.word_index = [None, 0, 1]  # what version 2 records of it
     save_attention(tmp_path, [record], CLASS_NAMES, pooling="cls")
     [version_2] = rewrite_as_version(tmp_path, 1, VERSION_2_COLUMNS + VERSION_3_COLUMNS)
+    upgrade_in_place(tmp_path)
     with load_attention(tmp_path) as export:
-        assert export.format_version == 1
+        assert export.format_version == 4
         assert list(export.manifest.columns) == list(MANIFEST_COLUMNS)
         for column in VERSION_2_COLUMNS:
             assert export.manifest.loc[0, column] == version_2[column]
@@ -179,15 +193,16 @@ def test_version_1_exports_still_load_with_each_token_a_word(tmp_path):
     (["[CLS]", "good", "film"], [None, 0, 1], True),  # word-level, pooling: cls
     (["[CLS]", "play", "##ed", "[SEP]"], [None, 0, 0, None], False),  # WordPiece's own [CLS]
 ])
-def test_version_2_exports_load_with_rollout_as_their_one_method(tmp_path, tokens, word_index,
-                                                                 learned_class_token):
+def test_version_2_exports_are_rewritten_with_rollout_as_their_one_method(
+        tmp_path, tokens, word_index, learned_class_token):
     record = make_record("0", len(tokens))
     record.tokens, record.word_index = tokens, word_index
     record.rollout_importance = np.array([0.4, 0.3, 0.2, 0.1][:len(tokens)])
     save_attention(tmp_path, [record, make_record("1", 2)], CLASS_NAMES, pooling="cls")
     rows = rewrite_as_version(tmp_path, 2, VERSION_3_COLUMNS)
+    upgrade_in_place(tmp_path)
     with load_attention(tmp_path) as export:
-        assert export.format_version == 2 and export.attribution_methods == ["rollout"]
+        assert export.format_version == 4 and export.attribution_methods == ["rollout"]
         assert list(export.manifest.columns) == list(MANIFEST_COLUMNS)
         # No method scores a learned class token; WordPiece's [CLS] is a token id.
         rollout = export.attributions("0")["rollout"]
@@ -291,15 +306,16 @@ def test_kept_heads_that_do_not_fit_the_maps_are_rejected(tmp_path, kept_heads, 
         save_attention(tmp_path, [pruned_record()], CLASS_NAMES, kept_heads=kept_heads)
 
 
-def test_version_3_exports_load_with_every_head_and_their_own_attributions(tmp_path):
+def test_version_3_exports_are_rewritten_with_every_head_and_their_own_attributions(tmp_path):
     record = make_record("0", 3)
     record.attributions = {"rollout": [0.2, 0.3, 0.5], "random": [0.1, 0.2, 0.3]}
     save_attention(tmp_path, [record], CLASS_NAMES)
     meta = json.loads((tmp_path / "meta.json").read_text())
     del meta["kept_heads"]
     (tmp_path / "meta.json").write_text(json.dumps({**meta, "format_version": 3}))
+    upgrade_in_place(tmp_path)
     with load_attention(tmp_path) as export:
-        assert export.format_version == 3
+        assert export.format_version == 4
         assert export.kept_heads == [[0, 1, 2], [0, 1, 2]]
         assert export.attribution_methods == ["rollout", "random"]
         assert export.attributions("0")["random"].tolist() == [0.1, 0.2, 0.3]
