@@ -17,6 +17,7 @@ model.num_heds: unknown key
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
@@ -77,12 +78,39 @@ def commented_config(config: Config) -> str:
 
 def field_reference() -> str:
     """docs/config.md: every field of the schema with its type, default and comment."""
-    return typed_config.field_reference(SECTIONS, intro=(
+    return _reference(SECTIONS, intro=(
         "Generated from `config.py` by `python config_files.py > docs/config.md` (a test checks "
         "that it is current). A config file holds only what differs from these defaults "
         "(`base: OTHER.yaml` starts from another file); `--set section.field=value` "
         "overrides a field; `train.py --config FILE --print-config` prints the resolved "
         "config with these comments."))
+
+
+def _reference(sections: dict[str, type[typed_config.Section]], intro: str) -> str:
+    """A Markdown reference of `sections`: per field its type, default and comment; a
+    field that is itself a section (a choice) gets its own table after its section's."""
+    lines = ["# Config reference", "", intro, ""]
+    pending = list(sections.items())
+    while pending:
+        name, section = pending.pop(0)
+        comments, starts, first = section.field_comments(), section.comment_starts(), None
+        lines += [f"## `{name}`", "", "| field | type | default | meaning |", "|---|---|---|---|"]
+        for item in dataclasses.fields(section):
+            default = item.default if item.default is not dataclasses.MISSING else (
+                item.default_factory() if item.default_factory is not dataclasses.MISSING
+                else None)
+            default = dataclasses.asdict(default) if dataclasses.is_dataclass(default) else default
+            annotation = section.field_type(item.name)
+            if typed_config.is_section(annotation):
+                pending.insert(0, (annotation.section, annotation))
+            if item.name in starts:
+                first, meaning = item.name, comments[item.name].replace("|", "\\|")
+            else:
+                meaning = f"see `{first}`" if comments.get(item.name) else ""
+            lines.append(f"| `{item.name}` | {typed_config.expected_type(annotation)} | "
+                         f"`{json.dumps(default)}` | {meaning} |")
+        lines.append("")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import json
 import math
 import textwrap
 import types
@@ -143,7 +142,7 @@ class Section:
         })  # fmt: skip
 
 
-def _is_section(annotation: Any) -> bool:
+def is_section(annotation: Any) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, Section)
 
 
@@ -156,7 +155,7 @@ def _types(annotation: Any) -> tuple[tuple[type, ...], bool]:
 
 
 def expected_type(annotation: Any) -> str:
-    if _is_section(annotation):
+    if is_section(annotation):
         return "a mapping or a kind"
     bases, optional = _types(annotation)
     return " or ".join([_TYPE_WORDS[base] for base in bases] + ["null"] * optional)
@@ -164,7 +163,7 @@ def expected_type(annotation: Any) -> str:
 
 def _check_type(key: str, value: Any, annotation: Any) -> Any:
     """`value` as the field's type (an int is a fine float), or a ConfigError naming `key`."""
-    if _is_section(annotation):
+    if is_section(annotation):
         value = {"kind": value} if isinstance(value, str) else value
         if not isinstance(value, dict | annotation):
             raise ConfigError(f"{key}: expected a mapping such as {{kind: ...}}, got {value!r}")
@@ -191,7 +190,7 @@ def _check_type(key: str, value: Any, annotation: Any) -> Any:
 
 def _parse_value(key: str, raw: str, annotation: Any) -> Any:
     """The text after `=` in `--set key=value`, parsed as the field's type."""
-    if _is_section(annotation):  # `--set "model.fine_tune={kind: lora, rank: 4}"`
+    if is_section(annotation):  # `--set "model.fine_tune={kind: lora, rank: 4}"`
         try:
             value = yaml.safe_load(raw)
         except yaml.YAMLError:
@@ -241,7 +240,7 @@ def parse_overrides(sections: dict[str, type[Section]],
                               f"{', '.join(sections)})")
         annotation = _section(sections, parts[0]).field_type(parts[1])
         if len(parts) == 3:  # `--set model.fine_tune.rank=4`: one field of a nested choice
-            if not _is_section(annotation):
+            if not is_section(annotation):
                 raise ConfigError(f"{key}: {parts[0]}.{parts[1]} has no fields; set "
                                   f"{parts[0]}.{parts[1]}=VALUE")
             inner = parsed.setdefault(parts[0], {}).setdefault(parts[1], {})  # always a dict
@@ -330,30 +329,3 @@ def commented_yaml(sections: dict[str, type[Section]], config: Any) -> str:
             else:
                 lines.append("  " + yaml.safe_dump({key: value}, width=1000).strip())
     return "\n".join(lines) + "\n"
-
-
-def field_reference(sections: dict[str, type[Section]], intro: str) -> str:
-    """A Markdown reference of `sections`: per field its type, default and comment; a
-    field that is itself a section (a choice) gets its own table after its section's."""
-    lines = ["# Config reference", "", intro, ""]
-    pending = list(sections.items())
-    while pending:
-        name, section = pending.pop(0)
-        comments, starts, first = section.field_comments(), section.comment_starts(), None
-        lines += [f"## `{name}`", "", "| field | type | default | meaning |", "|---|---|---|---|"]
-        for item in dataclasses.fields(section):
-            default = item.default if item.default is not dataclasses.MISSING else (
-                item.default_factory() if item.default_factory is not dataclasses.MISSING
-                else None)
-            default = dataclasses.asdict(default) if dataclasses.is_dataclass(default) else default
-            annotation = section.field_type(item.name)
-            if _is_section(annotation):
-                pending.insert(0, (annotation.section, annotation))
-            if item.name in starts:
-                first, meaning = item.name, comments[item.name].replace("|", "\\|")
-            else:
-                meaning = f"see `{first}`" if comments.get(item.name) else ""
-            lines.append(f"| `{item.name}` | {expected_type(annotation)} | "
-                         f"`{json.dumps(default)}` | {meaning} |")
-        lines.append("")
-    return "\n".join(lines)
