@@ -47,8 +47,7 @@ HISTORY_FILE = "history.csv"
 METRICS_FILE = "metrics.json"
 BEST_WEIGHTS = "checkpoints/best.weights.h5"
 BACKUP_DIR = "backup"
-# The frozen blocks' states when they exceed training.states_memory_mb (while training).
-STATES_DIR = "states"
+STATES_DIR = "states"  # frozen blocks' states past training.states_memory_mb, while training
 LOGS_DIR = "logs"
 ATTENTION_LOGS_DIR = "logs/attention"
 EVAL_DIR = "eval"
@@ -58,13 +57,10 @@ HEADS_SPLIT = "validation"  # whose heads.json orders pruning and the viewer sho
 FAITHFULNESS_FILE = "faithfulness.json"
 COMPRESS_FILE = "compress.json"  # a pruned run's: the heads removed and those kept
 ATTENTION_DIR = "attention"  # attention/<split, data or texts file stem>/: one per export
-# How many of an export's first examples go into its index.html, and get heatmaps and
-# BertViz files (evaluate.py --viewer-examples, --heatmaps).
-VIEWER_EXAMPLES = 32
-HEATMAP_EXAMPLES = 8
+VIEWER_EXAMPLES = 32  # an export's first examples in its index.html (--viewer-examples)
+HEATMAP_EXAMPLES = 8  # and with heatmaps and BertViz files (--heatmaps)
 PARTIAL_SUFFIX = ".partial"
-# A pretraining run (pretrain.py) has config.yaml, history.csv, metrics.json, checkpoints/,
-# logs/ and these two instead of model.keras and labels.json:
+# A pretraining run (pretrain.py) has these two instead of model.keras and labels.json:
 ENCODER_WEIGHTS = "encoder.weights.h5"  # the masked language model's weights
 VOCABULARY_FILE = "vocabulary.json"  # the vectoriser's tokens in id order
 
