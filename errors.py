@@ -1,5 +1,5 @@
 """The one error type for bad data input: raised by `data`, `downloads` and
-`models.checkpoints`, which share it from here, below all three."""
+`starting_weights.checkpoints`, which share it from here, below all three."""
 
 
 class DataError(ValueError):

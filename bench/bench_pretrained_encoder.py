@@ -6,7 +6,7 @@ Usage:
     python bench/bench_pretrained_encoder.py --quick   # small shapes, to check the script
 
 Both encoders hold the same checkpoint (all-MiniLM-L6-v2 by default, or a Hugging Face
-folder): ours is built from token ids and filled by `models.checkpoints`' weight table,
+folder): ours is built from token ids and filled by `starting_weights.checkpoints`' weight table,
 keras-hub's `BertBackbone.from_preset(<the folder>)` by its own `convert_bert.py`. The
 checkpoint says `hidden_act: gelu`, the exact (erf) GELU that ours and Hugging Face's BERT
 compute; keras-hub's BertBackbone hard-codes the tanh approximation, which moves MiniLM's
@@ -47,11 +47,11 @@ from bench_attention import interleaved_medians_ms  # noqa: E402  (bench/ is the
 from train_cost import forward_flops, matmul_peak_flops  # noqa: E402
 
 from config import ModelConfig  # noqa: E402
-from models.checkpoints import (  # noqa: E402
+from starting_weights.checkpoints import (  # noqa: E402
     checkpoint_folder,
     read_checkpoint,
 )
-from models.pretrained_encoder import encoder_from_token_ids  # noqa: E402
+from starting_weights.pretrained_encoder import encoder_from_token_ids  # noqa: E402
 
 TOLERANCE = 1e-4  # largest |ours - keras-hub| of a hidden state allowed
 NUM_CLASSES, LEARNING_RATE, WEIGHT_DECAY = 2, 1e-4, 0.01

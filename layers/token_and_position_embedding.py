@@ -23,7 +23,7 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
 
     With `num_token_types` it also adds a token-type (segment) embedding, and with
     `layer_norm_epsilon` it normalises the sum: BERT's embedding, which pretrained
-    checkpoints load into (`models.checkpoints`).
+    checkpoints load into (`starting_weights.checkpoints`).
 
     Masking: with `mask_zero=True` (the default) id 0 is padding and the layer
     emits the Keras mask `token_ids != 0` (True = real token), which downstream

@@ -16,7 +16,6 @@ from models.end_to_end import (
     predict_texts,
 )
 from models.masked_language_model import build_masked_language_model, copy_encoder_weights
-from models.pretrained_encoder import PaddingMask, load_pretrained_encoder
 from models.text_encoder import TextEncoder
 from models.trainer import (
     HistoryLogger,
@@ -41,7 +40,6 @@ from models.upgrade import OutdatedFileError
 
 __all__ = [
     "HistoryLogger",
-    "PaddingMask",
     "RandomStateBackup",
     "ResumableEarlyStopping",
     "StopOnNonFiniteLoss",
@@ -62,7 +60,6 @@ __all__ = [
     "input_worker",
     "load_end_to_end_model",
     "OutdatedFileError",
-    "load_pretrained_encoder",
     "make_optimizer",
     "make_strategy",
     "predict_batches",

@@ -215,7 +215,7 @@ def build_classifier(model_config, vocabulary_size, sequence_length, num_classes
         sequence_length: the most token ids an example may have (positions learned).
         num_classes: number of classes.
         name: model name; the end-to-end model finds the classifier by its type.
-        checkpoint: a `models.checkpoints.Checkpoint` whose encoder to build (its
+        checkpoint: a `starting_weights.checkpoints.Checkpoint` whose encoder to build (its
             architecture replaces the config's). Its weights are loaded by the caller
             (`starting_weights`). Its tokenizer already puts `[CLS]` first: pooling "cls"
             takes that token, no `ClassToken` is added.

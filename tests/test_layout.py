@@ -35,8 +35,9 @@ def test_registered_names_are_those_saved_models_carry():
     import layers
     import models
     import tokenization
+    from starting_weights.pretrained_encoder import PaddingMask
 
-    registered = [models.TextEncoder, models.TransformerClassifier, models.PaddingMask,
+    registered = [models.TextEncoder, models.TransformerClassifier, PaddingMask,
                   tokenization.WordPieceTokenizer]
     for cls in [getattr(layers, name) for name in layers.__all__] + registered:
         assert keras.saving.get_registered_name(cls) == f"keras_attention_lab>{cls.__name__}"

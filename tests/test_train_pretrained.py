@@ -14,8 +14,8 @@ import tensorflow as tf
 import runs
 import train
 from config_files import load_config
-from models.checkpoints import read_tensors
 from starting_weights import starting_weights
+from starting_weights.checkpoints import read_tensors
 from tests.helpers import ROOT, TINY, InterruptAfterEpoch, pretrained_args
 from tests.models.int8_round_trip import TEXTS, quantized_round_trip
 

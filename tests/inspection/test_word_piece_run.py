@@ -180,8 +180,8 @@ def test_a_classifier_on_minilm_exports_6_blocks_of_12_heads(tmp_path, minilm_fo
     from config import ModelConfig
     from inspection import export_attention
     from models import build_classifier, build_end_to_end_model
-    from models.checkpoints import read_checkpoint
     from starting_weights import load_checkpoint_into
+    from starting_weights.checkpoints import read_checkpoint
 
     checkpoint = read_checkpoint(minilm_folder)
     config = ModelConfig(pretrained=str(minilm_folder), pooling="cls")

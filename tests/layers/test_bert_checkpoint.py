@@ -1,7 +1,7 @@
 """A BERT checkpoint converted onto our layers computes BERT, on every Keras backend.
 
 The encoder is built from token ids (the tokenizer is TensorFlow's, tested in
-tests/tokenization), loaded through `models.checkpoints`' tensor table, and compared with
+tests/tokenization), loaded through `starting_weights.checkpoints`' tensor table, and compared with
 a float64 numpy BERT that reads the checkpoint's tensors directly.
 """
 
@@ -9,8 +9,8 @@ import keras
 import numpy as np
 import pytest
 
-from models.checkpoints import read_checkpoint, read_tensors
-from models.pretrained_encoder import encoder_from_token_ids
+from starting_weights.checkpoints import read_checkpoint, read_tensors
+from starting_weights.pretrained_encoder import encoder_from_token_ids
 from tests.models.bert_reference import numpy_bert, write_tiny_checkpoint
 
 # (B, T) ids of the tiny vocabulary: [CLS] ... [SEP], then padding.

@@ -1,4 +1,5 @@
-"""models.checkpoints and load_pretrained_encoder: errors, layouts, and the real MiniLM."""
+"""starting_weights.checkpoints and load_pretrained_encoder: errors, layouts, and the real
+MiniLM."""
 
 import json
 
@@ -9,8 +10,8 @@ import tensorflow as tf
 from safetensors.numpy import load_file, save_file
 
 from data import DataError
-from models import load_pretrained_encoder
-from models.checkpoints import checkpoint_folder, read_checkpoint, read_tensors
+from starting_weights.checkpoints import checkpoint_folder, read_checkpoint, read_tensors
+from starting_weights.pretrained_encoder import load_pretrained_encoder
 from tests.models.bert_reference import TINY_VOCABULARY, numpy_bert, write_tiny_checkpoint
 
 # The sentence-transformers quickstart for all-MiniLM-L6-v2: its three sentences and the

@@ -1,13 +1,16 @@
-"""Where a run's starting weights come from: the one owner, called by train.py.
+"""Where a run's starting weights come from: the one owner, called by train.py. This
+module holds the plan (`starting_weights`, `StartingWeights`); a module per source reads it.
 
-It sits above `models/` (which takes paths and plain values) and `runs` (the pretraining
-run's folder) and `data` (word vectors) and puts them together.
+It sits above `models/` (which takes paths and plain values), `runs` (the pretraining
+run's folder) and `data`, and puts them together.
 
 Three sources, at most one a run (the config checks that):
-- `model.pretrained`: a BERT-family checkpoint (`models.checkpoints`); it also brings the
-  tokenizer (WordPiece) and the encoder's architecture;
-- `model.init_from`: a pretrain.py run folder; it brings its vocabulary and text settings;
-- `model.pretrained_embeddings`: word vectors for the token embeddings (`data.word_vectors`).
+- `model.pretrained`: a BERT-family checkpoint (`checkpoints`); it also brings the
+  tokenizer (WordPiece) and the encoder's architecture (`pretrained_encoder` makes one a
+  Keras model of its own);
+- `model.init_from`: a pretrain.py run folder (`pretraining_run`); it brings its vocabulary
+  and text settings;
+- `model.pretrained_embeddings`: word vectors for the token embeddings (`word_vectors`).
 Everything else starts as initialised.
 """
 
@@ -16,21 +19,14 @@ import json
 from pathlib import Path
 
 import runs
-from config import Config, ConfigError, ReplacedKeyError, earlier_version_message
+from config import Config, ConfigError
 from config_files import load_config
-
-
-@dataclasses.dataclass
-class PretrainingRun:
-    """A finished pretrain.py run: its folder, resolved config and token vocabulary."""
-
-    run_dir: Path
-    config: Config
-    vocabulary: list[str]
-
-    @property
-    def encoder_weights(self) -> Path:
-        return self.run_dir / runs.ENCODER_WEIGHTS
+from starting_weights.pretraining_run import (
+    PretrainingRun,
+    load_pretraining_run,
+    start_from_encoder,
+    with_pretrained_text,
+)
 
 
 @dataclasses.dataclass
@@ -43,7 +39,7 @@ class StartingWeights:
     """
 
     config: Config
-    checkpoint: object = None  # models.checkpoints.Checkpoint
+    checkpoint: object = None  # starting_weights.checkpoints.Checkpoint
     pretraining_run: PretrainingRun | None = None
 
     @property
@@ -88,7 +84,7 @@ def starting_weights(config: Config) -> StartingWeights:
     """
     model = config.model
     if model.pretrained:
-        from models.checkpoints import checkpoint_folder, read_checkpoint
+        from starting_weights.checkpoints import checkpoint_folder, read_checkpoint
 
         checkpoint = read_checkpoint(checkpoint_folder(model.pretrained, config.dataset.data_dir))
         check_checkpoint_fits(config, checkpoint)
@@ -115,7 +111,7 @@ def check_checkpoint_fits(config: Config, checkpoint) -> None:
 
 def load_checkpoint_into(classifier, checkpoint) -> None:
     """The checkpoint's weights into the classifier's embedding and blocks."""
-    from models.checkpoints import load_checkpoint_weights
+    from starting_weights.checkpoints import load_checkpoint_weights
 
     skipped = load_checkpoint_weights(classifier.encoder, checkpoint)
     blocks = classifier.encoder.blocks
@@ -124,87 +120,10 @@ def load_checkpoint_into(classifier, checkpoint) -> None:
     print(f"model.pretrained: the encoder starts from {checkpoint.folder} ({kept})")
 
 
-def load_pretraining_run(run_dir: str | Path) -> PretrainingRun:
-    """A finished pretrain.py run (for `model.init_from`).
-
-    Raises:
-        ConfigError: one line naming `model.init_from`: the folder is missing, unfinished
-            or not a pretraining run.
-    """
-    run_dir = Path(run_dir)
-    files = (runs.CONFIG_FILE, runs.ENCODER_WEIGHTS, runs.VOCABULARY_FILE)
-    needed = [run_dir / name for name in files]
-    missing = [path.name for path in needed if not path.is_file()]
-    if missing:
-        what = ("no such folder" if not run_dir.is_dir()
-                else f"no {', '.join(missing)}: not a finished pretrain.py run")
-        raise ConfigError(f"model.init_from: {run_dir}: {what}; run pretrain.py first")
-    try:
-        config = load_config(run_dir / runs.CONFIG_FILE)
-    except ReplacedKeyError as error:
-        raise ConfigError("model.init_from: " + earlier_version_message(
-            run_dir / runs.CONFIG_FILE, run_dir, str(error))) from None
-    try:
-        config = load_config(run_dir / runs.CONFIG_FILE)
-        tokens = json.loads((run_dir / runs.VOCABULARY_FILE).read_text())
-        vocabulary = [str(token) for token in tokens]
-    except (ConfigError, OSError, ValueError) as error:
-        raise ConfigError(f"model.init_from: {run_dir}: unreadable ({error})") from None
-    return PretrainingRun(run_dir, config, vocabulary)
-
-
-# The model fields that shape the encoder: a pretrained one fits only the same values.
-ENCODER_FIELDS = ("d_model", "num_heads", "key_dim", "num_layers", "intermediate_dim",
-                  "activation", "positional_encoding", "mask_zero", "norm_first",
-                  "layer_norm_epsilon")
-
-
-def with_pretrained_text(config: Config, pretrained: PretrainingRun) -> Config:
-    """`config` with the pretraining run's text section (its vocabulary, standardisation
-    and cap), after checking that the encoder fields match.
-
-    Raises:
-        ConfigError: an encoder field differs from the pretrained encoder's.
-    """
-    for name in ENCODER_FIELDS:
-        ours, theirs = getattr(config.model, name), getattr(pretrained.config.model, name)
-        if ours != theirs:
-            raise ConfigError(
-                f"model.{name}: {ours!r} does not fit the pretrained encoder in "
-                f"{pretrained.run_dir} ({theirs!r}); set model.{name}={theirs} or pretrain again"
-            )
-    if config.text != pretrained.config.text:
-        print(f"model.init_from: text settings and vocabulary from {pretrained.run_dir}")
-    return dataclasses.replace(config, text=pretrained.config.text)
-
-
-def start_from_encoder(classifier, pretrained: PretrainingRun) -> None:
-    """Loads the pretrained encoder's weights into `classifier`'s embedding and blocks (its
-    class token and head stay as initialised)."""
-    from models.masked_language_model import build_masked_language_model, copy_encoder_weights
-    from models.upgrade import is_old_encoder_file
-
-    weights = pretrained.encoder_weights
-    if is_old_encoder_file(weights):
-        raise ConfigError("model.init_from: " + earlier_version_message(weights,
-                                                                         pretrained.run_dir))
-    text, model = pretrained.config.text, pretrained.config.model
-    encoder = build_masked_language_model(model, len(pretrained.vocabulary) + 1,
-                                          text.sequence_length)
-    try:
-        encoder.load_weights(weights)
-    except (OSError, ValueError) as error:
-        raise ConfigError(f"model.init_from: {weights} does not fit the encoder of its "
-                          f"config.yaml ({str(error).splitlines()[0]}); pretrain it again "
-                          "with pretrain.py") from None
-    copy_encoder_weights(encoder, classifier)
-    print(f"model.init_from: the encoder starts from {pretrained.run_dir}")
-
-
 def load_token_vectors(classifier, config: Config, vocabulary, seed=0):
     """Starts the token embeddings from `model.pretrained_embeddings`."""
-    from data.word_vectors import embedding_matrix, load_word_vectors
     from models import token_embeddings
+    from starting_weights.word_vectors import embedding_matrix, load_word_vectors
 
     name = config.model.pretrained_embeddings
     words, vectors = load_word_vectors(name, config.dataset.data_dir)

@@ -3,9 +3,9 @@
 import keras
 from keras import ops
 
-from models.checkpoints import checkpoint_folder, load_checkpoint_weights, read_checkpoint
 from models.transformer_classifier import build_encoder
 from models.trim_padding import TrimPadding
+from starting_weights.checkpoints import checkpoint_folder, load_checkpoint_weights, read_checkpoint
 
 SEQUENCE_OUTPUT = "sequence_output"
 PADDING_MASK = "padding_mask"
@@ -63,7 +63,7 @@ def load_pretrained_encoder(name_or_path, sequence_length=None, num_layers=None,
 
 def encoder_from_token_ids(checkpoint, num_layers=None, dropout=0.1, attention_dropout=0.0):
     """A `TextEncoder`: token ids `(B, T)` (0 = padding) -> the last block's states
-    `(B, T, D)`, with the weights of `checkpoint` (a `models.checkpoints.Checkpoint`).
+    `(B, T, D)`, with the weights of `checkpoint` (a `starting_weights.checkpoints.Checkpoint`).
 
     Example:
     >>> # encoder = encoder_from_token_ids(read_checkpoint(folder), num_layers=3)

@@ -13,8 +13,8 @@ import pytest
 import config
 import config_files
 import train
-from data import word_vectors
-from data.word_vectors import WordVectors, embedding_matrix, load_word_vectors
+from starting_weights import starting_weights, word_vectors
+from starting_weights.word_vectors import WordVectors, embedding_matrix, load_word_vectors
 from tests.review_fixture import write_reviews_fixture
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -126,12 +126,14 @@ def test_training_starts_from_the_vectors(glove, tmp_path, capsys):
         "dataset.name=null", f"dataset.train_file={data_file}", f"dataset.data_dir={glove}",
         "model.pretrained_embeddings=glove_6b_50d", "model.d_model=16",
     ])
-    data, _, steps = train.load_data(run_config)
+    weights = starting_weights(run_config)
+    data, _, steps = train.load_data(run_config, weights)
     import tensorflow as tf
 
     from models import token_embeddings
 
-    classifier, _ = train.build_model(run_config, data, tf.distribute.get_strategy(), steps)
+    classifier, _ = train.build_model(run_config, data, tf.distribute.get_strategy(), steps,
+                                      weights)
     vocabulary = data.vectorizer.get_vocabulary()
     expected, found = embedding_matrix(vocabulary, WORDS, VECTORS, 16, seed=0)
     np.testing.assert_array_equal(np.asarray(token_embeddings(classifier)), expected)
