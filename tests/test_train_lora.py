@@ -21,6 +21,20 @@ def lora_args(root, data_file, checkpoint, *overrides):
                            *overrides)
 
 
+def resumable_args(root, data_file, checkpoint):
+    """Three epochs, no early stop: the run the resume test interrupts, and the whole one."""
+    return lora_args(root, data_file, checkpoint, "training.epochs=3",
+                     "training.early_stopping_patience=0")
+
+
+@pytest.fixture(scope="module")
+def lora_run(tmp_path_factory, data_file, tiny_checkpoint):
+    """One LoRA run, trained once: checked as it is, and the whole run a resume equals."""
+    root = tmp_path_factory.mktemp("lora")
+    assert train.main(resumable_args(root, data_file, tiny_checkpoint)) == 0
+    return root / "tiny"
+
+
 def assert_adapter_gives_the_model(run_dir):
     _, classifier = get_model_parts(load_end_to_end_model(run_dir / runs.MODEL_FILE))
     ids = np.minimum(TOKEN_IDS, classifier.encoder.embedding.token_embedding.input_dim - 1)
@@ -31,10 +45,8 @@ def assert_adapter_gives_the_model(run_dir):
 
 
 def test_a_lora_run_changes_only_its_targets_and_its_adapter_rebuilds_it(
-        tmp_path, data_file, tiny_checkpoint):
-    assert train.main(lora_args(tmp_path, data_file, tiny_checkpoint,
-                                "training.epochs=2")) == 0
-    run_dir = tmp_path / "tiny"
+        lora_run, tiny_checkpoint):
+    run_dir = lora_run
     saved = load_config(run_dir / runs.CONFIG_FILE)
     assert saved.model.fine_tune.targets == ["query", "value"]  # the default, written out
     assert not (run_dir / "checkpoints").exists()  # model.keras holds the best epoch
@@ -58,19 +70,14 @@ def test_a_lora_run_changes_only_its_targets_and_its_adapter_rebuilds_it(
 
 
 def test_an_interrupted_lora_run_resumes_as_if_never_stopped(
-        tmp_path, data_file, tiny_checkpoint):
+        lora_run, tmp_path, data_file, tiny_checkpoint):
     # BackupAndRestore alone would zero both factors on resume (Keras loads the merged
     # kernel): the epochs after it would then train the head only.
-    def args(root):
-        return lora_args(root, data_file, tiny_checkpoint, "training.epochs=3",
-                         "training.early_stopping_patience=0")
-
-    assert train.main(args(tmp_path / "whole")) == 0
+    args = resumable_args(tmp_path / "cut", data_file, tiny_checkpoint)
     with pytest.raises(KeyboardInterrupt):
-        train.run_training(load_config(TINY, args(tmp_path / "cut")[3:]),
-                           callbacks=[InterruptAfterEpoch(0)])
-    assert train.main(args(tmp_path / "cut")) == 0
-    whole, cut = (runs.read_history(tmp_path / name / "tiny") for name in ("whole", "cut"))
+        train.run_training(load_config(TINY, args[3:]), callbacks=[InterruptAfterEpoch(0)])
+    assert train.main(args) == 0
+    whole, cut = runs.read_history(lora_run), runs.read_history(tmp_path / "cut" / "tiny")
     assert len(cut) == 3
     for row, again in zip(whole, cut):
         assert float(row["val_loss"]) == pytest.approx(float(again["val_loss"]), abs=1e-5)

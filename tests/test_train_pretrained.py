@@ -5,7 +5,6 @@ the real MiniLM on the sample CSV with the defaults."""
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +17,6 @@ from starting_weights import starting_weights
 from starting_weights.checkpoints import read_tensors
 from tests.helpers import ROOT, TINY, InterruptAfterEpoch, pretrained_args
 from tests.models.int8_round_trip import TEXTS, quantized_round_trip
-
 
 
 @pytest.fixture(scope="module")
@@ -75,16 +73,33 @@ def test_pretrained_layers_keeps_the_first_blocks_and_freezing_trains_only_the_h
         tensors["encoder.layer.0.attention.self.value.bias"].reshape(2, 8))
 
 
-def test_trainable_blocks_trains_the_top_on_states_computed_once(tmp_path, data_file,
-                                                                   tiny_checkpoint, capsys):
-    assert train.main(pretrained_args(tmp_path, data_file, tiny_checkpoint,
-                                      "model.fine_tune={kind: top_blocks, blocks: 1}",
-                                      "training.epochs=2",
-                                      "training.states_memory_mb=0.001")) == 0
+def top_blocks_args(root, data_file, checkpoint):
+    """The top block trains on states past the memory budget (in files), 3 epochs."""
+    return pretrained_args(root, data_file, checkpoint, "model.fine_tune=top_blocks",
+                           "model.fine_tune.blocks=1", "training.epochs=3",
+                           "training.early_stopping_patience=0",
+                           "training.states_memory_mb=0.001")
+
+
+@pytest.fixture(scope="module")
+def top_blocks_run(tmp_path_factory, data_file, tiny_checkpoint):
+    """(run folder, what train.py printed): checked as it is, and the whole run that an
+    interrupted one resumes to."""
+    import contextlib
+    import io
+
+    root, out = tmp_path_factory.mktemp("top_blocks"), io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert train.main(top_blocks_args(root, data_file, tiny_checkpoint)) == 0
+    return root / "tiny", out.getvalue()
+
+
+def test_trainable_blocks_trains_the_top_on_states_computed_once(top_blocks_run,
+                                                                   tiny_checkpoint):
     from models import get_model_parts, load_end_to_end_model
 
-    run_dir = tmp_path / "tiny"
-    assert "train: the frozen blocks' states" in capsys.readouterr().out  # past the budget
+    run_dir, out = top_blocks_run
+    assert "train: the frozen blocks' states" in out  # past the budget
     assert not (run_dir / runs.STATES_DIR).exists()  # The files went with the training.
     _, classifier = get_model_parts(load_end_to_end_model(run_dir / "model.keras"))
     tensors = read_tensors(tiny_checkpoint)
@@ -95,25 +110,18 @@ def test_trainable_blocks_trains_the_top_on_states_computed_once(tmp_path, data_
                                   tensors["encoder.layer.0.output.dense.weight"].T)
     assert not np.allclose(top.feed_forward.output_dense.kernel.numpy(),
                            tensors["encoder.layer.1.output.dense.weight"].T)
-    assert len(runs.read_history(run_dir)) == 2
+    assert len(runs.read_history(run_dir)) == 3
 
 
 def test_an_interrupted_run_with_frozen_blocks_resumes_to_the_same_history(
-        tmp_path, data_file, tiny_checkpoint):
-    def args(root):
-        return pretrained_args(root, data_file, tiny_checkpoint, "model.fine_tune=top_blocks",
-                               "model.fine_tune.blocks=1",
-                               "training.epochs=3", "training.early_stopping_patience=0",
-                               "training.states_memory_mb=0.001")
-
-    assert train.main(args(tmp_path / "whole")) == 0
+        top_blocks_run, tmp_path, data_file, tiny_checkpoint):
+    args = top_blocks_args(tmp_path / "cut", data_file, tiny_checkpoint)
     with pytest.raises(KeyboardInterrupt):
-        train.run_training(load_config(TINY, args(tmp_path / "cut")[3:]),
-                           callbacks=[InterruptAfterEpoch(0)])
+        train.run_training(load_config(TINY, args[3:]), callbacks=[InterruptAfterEpoch(0)])
     # Its state files stay with the partial run, and are made afresh on resume.
     assert (tmp_path / "cut" / "tiny.partial" / runs.STATES_DIR / "train").is_dir()
-    assert train.main(args(tmp_path / "cut")) == 0
-    whole, cut = runs.read_history(tmp_path / "whole" / "tiny"), runs.read_history(
+    assert train.main(args) == 0
+    whole, cut = runs.read_history(top_blocks_run[0]), runs.read_history(
         tmp_path / "cut" / "tiny")
     assert len(whole) == 3
     for row, again in zip(whole, cut):
