@@ -161,7 +161,9 @@ def compress(run, target, amount=None, order="importance", seed=0, finetune_epoc
             warnings.filterwarnings("ignore", message=".*does not have a `quantize` method")
             model.quantize("int8")
     model.save(staging / runs.MODEL_FILE)
-    runs.replace_folder(staging, target)
+    from fitting import finish_run
+
+    finish_run(staging, target, run.config.output.keep_checkpoints)
     return report
 
 

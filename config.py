@@ -323,9 +323,9 @@ class OutputConfig(Section):
     name: str | None = option(
         None, (lambda name: name and "/" not in name and not name.startswith("."),
                "must be a plain folder name"))
-    # Keep checkpoints/best.weights.h5 in a finished run (the best epoch's weights, which
-    # model.keras already holds; three times its size with the optimizer-free model).
-    # false: removed once the run is final.
+    # Keep checkpoints/best.weights.h5 in a finished run: the best epoch's weights with the
+    # optimizer's state (three times model.keras, which holds that epoch already). false:
+    # removed once the run is final.
     keep_checkpoints: bool = False
 
 

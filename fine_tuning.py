@@ -34,8 +34,9 @@ class FullFineTune:
     def __init__(self, fine_tune: FineTuneConfig):
         self.fine_tune = fine_tune
 
-    def check(self, config, num_blocks: int, streaming: bool, distributed: bool) -> None:
-        """ConfigErrors for settings this recipe cannot follow, before any model work."""
+    def check(self, num_blocks: int, streaming: bool, distributed: bool) -> None:
+        """ConfigErrors for what this recipe cannot follow (an encoder of `num_blocks`
+        blocks, streamed data, several processes or replicas), before any model work."""
 
     def prepare(self, classifier) -> None:
         """Freezes or adapts the classifier's weights as the recipe trains them."""
@@ -66,7 +67,7 @@ class TopBlocks(FullFineTune):
     def trained_blocks(self) -> int:
         return self.fine_tune.blocks if self.fine_tune.kind == "top_blocks" else 0
 
-    def check(self, config, num_blocks, streaming, distributed):
+    def check(self, num_blocks, streaming, distributed):
         if self.trained_blocks > num_blocks:
             raise ConfigError(f"model.fine_tune.blocks: {self.trained_blocks} is more than the "
                               f"encoder's {num_blocks} blocks; set it to at most that, or "

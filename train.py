@@ -62,7 +62,7 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
     weights = starting_weights(config)
     recipe = fit_recipe(weights.config.model)
     data, pipelines, steps_per_epoch = load_data(weights.config, weights, input_worker(strategy))
-    recipe.check(weights.config, weights.num_blocks, data.streaming,
+    recipe.check(weights.num_blocks, data.streaming,
                  distributed=worker is not None or config.training.distribution != "none")
     config = resolved_config(weights.config, data, recipe)
     final_dir, run_dir, resumed = runs.prepare_run_dir(config, overwrite, worker)

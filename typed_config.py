@@ -77,6 +77,10 @@ class Section:
     def __post_init__(self):
         for item in dataclasses.fields(self):
             key, value = f"{self.section}.{item.name}", getattr(self, item.name)
+            if isinstance(value, str | dict) and is_section(self.field_type(item.name)):
+                # A choice given as its kind or a mapping (`ModelConfig(fine_tune="head")`).
+                object.__setattr__(self, item.name, _check_type(
+                    key, value, self.field_type(item.name)))
             choices, value_check = item.metadata.get("choices"), item.metadata.get("check")
             if value is not None and choices and value not in choices:
                 fail(key, f"must be one of {', '.join(choices)}", value)

@@ -55,7 +55,8 @@ def main(argv=None):
     variants = [("full fine-tune", "", [])] + [
         (f"LoRA r{rank}, lr {rate}{' '.join(['', *args.overrides])}",
          f"_lora{rank}_lr{rate}{args.tag}",
-         ["model.fine_tune=lora", f"model.fine_tune.rank={rank}", f"training.learning_rate={rate}", *args.overrides])
+         ["model.fine_tune=lora", f"model.fine_tune.rank={rank}",
+          f"training.learning_rate={rate}", *args.overrides])
         for rank in args.ranks for rate in args.learning_rates]
     lines = ["| recipe | validation accuracy % | test accuracy % | later epochs s | "
              "/ full | trained weights | adapter file kB | wall time / run s |",

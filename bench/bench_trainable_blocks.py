@@ -4,9 +4,9 @@ Usage:
     python bench/bench_trainable_blocks.py --datasets rotten_tomatoes --blocks 2 3 4 all \
         --seeds 0 1 2 [--set training.epochs=2 --tag _e2] [--reuse]
 
-For each dataset, `configs/<dataset>_minilm.yaml` is trained with `model.fine_tune: {kind: top_blocks, blocks: K}`
-set to each K of `--blocks` ("all": the recipe as it is, every block fine-tuned), with each
-seed, one run at a time, in the same bench run: same splits, epoch budget and early
+For each dataset, `configs/<dataset>_minilm.yaml` is trained with
+`model.fine_tune: {kind: top_blocks, blocks: K}` for each K of `--blocks` ("all": the
+recipe as it is, every block fine-tuned), with each seed, one run at a time, in the same bench run: same splits, epoch budget and early
 stopping (the recipe's, or `--set` for all rows). The table gives the first and later
 epochs' training seconds (the first includes computing the frozen blocks' states), the
 wall time of a run (data, training, evaluation, saving) and test accuracy, mean ± sd over
@@ -33,7 +33,8 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["rotten_tomatoes"])
     parser.add_argument("--blocks", nargs="+", default=["2", "3", "4", "all"],
-                        help="values of model.fine_tune.blocks (kind top_blocks); all: every block trains")
+                        help="values of model.fine_tune.blocks (kind top_blocks); all: every "
+                             "block trains")
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--set", nargs="*", default=[], dest="overrides",
                         help="overrides for every run (e.g. training.epochs=2)")

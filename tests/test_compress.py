@@ -127,6 +127,7 @@ def test_finetune_trains_the_pruned_model_and_an_interrupted_one_resumes(run_dir
     assert "Resuming the interrupted fine-tune" in capsys.readouterr().out
     target = run_dir.parent / "tiny_pruned"
     assert not staging.exists() and len(runs.read_history(target)) == 2
+    assert not (target / "checkpoints").exists()  # model.keras holds the best epoch
     report = json.loads((target / runs.COMPRESS_FILE).read_text())
     assert report["finetune_epochs"] == 2 and report["finetuned"]["epochs"] == 2
     # Trained on: no longer the masked original's probabilities.

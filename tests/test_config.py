@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from config import ConfigError, ModelConfig
-from config_files import dump_config, load_config, parse_overrides
+from config_files import commented_config, dump_config, load_config, parse_overrides
 
 CONFIGS = sorted(Path(__file__).resolve().parents[1].joinpath("configs").glob("*.yaml"))
 BASE = ["dataset.name=bbc_news"]
@@ -264,3 +264,29 @@ def test_auto_training_fields_depend_on_a_checkpoint_and_numbers_stay():
     assert config.training.resolved(pretrained=True).resolved() == pretrained
     lora = config.training.resolved(pretrained=True, lora=True)
     assert (lora.learning_rate, lora.epochs, lora.early_stopping_patience) == (3e-3, 7, 2)
+
+
+def test_fine_tune_is_one_choice_written_whole_by_kind_or_field_by_field(tmp_path):
+    base = tmp_path / "base.yaml"
+    base.write_text("dataset: {name: bbc_news}\nmodel:\n  pretrained: all_minilm_l6_v2\n"
+                    "  fine_tune: {kind: lora, targets: [query, key]}\n")
+    variant = tmp_path / "variant.yaml"
+    variant.write_text("base: base.yaml\nmodel:\n  fine_tune: {rank: 4}\n")
+    # A file's mapping without a kind, and `--set section.field.key`, add to the choice.
+    fine_tune = load_config(variant).model.fine_tune
+    assert (fine_tune.kind, fine_tune.rank, fine_tune.targets) == ("lora", 4, ["query", "key"])
+    fine_tune = load_config(variant, ["model.fine_tune.rank=2"]).model.fine_tune
+    assert (fine_tune.rank, fine_tune.targets) == (2, ["query", "key"])
+    # A kind replaces the choice whole; lora's defaults are written out.
+    config = load_config(variant, ["model.fine_tune=lora"])
+    assert (config.model.fine_tune.rank, config.model.fine_tune.targets) == (8, ["query", "value"])
+    assert "  fine_tune: {kind: lora, rank: 8, targets: [query, value]}" in commented_config(
+        config).splitlines()
+    assert load_config(write(tmp_path, dump_config(config))).model == config.model
+    assert ModelConfig(pretrained="x", fine_tune="head").fine_tune.kind == "head"  # directly
+    assert error_of(variant, ["model.lora_rank=4"]) == (
+        "model.lora_rank: replaced by model.fine_tune: {kind: lora, rank: R}")
+    assert error_of(variant, ["model.fine_tune=[lora]"]).startswith(
+        "model.fine_tune: expected a mapping such as {kind: ...}")
+    assert error_of(variant, ["model.num_heads.rank=2"]) == (
+        "model.num_heads.rank: model.num_heads has no fields; set model.num_heads=VALUE")
