@@ -4,13 +4,14 @@ Usage:
     python bench/bench_trainable_blocks.py --datasets rotten_tomatoes --blocks 2 3 4 all \
         --seeds 0 1 2 [--set training.epochs=2 --tag _e2] [--reuse]
 
-For each dataset, `configs/<dataset>_minilm.yaml` is trained with
-`model.fine_tune: {kind: top_blocks, blocks: K}` for each K of `--blocks` ("all": the
-recipe as it is, every block fine-tuned), with each seed, one run at a time, in the same
-bench run: same splits, epoch budget and early stopping (the recipe's, or `--set` for
-all rows). The table gives the first and later epochs' training seconds (the first
-includes computing the frozen blocks' states), the wall time of a run (data, training, evaluation, saving) and test accuracy, mean ± sd over
-seeds. Runs go to bench/results/runs/<dataset>_minilm_k<K>_seed<S>/; the table to
+For each dataset, `configs/<dataset>_minilm.yaml` is trained with `model.fine_tune:
+{kind: top_blocks, blocks: K}` for each K of `--blocks` ("all": the recipe as it is,
+every block fine-tuned), with each seed, one run at a time, in the same bench run: same
+splits, epoch budget and early stopping (the recipe's, or `--set` for all rows). The
+table gives the first and later epochs' training seconds (the first includes computing
+the frozen blocks' states), the wall time of a run (data, training, evaluation, saving)
+and test accuracy, mean ± sd over seeds. Runs go to
+bench/results/runs/<dataset>_minilm_k<K>_seed<S>/; the table to
 bench/results/trainable_blocks.md. CPU-bound: run nothing else meanwhile.
 """
 
