@@ -49,3 +49,20 @@ class InterruptAfterEpoch(keras.callbacks.Callback):
     def on_epoch_end(self, epoch, logs=None):
         if epoch == self.epoch:
             raise KeyboardInterrupt
+
+
+def read_images(log_dir):
+    """{(tag, step): decoded image (height, width, channels)} of the event files in log_dir."""
+    images = {}
+    import tensorflow as tf
+
+    for event_file in sorted(log_dir.glob("events.out.tfevents.*")):
+        for event in tf.compat.v1.train.summary_iterator(str(event_file)):
+            for value in event.summary.value:
+                assert value.metadata.plugin_data.plugin_name == "images"
+                # The image plugin's layout: [width, height, PNG bytes] per image.
+                width, height, png = tf.make_ndarray(value.tensor)
+                image = tf.io.decode_png(png).numpy()
+                assert image.shape[:2] == (int(height), int(width))
+                images[(value.tag, event.step)] = image
+    return images

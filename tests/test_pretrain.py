@@ -1,7 +1,6 @@
 """pretrain.py: the masking, a tiny pretraining run, and train.py starting from it."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,10 +11,8 @@ import runs
 import train
 from config_files import load_config
 from starting_weights import starting_weights
+from tests.helpers import TINY
 from tests.review_fixture import write_reviews_fixture
-
-ROOT = Path(__file__).resolve().parents[1]
-TINY = str(ROOT / "configs" / "tiny.yaml")
 
 
 def test_masking_hides_known_tokens_only_at_least_one_per_text():

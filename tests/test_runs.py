@@ -1,14 +1,12 @@
 """runs.py: the run folder is replaced whole or not at all, and a run loads or says why."""
 
-from pathlib import Path
 
 import pytest
 
 import runs
 from config import ConfigError
 from config_files import load_config
-
-TINY = str(Path(__file__).resolve().parents[1] / "configs" / "tiny.yaml")
+from tests.helpers import TINY
 
 
 def test_overwrite_replaces_a_finished_run_only_when_complete(tmp_path):

@@ -4,7 +4,6 @@ nothing."""
 
 import json
 import shutil
-from pathlib import Path
 
 import h5py
 import numpy as np
@@ -20,10 +19,9 @@ from config_files import load_config
 from inspection.attention_file.reader import OutdatedExportError, load_attention, save_attention
 from inspection.attention_file.record import AttentionRecord
 from starting_weights import starting_weights
+from tests.helpers import ROOT, TINY
 from tests.review_fixture import write_reviews_fixture
 
-ROOT = Path(__file__).resolve().parents[1]
-TINY = str(ROOT / "configs" / "tiny.yaml")
 FIXTURES = ROOT / "tests" / "fixtures"
 OLD_MODEL = FIXTURES / "saved_before_move"
 OLD_PRETRAINING = FIXTURES / "pretrained_before_one_class"

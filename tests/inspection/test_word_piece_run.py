@@ -15,9 +15,8 @@ import predict
 import runs
 import train
 from inspection import attention_image_size, load_attention
-from tests.inspection.rendering.test_attention_images_callback import read_images
+from tests.helpers import pretrained_args, read_images
 from tests.inspection.viewer_browser import open_viewer
-from tests.test_train_pretrained import pretrained_args
 
 # The tiny checkpoint's vocabulary spells "acting" "act ##ing", "played" "play ##ed" and
 # "films" "film ##s"; it has no "badly" ([UNK]) and strips the accent of "Café".

@@ -4,7 +4,6 @@ and loaded into a classifier by `model.pretrained_embeddings`."""
 import hashlib
 import io
 import zipfile
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -15,9 +14,9 @@ import config_files
 import train
 from starting_weights import starting_weights, word_vectors
 from starting_weights.word_vectors import WordVectors, embedding_matrix, load_word_vectors
+from tests.helpers import TINY
 from tests.review_fixture import write_reviews_fixture
 
-ROOT = Path(__file__).resolve().parents[2]
 WORDS = ["the", "good", "bad", "movie", "plot"]
 VECTORS = np.arange(len(WORDS) * 3, dtype="float32").reshape(len(WORDS), 3) ** 1.5
 
@@ -122,7 +121,7 @@ def test_narrowing_keeps_the_principal_directions():
 
 def test_training_starts_from_the_vectors(glove, tmp_path, capsys):
     data_file = write_reviews_fixture(tmp_path / "reviews.csv")
-    run_config = config_files.load_config(ROOT / "configs" / "tiny.yaml", [
+    run_config = config_files.load_config(TINY, [
         "dataset.name=null", f"dataset.train_file={data_file}", f"dataset.data_dir={glove}",
         "model.pretrained_embeddings=glove_6b_50d", "model.d_model=16",
     ])

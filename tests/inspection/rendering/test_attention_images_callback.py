@@ -4,22 +4,8 @@ import tensorflow as tf
 
 from inspection.rendering.attention_images_callback import AttentionImagesCallback
 from inspection.rendering.heatmaps import attention_image_size, render_attention_png
+from tests.helpers import read_images
 from tests.inspection.stand_in_model import build_stand_in_models
-
-
-def read_images(log_dir):
-    """{(tag, step): decoded image (height, width, channels)} of the event files in log_dir."""
-    images = {}
-    for event_file in sorted(log_dir.glob("events.out.tfevents.*")):
-        for event in tf.compat.v1.train.summary_iterator(str(event_file)):
-            for value in event.summary.value:
-                assert value.metadata.plugin_data.plugin_name == "images"
-                # The image plugin's layout: [width, height, PNG bytes] per image.
-                width, height, png = tf.make_ndarray(value.tensor)
-                image = tf.io.decode_png(png).numpy()
-                assert image.shape[:2] == (int(height), int(width))
-                images[(value.tag, event.step)] = image
-    return images
 
 
 def test_writes_one_grid_image_per_example_and_epoch(tmp_path):
