@@ -50,6 +50,8 @@ def upgraded_model_section(model):
     {'fine_tune': {'kind': 'top_blocks', 'blocks': 2}}
     >>> upgraded_model_section({"freeze_pretrained": True, "trainable_blocks": None})
     {'fine_tune': 'head'}
+    >>> upgraded_model_section({"trainable_blocks": 0})  # 0 trained the head only
+    {'fine_tune': 'head'}
     >>> upgraded_model_section({"d_model": 16}) is None
     True
     """
@@ -61,9 +63,9 @@ def upgraded_model_section(model):
         fine_tune = {"kind": "lora", "rank": old["lora_rank"]}
         if old.get("lora_targets"):
             fine_tune["targets"] = list(old["lora_targets"])
-    elif old.get("trainable_blocks"):  # 0 was the whole encoder: the default, full
+    elif old.get("trainable_blocks"):
         fine_tune = {"kind": "top_blocks", "blocks": old["trainable_blocks"]}
-    elif old.get("freeze_pretrained"):
+    elif old.get("freeze_pretrained") or old.get("trainable_blocks") == 0:  # the head only
         fine_tune = "head"
     else:
         return model
