@@ -38,7 +38,7 @@ def old_run(tmp_path):
     run_dir = tmp_path / "old"
     shutil.copytree(OLD_MODEL, run_dir)
     values = yaml.safe_load((OLD_PRETRAINING / "config.yaml").read_text())
-    values["model"].update(freeze_pretrained=False, trainable_blocks=0)  # 0: the whole encoder
+    values["model"].update(freeze_pretrained=False, trainable_blocks=None)  # the old defaults
     (run_dir / "config.yaml").write_text(yaml.safe_dump(values, sort_keys=False))
     (run_dir / "labels.json").write_text(json.dumps(["negative", "positive"]))
     export = run_dir / "attention" / "validation"
