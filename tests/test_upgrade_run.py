@@ -161,6 +161,7 @@ def test_an_old_pretraining_run_starts_a_classifier_once_rewritten(tmp_path, cap
 
 @pytest.mark.parametrize("old, new", [
     ({"freeze_pretrained": True}, "head"),
+    ({"trainable_blocks": 0, "freeze_pretrained": False}, "head"),  # 0: the head only
     ({"trainable_blocks": 2, "freeze_pretrained": False}, {"kind": "top_blocks", "blocks": 2}),
     ({"lora_rank": 4, "lora_targets": ["query", "key"], "trainable_blocks": None},
      {"kind": "lora", "rank": 4, "targets": ["query", "key"]}),
