@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import keras
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 # The one config every training test starts from: two epochs of a 1-block, 32-wide model.
@@ -66,3 +67,43 @@ def read_images(log_dir):
                 assert image.shape[:2] == (int(height), int(width))
                 images[(value.tag, event.step)] = image
     return images
+
+
+# The viewer tests' records: their labels, tokens that try to break out of the page, and
+# peaked attention maps.
+CLASS_NAMES = ["negative", "positive"]
+HOSTILE_TOKENS = [
+    "<script>alert(1)</script>",
+    '"onmouseover=alert(1)',
+    "</script><img src=x onerror=\"window.pwned=1\">",
+    "&amp;<!--",
+]
+
+
+def peaked_scores(num_layers, num_heads, num_tokens, seed):
+    logits = np.random.default_rng(seed).normal(0, 3, (num_layers, num_heads, num_tokens,
+                                                       num_tokens))
+    scores = np.exp(logits)
+    return (scores / scores.sum(axis=-1, keepdims=True)).astype("float32")
+
+
+def make_records():
+    """Four viewer records (one with hostile tokens, one empty) of 2 layers x 3 heads."""
+    from inspection.attention_file.record import AttentionRecord
+
+    token_lists = [
+        ["the", "film", "was", "not", "good"],
+        ["i"] + HOSTILE_TOKENS + ["loved", "it"],
+        ["great", "story"],
+        [],  # an empty text
+    ]
+    records = []
+    for index, tokens in enumerate(token_lists):
+        records.append(AttentionRecord(
+            example_id=f"{index:05d}", text=" ".join(tokens), tokens=tokens,
+            attention_scores=peaked_scores(2, 3, len(tokens), seed=index),
+            probabilities=np.array([0.8, 0.2] if index == 0 else [0.1, 0.9], "float32"),
+            predicted_label_index=0 if index == 0 else 1,
+            true_label_index=index % 2,
+        ))
+    return records

@@ -11,41 +11,8 @@ import pytest
 from inspection.attention_file.record import AttentionRecord
 from inspection.rendering import viewer as viewer_module
 from inspection.rendering.viewer import PAGE_DIR, embed_json, write_viewer
+from tests.helpers import CLASS_NAMES, HOSTILE_TOKENS, make_records, peaked_scores
 from tests.inspection.viewer_browser import heatmap_pixels, open_viewer
-
-CLASS_NAMES = ["negative", "positive"]
-HOSTILE_TOKENS = [
-    "<script>alert(1)</script>",
-    '"onmouseover=alert(1)',
-    "</script><img src=x onerror=\"window.pwned=1\">",
-    "&amp;<!--",
-]
-
-
-def peaked_scores(num_layers, num_heads, num_tokens, seed):
-    logits = np.random.default_rng(seed).normal(0, 3, (num_layers, num_heads, num_tokens,
-                                                       num_tokens))
-    scores = np.exp(logits)
-    return (scores / scores.sum(axis=-1, keepdims=True)).astype("float32")
-
-
-def make_records():
-    token_lists = [
-        ["the", "film", "was", "not", "good"],
-        ["i"] + HOSTILE_TOKENS + ["loved", "it"],
-        ["great", "story"],
-        [],  # an empty text
-    ]
-    records = []
-    for index, tokens in enumerate(token_lists):
-        records.append(AttentionRecord(
-            example_id=f"{index:05d}", text=" ".join(tokens), tokens=tokens,
-            attention_scores=peaked_scores(2, 3, len(tokens), seed=index),
-            probabilities=np.array([0.8, 0.2] if index == 0 else [0.1, 0.9], "float32"),
-            predicted_label_index=0 if index == 0 else 1,
-            true_label_index=index % 2,
-        ))
-    return records
 
 
 def test_embedded_json_cannot_close_the_script_block():

@@ -7,7 +7,7 @@ import pytest
 
 from inspection.attention_file.record import AttentionRecord
 from inspection.rendering.viewer import write_viewer
-from tests.inspection.rendering.test_viewer import CLASS_NAMES, make_records
+from tests.helpers import CLASS_NAMES, make_records
 from tests.inspection.viewer_browser import embedded_data, heatmap_pixels, open_viewer
 
 # make_records' maps are 2 layers x 3 heads; head h of layer l has importance (3l + h) / 100,

@@ -11,7 +11,7 @@ import pytest
 
 from inspection.rendering import viewer as viewer_module
 from inspection.rendering.viewer import write_viewer
-from tests.inspection.rendering.test_viewer import CLASS_NAMES, make_records
+from tests.helpers import CLASS_NAMES, make_records
 from tests.inspection.viewer_browser import open_viewer
 
 # "the film was not good" scored by two methods: rollout (all positive) and one that finds
