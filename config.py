@@ -89,19 +89,15 @@ class FineTuneConfig(Section):
                               "top blocks that train, e.g. {kind: top_blocks, blocks: 2}")
 
 
-# The keys model.fine_tune replaced (refused with the new spelling).
-_FINE_TUNE_KEYS = {
-    "freeze_pretrained": "replaced by model.fine_tune: head",
-    "trainable_blocks": "replaced by model.fine_tune: {kind: top_blocks, blocks: K}",
-    "lora_rank": "replaced by model.fine_tune: {kind: lora, rank: R}",
-    "lora_targets": "replaced by model.fine_tune: {kind: lora, targets: [query, value]}",
-}
-
-
 @dataclass(frozen=True)
 class ModelConfig(Section):
     section: ClassVar[str] = "model"
-    replaced_keys: ClassVar[dict[str, str]] = _FINE_TUNE_KEYS
+    replaced_keys: ClassVar[dict[str, str]] = {  # refused with the new spelling
+        "freeze_pretrained": "replaced by model.fine_tune: head",
+        "trainable_blocks": "replaced by model.fine_tune: {kind: top_blocks, blocks: K}",
+        "lora_rank": "replaced by model.fine_tune: {kind: lora, rank: R}",
+        "lora_targets": "replaced by model.fine_tune: {kind: lora, targets: [query, value]}",
+    }
     # Width of the token embeddings and of every block's output. The size defaults (one
     # block, 64 wide, 2 heads) are what the recipes chose on validation.
     d_model: int = option(64, POSITIVE)
@@ -198,15 +194,17 @@ class ModelConfig(Section):
             raise ConfigError("model.pretrained_layers: only with model.pretrained; set "
                               "model.pretrained to a checkpoint, or drop it")
         kind = self.fine_tune.kind
-        if kind in ("top_blocks", "head") and not self.pretrained:
+        frozen = kind in ("top_blocks", "head")
+        if frozen and not self.pretrained:
             raise ConfigError(f"model.fine_tune: {kind} freezes a pretrained encoder; set "
                               "model.pretrained to a checkpoint, or fine_tune to full")
         if kind == "lora" and not (self.pretrained or self.init_from):
             raise ConfigError("model.fine_tune: lora adapts a pretrained encoder; set "
                               "model.pretrained (or model.init_from), or fine_tune to full")
-        if kind in ("top_blocks", "head") and self.token_dropout:
+        if frozen and self.token_dropout:
             raise ConfigError("model.token_dropout: it drops input words, which a frozen "
                               f"encoder sees once (model.fine_tune: {kind}); set it to 0")
+
 
 def _auto_or(check, what):
     return (lambda value: value == "auto" if isinstance(value, str) else check(value),

@@ -30,6 +30,8 @@ class FullFineTune:
 
     # Which of config.AUTO_TRAINING's columns `training: auto` fields take.
     lora = False
+    # Where the trained blocks start when those below are frozen (`prepare` sets it).
+    start_block = None
 
     def __init__(self, fine_tune: FineTuneConfig):
         self.fine_tune = fine_tune
@@ -45,7 +47,7 @@ class FullFineTune:
         """The compiled model that trains `classifier` (`models.build_trainer`)."""
         from models import build_trainer
 
-        return build_trainer(classifier, training, steps_per_epoch)
+        return build_trainer(classifier, training, steps_per_epoch, self.start_block)
 
     def pipelines(self, config, data, classifier, pipelines: dict, run_dir: Path) -> dict:
         """The batches `fit` reads: {train, validation} of (inputs, one-hot label)."""
@@ -82,11 +84,6 @@ class TopBlocks(FullFineTune):
         from models import freeze_lower_blocks
 
         self.start_block = freeze_lower_blocks(classifier, self.trained_blocks)
-
-    def build_trainer(self, classifier, training, steps_per_epoch):
-        from models import build_trainer
-
-        return build_trainer(classifier, training, steps_per_epoch, self.start_block)
 
     def pipelines(self, config, data, classifier, pipelines, run_dir):
         """((token ids, the frozen blocks' states), one-hot label) batches: the states

@@ -161,5 +161,5 @@ def finish_run(run_dir: Path, final_dir: Path, keep_checkpoints: bool = False) -
     pretraining run's encoder file, holds the best epoch) unless `keep_checkpoints`, then
     the folder renamed to `final_dir` in one step."""
     if not keep_checkpoints:
-        shutil.rmtree(run_dir / runs.BEST_WEIGHTS.split("/")[0], ignore_errors=True)
+        shutil.rmtree((run_dir / runs.BEST_WEIGHTS).parent, ignore_errors=True)
     runs.replace_folder(run_dir, final_dir)

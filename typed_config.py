@@ -77,10 +77,11 @@ class Section:
     def __post_init__(self):
         for item in dataclasses.fields(self):
             key, value = f"{self.section}.{item.name}", getattr(self, item.name)
-            if isinstance(value, str | dict) and is_section(self.field_type(item.name)):
+            annotation = self.field_type(item.name) if isinstance(value, str | dict) else None
+            if is_section(annotation):
                 # A choice given as its kind or a mapping (`ModelConfig(fine_tune="head")`).
-                object.__setattr__(self, item.name, _check_type(
-                    key, value, self.field_type(item.name)))
+                value = _check_type(key, value, annotation)
+                object.__setattr__(self, item.name, value)
             choices, value_check = item.metadata.get("choices"), item.metadata.get("check")
             if value is not None and choices and value not in choices:
                 fail(key, f"must be one of {', '.join(choices)}", value)
@@ -165,13 +166,21 @@ def expected_type(annotation: Any) -> str:
     return " or ".join([_TYPE_WORDS[base] for base in bases] + ["null"] * optional)
 
 
+def _choice_mapping(key: str, value: Any, written: Any = None) -> dict:
+    """A choice (a Section field) written as its kind or as a mapping, as a mapping."""
+    if isinstance(value, str):
+        return {"kind": value}
+    if not isinstance(value, dict):
+        shown = value if written is None else written
+        raise ConfigError(f"{key}: expected a mapping such as {{kind: ...}}, got {shown!r}")
+    return value
+
+
 def _check_type(key: str, value: Any, annotation: Any) -> Any:
     """`value` as the field's type (an int is a fine float), or a ConfigError naming `key`."""
     if is_section(annotation):
-        value = {"kind": value} if isinstance(value, str) else value
-        if not isinstance(value, dict | annotation):
-            raise ConfigError(f"{key}: expected a mapping such as {{kind: ...}}, got {value!r}")
-        return annotation.of(value)
+        return value if isinstance(value, annotation) else annotation.from_mapping(
+            _choice_mapping(key, value))
     bases, optional = _types(annotation)
     if value is None:
         if optional:
@@ -199,11 +208,9 @@ def _parse_value(key: str, raw: str, annotation: Any) -> Any:
             value = yaml.safe_load(raw)
         except yaml.YAMLError:
             value = None
-        if not isinstance(value, str | dict):
-            raise ConfigError(f"{key}: expected a mapping such as {{kind: ...}}, got {raw!r}")
         # As a mapping, checked once the config is whole: a later
         # `--set model.fine_tune.rank=4` may add to it.
-        return {"kind": value} if isinstance(value, str) else value
+        return _choice_mapping(key, value, written=raw)
     bases, optional = _types(annotation)
     text = raw.strip()
     if optional and text.lower() in NULL_WORDS:
@@ -267,8 +274,7 @@ def merged(values: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     for name, value in fields.items():
         earlier = result.get(name)
         if isinstance(value, dict) and isinstance(earlier, str | dict) and "kind" not in value:
-            earlier = {"kind": earlier} if isinstance(earlier, str) else earlier
-            value = {**earlier, **value}
+            value = {**_choice_mapping(name, earlier), **value}
         result[name] = value
     return result
 
