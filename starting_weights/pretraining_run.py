@@ -40,13 +40,11 @@ def load_pretraining_run(run_dir: str | Path) -> PretrainingRun:
         raise ConfigError(f"model.init_from: {run_dir}: {what}; run pretrain.py first")
     try:
         config = load_config(run_dir / runs.CONFIG_FILE)
+        tokens = json.loads((run_dir / runs.VOCABULARY_FILE).read_text())
+        vocabulary = [str(token) for token in tokens]
     except ReplacedKeyError as error:
         raise ConfigError("model.init_from: " + earlier_version_message(
             run_dir / runs.CONFIG_FILE, run_dir, str(error))) from None
-    try:
-        config = load_config(run_dir / runs.CONFIG_FILE)
-        tokens = json.loads((run_dir / runs.VOCABULARY_FILE).read_text())
-        vocabulary = [str(token) for token in tokens]
     except (ConfigError, OSError, ValueError) as error:
         raise ConfigError(f"model.init_from: {run_dir}: unreadable ({error})") from None
     return PretrainingRun(run_dir, config, vocabulary)
