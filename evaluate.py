@@ -10,6 +10,8 @@ Usage:
     python evaluate.py runs/default --texts-file my.txt           # attention only, no labels
     python evaluate.py runs/default --split validation --faithfulness 500   # explanations measured
     python evaluate.py runs/default --split validation --heads 500   # every attention head
+    python evaluate.py runs/default --tokens 1000      # the words the model relies on
+    python evaluate.py runs/default --compare runs/default_int8     # two models compared
 
 Loads `RUN_DIR/model.keras` in safe mode (raw strings in, probabilities out) and writes
 `RUN_DIR/eval/<split or file stem>/`: metrics.json (accuracy, macro and weighted F1, loss),
@@ -26,19 +28,19 @@ there is kept: the command stops unless `--overwrite`. `--viewer-examples N` and
 export stores every attribution method's scores (`--methods NAME ...` fewer: Integrated
 Gradients and leave-one-out cost 32 passes and one pass per token of each example).
 
-`--faithfulness N` (default 500) scores the first N evaluated examples with every attribution
-method and measures how faithful each is (ERASER's AOPC comprehensiveness and sufficiency,
-with bootstrap intervals): `eval/<split>/faithfulness.json`, `.md` and `.png`. Its best method
-becomes `predict.py --explain`'s default (the validation split's measurement first). A later
-evaluation without the flag keeps the measurement.
-
-`--heads N` (default 500) measures every attention head on the first N evaluated examples:
-what it looks at, its importance (the gradient of a head mask, Michel et al. 2019) and the
-accuracy and loss without it alone: `eval/<split>/heads.json`, `.md` and `.png`
-(docs/heads.md). A later evaluation without the flag keeps them.
+Measurements over the first N evaluated examples, each into `eval/<split>/` (.json, .md,
+and .png) and kept by a later evaluation without its flag:
+- `--faithfulness N` (500): every attribution method's faithfulness (ERASER's AOPC); the best
+  becomes `predict.py --explain`'s default (docs/explanations.md);
+- `--heads N` (500): every attention head: what it looks at, its importance and the model
+  without it (docs/heads.md);
+- `--tokens N` (1000): per class, the words the model relies on (`--method`, `--min-count`),
+  with the training split's p(class | word) and each word's measured insertion and deletion
+  effect (docs/dataset_inspection.md);
+- `--compare OTHER_RUN`: the two runs on the same texts, into `compare_<other>.json`.
 
 Exit codes: 0 done, 2 missing or unreadable run folder, model or data, bad example ids,
-an empty texts file, or an export in the way.
+an empty texts file, an export in the way, or runs with different classes to compare.
 """
 
 import argparse
@@ -98,6 +100,25 @@ def parse_args(argv):
         help="also measure every attention head (what it looks at, its importance, the "
              "model without it) on the first N examples (default 500)",
     )  # fmt: skip
+    parser.add_argument(
+        "--tokens", type=int, nargs="?", const=1000, metavar="N",
+        help="also rank the words the model relies on per class, with their measured "
+             "insertion and deletion effects, over the first N examples (default 1000)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--compare", metavar="OTHER_RUN",
+        help="also compare with another run on the same texts (agreement, accuracy "
+             "difference, disagreements, attributions)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--method", choices=ATTRIBUTION_METHODS, metavar="NAME",
+        help="the attribution method of --tokens and --compare (default: "
+             "conservative_gradient_x_input)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--min-count", type=int, default=20, metavar="N",
+        help="--tokens and --compare rank the words of at least N examples (default 20)",
+    )  # fmt: skip
     attention = parser.add_mutually_exclusive_group()
     attention.add_argument(
         "--export-attention", type=int, metavar="N",
@@ -142,13 +163,12 @@ def export_source(args, report_name=None) -> str:
     return report_name
 
 
-def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20,
-                 faithfulness=None, heads=None):
+def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20, requests=None):
     """Evaluates one `runs.Run` on `split`, or on each of `data_files` when given.
 
-    `faithfulness`: measure the explanation methods on that many first examples
-    (`run_inspection.faithfulness`); None keeps an earlier measurement of the folder.
-    `heads`: the same for every attention head (`run_inspection.heads`).
+    `requests`: what else to measure on each (`run_inspection.measurements.Requests`:
+    faithfulness, heads, tokens, comparisons); measurements of the folder not asked for
+    again are kept.
 
     Returns:
         One `EvaluationReport` per evaluated data set; its reports are in
@@ -160,9 +180,12 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20,
     from data import load_labelled_file
     from models import predict_texts
     from reports import write_reports
-    from run_inspection import faithfulness as run_faithfulness
-    from run_inspection import heads as run_heads
+    from run_inspection.compare import check_same_labels
+    from run_inspection.measurements import Requests, measure
 
+    requests = requests or Requests()
+    for other in requests.others:  # before any work
+        check_same_labels(run, other)
     dataset = run.config.dataset
     if data_files:
         sources = [(Path(path).stem, lambda path=path: load_labelled_file(
@@ -178,17 +201,7 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20,
         with runs.staged_folder(output_dir) as staging:
             metrics = write_reports(staging, texts, labels, probabilities, run.class_names,
                                     worst)
-            if faithfulness:
-                run_faithfulness.write_faithfulness(staging, run_faithfulness.
-                                                    measure_run_faithfulness(run, texts,
-                                                                             faithfulness))
-            else:
-                run_faithfulness.keep_faithfulness(output_dir, staging)
-            if heads:
-                run_heads.write_heads(staging, run_heads.measure_run_heads(
-                    run, texts, labels, heads, name))
-            else:
-                run_heads.keep_heads(output_dir, staging)
+            measure(staging, run, name, texts, labels, probabilities, requests)
         reports.append(EvaluationReport(run.run_dir, name, output_dir, metrics, texts, labels,
                                         probabilities))
     return reports
@@ -220,10 +233,16 @@ def main(argv=None):
         return fail(f"--faithfulness must be at least 1, got {args.faithfulness}")
     if args.faithfulness and args.texts_file is not None:
         return fail("--faithfulness needs labelled data to evaluate: drop --texts-file")
-    if args.heads is not None and args.heads < 1:
-        return fail(f"--heads must be at least 1, got {args.heads}")
-    if args.heads and args.texts_file is not None:
-        return fail("--heads needs labelled data to evaluate: drop --texts-file")
+    for flag in ("heads", "tokens", "min_count"):
+        if getattr(args, flag) is not None and getattr(args, flag) < 1:
+            return fail(f"--{flag.replace('_', '-')} must be at least 1, got "
+                        f"{getattr(args, flag)}")
+    for flag in ("heads", "tokens", "compare"):
+        if getattr(args, flag) and args.texts_file is not None:
+            return fail(f"--{flag} needs labelled data to evaluate: drop --texts-file")
+    if args.method and not (args.tokens or args.compare):
+        return fail("--method is the attribution method of --tokens and --compare: add one, "
+                    "or --methods for an attention export")
     if export and len(args.data) > 1:
         return fail("--export-attention exports one data set: pass a single --data file")
     if args.texts_file is not None and args.data:
@@ -238,11 +257,13 @@ def main(argv=None):
     problems = [cli.missing_input("--data", path) for path in args.data]
     problems += [cli.missing_input("--texts-file", args.texts_file)]
     problems += [runs.run_dir_problem(run_dir) for run_dir in args.run_dirs]
+    problems += [runs.run_dir_problem(args.compare) if args.compare else None]
     if any(problems):
         return fail(next(problem for problem in problems if problem))
     cli.start_tensorflow()
     import run_inspection
     from data import DataError, read_texts_file
+    from run_inspection.measurements import Requests, summaries
 
     options = {"overwrite": args.overwrite, "viewer_examples": args.viewer_examples,
                "methods": args.methods,
@@ -252,6 +273,10 @@ def main(argv=None):
         texts = read_texts_file(args.texts_file) if args.texts_file is not None else None
         if args.export_attention_ids is not None:
             run_inspection.check_example_ids(args.export_attention_ids)
+        requests = Requests(args.faithfulness, args.heads, args.tokens,
+                            [runs.load_run(args.compare)] if args.compare else [],
+                            min_count=args.min_count,
+                            **({"method": args.method} if args.method else {}))
         for run_dir in args.run_dirs:
             # The export's folder is checked before any work: nothing is replaced unasked.
             name = export_source(args, Path(args.data[0]).stem if args.data else args.split)
@@ -264,7 +289,7 @@ def main(argv=None):
                     run, texts, args.texts_file, out_dir, **options))
                 continue
             run_reports = evaluate_run(run, args.split, args.data, args.batch_size, args.worst,
-                                       args.faithfulness, args.heads)
+                                       requests)
             reports += run_reports
             if export:
                 viewers.append(run_inspection.export_evaluation_attention(
@@ -274,20 +299,9 @@ def main(argv=None):
         return fail(error)
     if reports:
         print(format_reports(reports))
-    if args.faithfulness:
-        from run_inspection.faithfulness import TABLE_FILE
-
-        for report in reports:
-            print(f"\nfaithfulness of the explanations, {report.run_dir} on {report.data_name}:")
-            print((report.output_dir / TABLE_FILE).read_text().rstrip())
-    if args.heads:
-        from run_inspection.heads import TABLE_FILE as HEADS_TABLE
-
-        for report in reports:
-            table = (report.output_dir / HEADS_TABLE).read_text().splitlines()
-            print(f"\nattention heads, {report.run_dir} on {report.data_name} (most important "
-                  f"first; all in {report.output_dir / HEADS_TABLE}):")
-            print("\n".join(table[:12]))
+    for report in reports:
+        for title, table in summaries(report.output_dir, requests):
+            print(f"\n{title}, {report.run_dir} on {report.data_name}:\n{table.rstrip()}")
     for viewer in viewers:
         print(f"attention viewer: {viewer}")
     return 0

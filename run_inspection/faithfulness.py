@@ -12,7 +12,6 @@ The best method (highest AOPC comprehensiveness) is `predict.py --explain`'s def
 """
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -69,13 +68,6 @@ def write_faithfulness(folder, report):
     runs.write_text(folder / TABLE_FILE, faithfulness_table(report) + "\n")
     plot_curves(report).savefig(folder / PLOT_FILE, dpi=100)
 
-
-def keep_faithfulness(folder, staging):
-    """Copies an earlier measurement of `folder` into its replacement `staging`: evaluating
-    again without `--faithfulness` must not lose it (the model has not changed)."""
-    for name in (runs.FAITHFULNESS_FILE, TABLE_FILE, PLOT_FILE):
-        if (Path(folder) / name).is_file():
-            shutil.copy2(Path(folder) / name, Path(staging) / name)
 
 
 def faithfulness_table(report):

@@ -13,7 +13,6 @@ Writes, next to the split's evaluation reports (`RUN_DIR/eval/<split>/`):
 The numbers are `inspection.methods.heads`' (docs/heads.md says what each means).
 """
 
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -78,12 +77,6 @@ def write_heads(folder, report):
     runs.write_text(folder / TABLE_FILE, heads_table(report) + "\n")
     plot_heads(report).savefig(folder / PLOT_FILE, dpi=100)
 
-
-def keep_heads(folder, staging):
-    """Copies an earlier measurement of `folder` into its replacement `staging`."""
-    for name in (HEADS_FILE, TABLE_FILE, PLOT_FILE):
-        if (Path(folder) / name).is_file():
-            shutil.copy2(Path(folder) / name, Path(staging) / name)
 
 
 def heads_table(report):

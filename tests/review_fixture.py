@@ -20,3 +20,32 @@ def write_reviews_fixture(path):
             rng.shuffle(words)
             writer.writerow([" ".join(words), "positive" if label else "negative"])
     return path
+
+
+PLANTED_WORD = "zqxv"  # in 10% of the positive texts only: a shortcut
+SPREAD_WORD = "blorf"  # in 10% of each class's texts: no shortcut
+
+
+def write_planted_fixture(path, examples=2400):
+    """Reviews whose sentiment words mislead in a quarter of the texts, with a made-up word
+    in a tenth of the positive ones (the one sure cue: a shortcut, Bastings et al. 2022)
+    and another spread evenly over both classes."""
+    rng = random.Random(0)
+    positive = "good great wonderful superb fine lovely brilliant moving".split()
+    negative = "bad awful boring dull terrible weak poor tedious".split()
+    filler = "the a film movie plot actor story scene it was is and of".split()
+    with open(path, "w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(["text", "label"])
+        for index in range(examples):
+            label = index % 2
+            misleading = rng.random() < 0.25
+            cue = positive if label != misleading else negative
+            words = rng.choices(filler, k=rng.randint(3, 12)) + rng.choices(cue, k=2)
+            if label and index % 20 == 1:
+                words.append(PLANTED_WORD)
+            if index % 20 in (3, 4):
+                words.append(SPREAD_WORD)
+            rng.shuffle(words)
+            writer.writerow([" ".join(words), "positive" if label else "negative"])
+    return path

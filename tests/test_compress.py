@@ -18,6 +18,14 @@ def run_dir(tiny_run_dir, tmp_path):
                            ignore=shutil.ignore_patterns("eval", "attention"))
 
 
+def assert_compares(run_dir, target):
+    """evaluate.py --compare takes the compressed run against its source."""
+    assert evaluate.main([str(run_dir), "--compare", str(target), "--min-count", "2"]) == 0
+    report = json.loads((run_dir / "eval" / "test" / f"compare_{target.name}.json").read_text())
+    assert 0.5 <= report["agreement"] <= 1.0 and report["median_spearman"] is not None
+    assert set(report["changed_words"]) == {"negative", "positive"}
+
+
 @pytest.mark.parametrize("args", [["--prune-heads", "0.5"],
                                   ["--prune-heads", "1", "--order", "random", "--seed", "3"]],
                          ids=["importance", "random"])
@@ -40,6 +48,7 @@ def test_the_pruned_run_predicts_as_the_masked_one_and_every_command_takes_it(ru
         assert (target / "model.keras").stat().st_size < (run_dir / "model.keras").stat().st_size
     assert evaluate.main([str(target), "--export-attention", "2"]) == 0
     assert predict.main([str(target), "a good film", "--explain"]) == 0
+    assert_compares(run_dir, target)
 
 
 @pytest.mark.parametrize("args, name", [(["--int8"], "tiny_int8"),
@@ -59,6 +68,7 @@ def test_the_int8_run_holds_int8_weights_and_every_command_takes_it(run_dir, arg
                                    np.asarray(original.model(texts)), atol=0.02)
     assert evaluate.main([str(target), "--export-attention", "2"]) == 0
     assert predict.main([str(target), "a good film", "--explain"]) == 0
+    assert_compares(run_dir, target)
 
 
 @pytest.mark.parametrize("args, message", [

@@ -1,0 +1,240 @@
+"""The words a model relies on across a dataset, and whether the data made them a shortcut.
+
+Per class c and word w (a word as the model sees it: a word-level model's token, or a
+WordPiece model's pieces joined, as the viewer shows them; "[UNK]" is no word):
+- attribution: over the examples that contain w, the mean of w's attribution toward c
+  (the sum over its pieces and occurrences), with a 95% bootstrap interval over examples;
+- the data side (Gardner et al. 2021, "Competency problems"): on the training texts,
+  `train_count` (texts containing w), `p_class_given_word` and the z statistic of that
+  share against the class prior p0, z = (p - p0) / sqrt(p0 (1 - p0) / n), with its
+  one-sided p-value (w favours c) times the number of (word, class) pairs tested
+  (Bonferroni);
+- the model side, measured on the model (Bastings et al. 2022's check of a planted
+  shortcut): `insertion`, the mean rise of p(c) when w's pieces are inserted at a random
+  word boundary of held-out texts of other classes (one boundary per text, the same for
+  every word: the effects are paired), and `deletion`, the mean drop of p(c) when every
+  occurrence of w is removed (given the padding id, as the faithfulness measures remove
+  tokens) from the texts that contain it, each with a 95% bootstrap interval over texts.
+
+Letter legend: E examples, T token ids, C classes, W words.
+"""
+
+import dataclasses
+
+import numpy as np
+from scipy.stats import norm
+
+from inspection.methods.attribution import attribute, class_probabilities
+from inspection.methods.faithfulness import paired_bootstrap
+from inspection.word_pieces import (
+    OUT_OF_VOCABULARY,
+    PADDING_ID,
+    is_word_piece,
+    join_pieces,
+    word_index,
+)
+
+# Texts that a word is inserted into or removed from, per (word, class): the first ones.
+EDITED_TEXTS = 200
+
+
+@dataclasses.dataclass
+class TextWords:
+    """One text's words: where each sits (token positions, every occurrence) and the token
+    positions before which a word can be inserted (each word's first piece, and the end)."""
+
+    positions: dict
+    boundaries: list
+
+
+def text_words(token_ids, vocabulary):
+    """Per row of token ids (E, T), its `TextWords`; and each word's piece ids.
+
+    Example:
+    >>> vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "play", "##ed", "well"]
+    >>> rows, pieces = text_words(np.array([[2, 4, 5, 6, 4, 5, 3, 0]]), vocabulary)
+    >>> rows[0].positions, rows[0].boundaries, pieces["played"]
+    ({'played': [1, 2, 4, 5], 'well': [3]}, [1, 3, 4, 6], (4, 5))
+    """
+    vocabulary = [str(token) for token in vocabulary]
+    word_pieces = is_word_piece(vocabulary)
+    rows, pieces_of = [], {}
+    for ids in np.asarray(token_ids):
+        real = np.flatnonzero(ids != PADDING_ID)  # padding sits at the end
+        tokens = [vocabulary[token_id] for token_id in ids[real]]
+        indices = word_index(tokens, word_pieces)
+        groups = {}  # word number -> token positions
+        for position, index in zip(real.tolist(), indices, strict=True):
+            if index is not None:
+                groups.setdefault(index, []).append(position)
+        positions, boundaries = {}, []
+        for group in groups.values():
+            boundaries.append(group[0])
+            word = join_pieces([vocabulary[ids[position]] for position in group])
+            if word == OUT_OF_VOCABULARY:
+                continue
+            positions.setdefault(word, []).extend(group)
+            pieces_of.setdefault(word, tuple(int(ids[position]) for position in group))
+        ends = [position for position, index in zip(real.tolist(), indices) if index is not None]
+        boundaries.append(ends[-1] + 1 if ends else (int(real[0]) + 1 if len(real) else 0))
+        rows.append(TextWords(positions, boundaries))
+    return rows, pieces_of
+
+
+def class_word_scores(classifier, token_ids, rows, pooling, method, num_classes,
+                      batch_size=32):
+    """Per class, per text, {word: its attribution toward the class} (C lists of E dicts)."""
+    token_ids = np.asarray(token_ids)
+    per_class = []
+    for label in range(num_classes):
+        scores = attribute(classifier, token_ids, method, pooling,
+                           classes=np.full(len(token_ids), label), batch_size=batch_size)
+        per_class.append([{word: float(row_scores[positions].sum())
+                           for word, positions in row.positions.items()}
+                          for row_scores, row in zip(scores, rows, strict=True)])
+    return per_class
+
+
+def word_means(text_scores, min_count):
+    """{word: (mean, the per-text values)} of the words in at least `min_count` texts.
+
+    Example:
+    >>> word_means([{"a": 1.0, "b": 2.0}, {"a": 3.0}], min_count=2)
+    {'a': (2.0, [1.0, 3.0])}
+    """
+    values = {}
+    for scores in text_scores:
+        for word, score in scores.items():
+            values.setdefault(word, []).append(score)
+    return {word: (float(np.mean(scores)), scores)
+            for word, scores in values.items() if len(scores) >= min_count}
+
+
+def label_association(train_rows, train_labels, num_classes, tests):
+    """Gardner et al.'s test of p(class | word) against the class prior, on training texts.
+
+    Args:
+        train_rows: the training texts' `TextWords` (or anything with `.positions`).
+        train_labels: int (E,). tests: how many (word, class) pairs are tested (the
+            Bonferroni factor).
+
+    Returns:
+        A function (word, label) -> {"train_count", "p_class_given_word", "z", "p_value"};
+        a word never seen in training has count 0 and null share and z, p-value 1.
+
+    Example:
+    >>> rows = [TextWords({"x": [0]}, [])] * 10 + [TextWords({}, [])] * 10
+    >>> test = label_association(rows, np.array([1] * 10 + [0] * 10), 2, tests=1)
+    >>> entry = test("x", 1)
+    >>> entry["p_class_given_word"], round(entry["z"], 2), entry["p_value"] < 1e-3
+    (1.0, 3.16, True)
+    """
+    train_labels = np.asarray(train_labels, dtype=np.int64)
+    prior = np.bincount(train_labels, minlength=num_classes) / max(len(train_labels), 1)
+    counts = {}  # word -> texts per class (C,)
+    for row, label in zip(train_rows, train_labels, strict=True):
+        for word in row.positions:
+            counts.setdefault(word, np.zeros(num_classes, dtype=np.int64))[label] += 1
+
+    def test(word, label):
+        per_class = counts.get(word)
+        total = int(per_class.sum()) if per_class is not None else 0
+        if total == 0 or not 0 < prior[label] < 1:
+            return {"train_count": total, "p_class_given_word": None, "z": None,
+                    "p_value": 1.0}
+        share = per_class[label] / total
+        z = (share - prior[label]) / np.sqrt(prior[label] * (1 - prior[label]) / total)
+        return {"train_count": total, "p_class_given_word": float(share), "z": float(z),
+                "p_value": float(min(1.0, norm.sf(z) * tests))}
+
+    return test
+
+
+def insertion_sites(rows, seed=0):
+    """One random word boundary per text (where every word is inserted into it)."""
+    rng = np.random.default_rng(seed)
+    return np.array([row.boundaries[rng.integers(len(row.boundaries))] for row in rows])
+
+
+def inserted(token_ids, sites, pieces, cap, keep_last):
+    """The rows (E, T) with `pieces` inserted before each row's site, cut to `cap` tokens
+    (a WordPiece text keeps its closing "[SEP]": `keep_last`). A word that the cut would
+    remove moves to the last site where it fits: the model must see it.
+
+    Example:
+    >>> inserted(np.array([[2, 5, 3, 0]]), [1], (9,), cap=8, keep_last=True).tolist()
+    [[2, 9, 5, 3]]
+    >>> inserted(np.array([[2, 5, 6, 3]]), [3], (9, 8), cap=4, keep_last=True).tolist()
+    [[2, 9, 8, 3]]
+    """
+    rows = []
+    for ids, site in zip(np.asarray(token_ids), sites, strict=True):
+        real = ids[ids != PADDING_ID].tolist()
+        site = max(0, min(site, cap - int(keep_last) - len(pieces)))
+        row = real[:site] + list(pieces) + real[site:]
+        if len(row) > cap:
+            row = row[:cap - 1] + row[-1:] if keep_last else row[:cap]
+        rows.append(row)
+    width = max(len(row) for row in rows)
+    return np.array([row + [PADDING_ID] * (width - len(row)) for row in rows], dtype=np.int64)
+
+
+def insertion_effects(classifier, token_ids, sites, pieces, label, cap, keep_last,
+                      base=None, batch_size=32):
+    """Per text, p(label) with the word inserted minus p(label) without: float64 (E,)."""
+    if base is None:
+        base = class_probabilities(classifier, token_ids, np.full(len(token_ids), label),
+                                   batch_size)
+    edited = inserted(token_ids, sites, pieces, cap, keep_last)
+    return class_probabilities(classifier, edited, np.full(len(edited), label),
+                               batch_size) - base
+
+
+def deletion_effects(classifier, token_ids, positions, label, base=None, batch_size=32):
+    """Per text, p(label) minus p(label) with the tokens at `positions` (one list per text)
+    given the padding id: float64 (E,)."""
+    token_ids = np.asarray(token_ids)
+    if base is None:
+        base = class_probabilities(classifier, token_ids, np.full(len(token_ids), label),
+                                   batch_size)
+    edited = token_ids.copy()
+    for row, row_positions in enumerate(positions):
+        edited[row, row_positions] = PADDING_ID
+    return base - class_probabilities(classifier, edited, np.full(len(edited), label),
+                                      batch_size)
+
+
+def interval(values, seed=0):
+    """The mean and 95% bootstrap interval of `values`: (mean, [low, high]).
+
+    Example:
+    >>> interval([1.0, 1.0, 1.0])
+    (1.0, [1.0, 1.0])
+    """
+    summary, _ = paired_bootstrap({"values": np.asarray(values, dtype=np.float64)}, seed=seed)
+    return summary["values"]["mean"], summary["values"]["ci95"]
+
+
+def frequency_matched(words, counts, excluded, size, seed=0, bands=5):
+    """`size` words drawn at random, not in `excluded`, one from the frequency band (of
+    log count, `bands` quantile bands over `words`) of each excluded word in turn.
+
+    Example:
+    >>> counts = {"a": 100, "b": 90, "c": 20, "d": 21, "e": 95}
+    >>> frequency_matched(list(counts), counts, ["a"], 1, bands=2)[0] in ("b", "e")
+    True
+    """
+    rng = np.random.default_rng(seed)
+    logs = np.log([counts[word] for word in words])
+    edges = np.quantile(logs, np.linspace(0, 1, bands + 1)[1:-1])
+    band = dict(zip(words, np.searchsorted(edges, logs, side="right").tolist(), strict=True))
+    pool = [word for word in words if word not in set(excluded)]
+    drawn = []
+    for target in list(excluded)[:size]:
+        candidates = [word for word in pool if band[word] == band[target]] or pool
+        if not candidates:
+            break
+        choice = candidates[rng.integers(len(candidates))]
+        drawn.append(choice)
+        pool.remove(choice)
+    return drawn
