@@ -47,6 +47,7 @@ def export_attention(
     max_viewer_examples=32,
     kept_heads=None,
     heads=None,
+    dataset=None,
     verbose=1,
 ):
     """Runs `classifier` over `texts` in batches and writes a full attention export.
@@ -103,6 +104,9 @@ def export_attention(
             None: each block's heads numbered from 0.
         heads: the heads measured across a split (`run_inspection.attention.heads_block`
             of the run's heads.json), shown in the viewer's model view and heads panel; None: none.
+        dataset: the words the model relies on across a split
+            (`run_inspection.tokens.viewer_block` of the run's tokens.json), shown in the
+            viewer's Dataset panel; None: none.
         verbose: 1 shows a `keras.utils.Progbar`, 0 is silent.
 
     Returns:
@@ -190,7 +194,7 @@ def export_attention(
             faithfulness=faithfulness,
         )
     write_viewer(out_dir / VIEWER_FILENAME, viewer_records, class_names, meta=meta,
-                 title="Attention viewer", heads=heads)
+                 title="Attention viewer", heads=heads, dataset=dataset)
     return load_attention(out_dir)
 
 

@@ -6,8 +6,8 @@ unless asked (`overwrite`); then the new one replaces it as a whole or not at al
 (`runs.staged_folder`). Every attribution method is stored (`methods` picks fewer), and an
 export of a split that `evaluate.py --faithfulness` measured carries its numbers
 (`faithfulness_block`). A pruned run's maps sit at its heads' original numbers (`kept_heads`,
-from its compress.json), and the viewer shows the run's heads.json, when it has one
-(`heads_block`).
+from its compress.json), and the viewer shows the run's heads.json and tokens.json, when
+it has them (`heads_block`, `tokens.viewer_block`).
 
 Example:
 >>> # run = runs.load_run("runs/default")
@@ -26,6 +26,7 @@ from inspection.attention_file.format import VIEWER_FILENAME
 from inspection.attention_file.reader import load_attention
 from inspection.attention_tokens import ATTENTION_BATCH_SIZE
 from inspection.methods.heads import STATISTICS
+from run_inspection import tokens
 from run_inspection.heads import HEADS_FILE
 
 # What meta.json keeps of each method in faithfulness.json: the two ERASER measures.
@@ -99,6 +100,7 @@ def export_run_attention(run, texts, out_dir, true_labels=None,
             run_info=info, max_rendered_examples=heatmap_examples,
             max_viewer_examples=viewer_examples, kept_heads=kept_heads,
             heads=heads_block(run.run_dir, kept_heads or classifier.encoder.head_counts),
+            dataset=_dataset_block(run.run_dir, info.get("data")),
             verbose=verbose,
         ).close()
     return load_attention(out_dir)
@@ -275,6 +277,14 @@ def heads_block(run_dir, heads_per_layer):
                           f"(layer, head) pairs for its {len(expected)}); measure again: "
                           f"python evaluate.py {run_dir} --split {path.parent.name} --heads 500")
     return block
+
+
+def _dataset_block(run_dir, data_name):
+    """The viewer's Dataset panel (`tokens.viewer_block`), its errors an ExportError."""
+    try:
+        return tokens.viewer_block(run_dir, data_name)
+    except ValueError as error:
+        raise ExportError(str(error)) from None
 
 
 def _finite_or_none(value):

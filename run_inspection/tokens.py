@@ -11,6 +11,7 @@ The numbers are `inspection.methods.word_reliance`'s; docs/dataset_inspection.md
 each means and how the ranking itself is checked ("faithfulness").
 """
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +43,9 @@ SHORTCUT_P_VALUE = 0.01
 TABLE_WORDS = 20
 PLOTTED_WORDS = 12
 PLOTTED_CLASSES = 8
+VIEWER_WORDS = 20  # per class in the viewer's Dataset panel
+# Which split's tokens.json the viewer shows when the export's own data has none.
+VIEWER_SPLITS = ("validation", "test")
 # Forward passes only: larger batches than the attribution's backward passes.
 EDIT_BATCH_SIZE = 128
 
@@ -236,3 +240,38 @@ def plot_tokens(report, words=PLOTTED_WORDS, max_classes=PLOTTED_CLASSES):
     figure.suptitle("Top words per class (red: shortcut)", fontsize=10)
     figure.tight_layout()
     return figure
+
+
+def viewer_block(run_dir, data_name=None):
+    """What the viewer's Dataset panel shows of a run's tokens.json: `data_name`'s, else the
+    validation or test split's, else any; None when the run has none.
+
+    Returns:
+        {"source", "split", "examples", "method", "faithfulness", "classes": {LABEL:
+        [{"word", "count", "attribution", "attribution_ci", "insertion", "insertion_ci",
+        "deletion", "p_class_given_word", "shortcut"}, ...]}} (the top `VIEWER_WORDS`).
+
+    Raises:
+        ValueError: the file is not a tokens.json; the message says how to measure again.
+    """
+    folder = Path(run_dir) / runs.EVAL_DIR
+    order = [data_name, *VIEWER_SPLITS]
+    paths = sorted(folder.glob(f"*/{TOKENS_FILE}"), key=lambda path: (
+        order.index(path.parent.name) if path.parent.name in order else len(order),
+        path.parent.name))
+    if not paths:
+        return None
+    kept = ("word", "count", "attribution", "attribution_ci", "insertion", "insertion_ci",
+            "deletion", "p_class_given_word", "shortcut")
+    try:
+        report = json.loads(paths[0].read_text(encoding="utf-8"))
+        classes = {str(name): [{key: entry[key] for key in kept}
+                               for entry in entries[:VIEWER_WORDS]]
+                   for name, entries in report["classes"].items()}
+        return {"source": str(paths[0]), "split": paths[0].parent.name,
+                "examples": int(report["examples"]), "method": str(report["method"]),
+                "faithfulness": report.get("faithfulness"), "classes": classes}
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise ValueError(f"{paths[0]} is not a tokens file of evaluate.py --tokens "
+                         f"({type(error).__name__}: {error}); measure again: python "
+                         f"evaluate.py {run_dir} --tokens") from None

@@ -2,8 +2,8 @@
 
 The page itself lives in `viewer_page/`: `viewer.html` (the markup, with `__VIEWER_*__`
 placeholders), `viewer.css`, `viewer.js` (the example, its heatmap and lines),
-`viewer_methods.js` (the token importance and its method switch) and `viewer_heads.js`
-(the model view and the heads panel).
+`viewer_methods.js` (the token importance and its method switch), `viewer_heads.js`
+(the model view and the heads panel) and `viewer_dataset.js` (the Dataset panel).
 `write_viewer` inlines the CSS and JS, so the page needs no network (no CDN; a
 Content-Security-Policy that forbids loading anything) and works from file://. Data is
 embedded as JSON in a `<script type="application/json">` block with `<`, `>` and `&`
@@ -59,11 +59,11 @@ _METHOD_ENTRY = re.compile(r"^- `(\w+)`: (.*?)(?=\n- `|\n\n|\Z)", re.MULTILINE |
 # Read off the maps: the method of records that carry no attribution scores.
 MAPS_METHOD = "rollout"
 # One script: viewer.js starts it ("use strict") and calls what the others declare.
-JS_FILES = ("viewer.js", "viewer_methods.js", "viewer_heads.js")
+JS_FILES = ("viewer.js", "viewer_methods.js", "viewer_heads.js", "viewer_dataset.js")
 
 
 def write_viewer(path, records, class_names, meta=None, title="Attention viewer",
-                 heads=None):
+                 heads=None, dataset=None):
     """Writes `index.html` showing `records` (an iterable of `AttentionRecord`).
 
     Args:
@@ -80,6 +80,9 @@ def write_viewer(path, records, class_names, meta=None, title="Attention viewer"
             (`run_inspection.attention.heads_block` of a run's heads.json): their
             importance on the model view's thumbnails and every measure in the heads
             panel.
+        dataset: optional, the words the model relies on across a split
+            (`run_inspection.tokens.viewer_block` of a run's tokens.json): the Dataset
+            panel, per class its top words; a click lists the embedded examples with it.
 
     Returns:
         The path written.
@@ -104,7 +107,7 @@ def write_viewer(path, records, class_names, meta=None, title="Attention viewer"
                  methods[0])
     data = {"class_names": [str(name) for name in class_names], "meta": meta,
             "examples": examples, "methods": methods,
-            "kept_heads": _kept_heads(meta, examples), "heads": heads,
+            "kept_heads": _kept_heads(meta, examples), "heads": heads, "dataset": dataset,
             "default_method": first,
             "descriptions": method_descriptions(),
             # A method whose scores go below 0 anywhere is shown on a diverging scale.

@@ -145,3 +145,16 @@ def test_a_run_without_a_model_and_runs_of_other_classes_are_refused(tiny_run_di
     assert evaluate.main([str(tiny_run_dir), "--compare", str(other)]) == 2
     error = capsys.readouterr().err.strip()
     assert "predict different classes" in error and len(error.splitlines()) == 1
+
+
+def test_an_export_of_the_split_carries_the_words_into_its_viewer(planted_run, tmp_path):
+    from tests.inspection.viewer_browser import embedded_data
+
+    out = tmp_path / "export"
+    assert evaluate.main([str(planted_run), "--export-attention", "3", "--methods", "rollout",
+                          "--out", str(out)]) == 0
+    dataset = embedded_data(out / "index.html")["dataset"]
+    assert dataset["split"] == "test" and dataset["examples"] == 240
+    assert dataset["classes"]["positive"][0]["word"] == PLANTED_WORD
+    assert dataset["classes"]["positive"][0]["shortcut"] is True
+    assert len(dataset["classes"]["negative"]) <= 20

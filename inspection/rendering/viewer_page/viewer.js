@@ -286,6 +286,7 @@ function setup() {
     byId("status").textContent = "This export has no examples.";
     renderRun();
     setupHeads();
+    setupDataset();
     return;
   }
   fillSelect(byId("example-select"), DATA.examples.map((example, index) => [index,
@@ -321,6 +322,7 @@ function setup() {
   });
   setupMethods();
   setupHeads();
+  setupDataset();
   renderRun();
   renderMethod();
   renderAll();

@@ -1,0 +1,88 @@
+// The Dataset panel: per class, the words the model relies on across a split (the run's
+// tokens.json, `evaluate.py --tokens`, docs/dataset_inspection.md). Per word its mean
+// attribution toward the class with the 95% interval as a whisker, and beside it the
+// measured rise of the class's probability when the word is inserted into texts of other
+// classes; a shortcut (the training data ties the word to the class and inserting it moves
+// the model) is marked. A click on a word lists the embedded examples that contain it; a
+// click on one of those opens it. Inlined after viewer.js; text only through textContent.
+
+// A bar from 0 to `value` and a whisker over `bounds`, on a scale where `scale` is full.
+function intervalBar(value, bounds, scale) {
+  const box = element("div", null, "dataset-bar");
+  const position = (number) => `${50 + 50 * Math.max(-1, Math.min(1, number / scale))}%`;
+  const bar = element("div", null, value >= 0 ? "bar positive" : "bar negative");
+  bar.style.left = value >= 0 ? "50%" : position(value);
+  bar.style.width = `${Math.abs(50 * Math.min(1, Math.abs(value) / scale))}%`;
+  const whisker = element("div", null, "whisker");
+  whisker.style.left = position(bounds[0]);
+  whisker.style.width = `calc(${position(bounds[1])} - ${position(bounds[0])})`;
+  box.append(bar, whisker);
+  box.title = `${value.toFixed(4)} [${bounds[0].toFixed(4)}, ${bounds[1].toFixed(4)}]`;
+  return box;
+}
+
+// The embedded examples whose words include `word` (words are as the model sees them).
+function examplesWith(word) {
+  return DATA.examples.map((example, index) => [example, index]).filter(
+    ([example]) => example.words.some((each) => each.toLowerCase() === word));
+}
+
+function renderDatasetExamples(word) {
+  const box = byId("dataset-examples");
+  clear(box);
+  const found = examplesWith(word);
+  box.appendChild(element("p", `"${word}" is in ${found.length} of the ` +
+    `${DATA.examples.length} examples embedded in this page` +
+    (found.length ? ": click one to open it." : "."), "hint"));
+  found.forEach(([example, index]) => {
+    const item = element("button", `${example.id} | true ${example.true_label === null ?
+      "?" : example.true_label} | predicted ${example.predicted_label} | ` +
+      shorten(example.text, 90), "dataset-example");
+    item.addEventListener("click", () => {
+      const select = byId("example-select");
+      select.value = String(index);
+      select.dispatchEvent(new Event("change"));
+    });
+    box.appendChild(item);
+  });
+}
+
+function renderDataset() {
+  const entries = DATA.dataset.classes[byId("dataset-class").value] || [];
+  const table = byId("dataset-words");
+  clear(table);
+  ["word", "texts", "mean attribution [95% CI]", "", "insertion: rise of p(class)", "",
+   ""].forEach((heading) => table.appendChild(element("div", heading, "dataset-head")));
+  const scaleOf = (key) => Math.max(1e-12, ...entries.map(
+    (entry) => Math.max(Math.abs(entry[`${key}_ci`][0]), Math.abs(entry[`${key}_ci`][1]))));
+  const attributionScale = scaleOf("attribution"), insertionScale = scaleOf("insertion");
+  entries.forEach((entry) => {
+    const word = element("button", entry.word, "dataset-word");
+    word.addEventListener("click", () => renderDatasetExamples(entry.word));
+    table.append(word, element("div", entry.count, "dataset-count"),
+      intervalBar(entry.attribution, entry.attribution_ci, attributionScale),
+      element("div", entry.attribution.toFixed(3), "dataset-value"),
+      intervalBar(entry.insertion, entry.insertion_ci, insertionScale),
+      element("div", entry.insertion.toFixed(3), "dataset-value"),
+      element("div", entry.shortcut ? "shortcut" : "", entry.shortcut ? "shortcut" : ""));
+  });
+  clear(byId("dataset-examples"));
+}
+
+function setupDataset() {
+  const dataset = DATA.dataset;
+  if (!dataset) return;
+  byId("dataset-section").hidden = false;
+  const names = Object.keys(dataset.classes);
+  fillSelect(byId("dataset-class"), names.map((name) => [name, name]), names[0]);
+  byId("dataset-class").addEventListener("change", renderDataset);
+  const check = dataset.faithfulness;
+  byId("dataset-summary").textContent =
+    `Measured on ${dataset.examples} examples of ${dataset.split} with ${dataset.method} ` +
+    `(${dataset.source}). Words ranked by their mean attribution toward the class over ` +
+    "the texts that contain them; insertion puts the word into texts of other classes." +
+    (check ? ` Ranking check: the top ${check.words} words raise the class's probability ` +
+      `by ${check.top_words.toFixed(3)} when inserted, random words of the same frequency ` +
+      `by ${check.random_words.toFixed(3)}.` : "");
+  renderDataset();
+}
