@@ -212,8 +212,10 @@ def tokens_summary(report, words):
     """
     check = report.get("faithfulness")
     lines = [ranking_check_line(check)] if check else []
-    lines += [f"{name}: " + ", ".join(entry["word"] + ("*" if entry["shortcut"] else "")
-                                      for entry in entries[:words])
+    empty = (f"(no word is in {report.get('min_count')} of the examples: lower "
+             "--min-count, or measure more examples)")
+    lines += [f"{name}: " + (", ".join(entry["word"] + ("*" if entry["shortcut"] else "")
+                                       for entry in entries[:words]) or empty)
               for name, entries in report["classes"].items()]
     return "\n".join(lines)
 

@@ -36,6 +36,10 @@ from inspection.word_pieces import (
 
 # Texts that a word is inserted into or removed from, per (word, class): the first ones.
 EDITED_TEXTS = 200
+# Attribution methods whose scores are linear in the explained logit: the sum of the token
+# scores of (logit_a - logit_b) is a's minus b's.
+LOGIT_LINEAR_METHODS = ("gradient_x_input", "conservative_gradient_x_input",
+                        "integrated_gradients")
 
 
 @dataclasses.dataclass
@@ -83,16 +87,23 @@ def text_words(token_ids, vocabulary):
 
 def class_word_scores(classifier, token_ids, rows, pooling, method, num_classes,
                       batch_size=32):
-    """Per class, per text, {word: its attribution toward the class} (C lists of E dicts)."""
+    """Per class, per text, {word: its attribution toward the class} (C lists of E dicts).
+
+    A softmax's logits move together without changing its probabilities, so a word can
+    raise every class's logit: for the methods linear in the explained logit, the
+    attribution toward c is that of logit_c minus the mean of the other logits (its
+    attribution minus the mean of theirs), which only what separates c counts toward.
+    """
     token_ids = np.asarray(token_ids)
-    per_class = []
-    for label in range(num_classes):
-        scores = attribute(classifier, token_ids, method, pooling,
-                           classes=np.full(len(token_ids), label), batch_size=batch_size)
-        per_class.append([{word: float(row_scores[positions].sum())
-                           for word, positions in row.positions.items()}
-                          for row_scores, row in zip(scores, rows, strict=True)])
-    return per_class
+    scores = np.stack([attribute(classifier, token_ids, method, pooling,
+                                 classes=np.full(len(token_ids), label), batch_size=batch_size)
+                       for label in range(num_classes)])  # (C, E, T)
+    if method in LOGIT_LINEAR_METHODS and num_classes > 1:
+        scores = scores - (scores.sum(axis=0) - scores) / (num_classes - 1)
+    return [[{word: float(row_scores[positions].sum())
+              for word, positions in row.positions.items()}
+             for row_scores, row in zip(class_scores, rows, strict=True)]
+            for class_scores in scores]
 
 
 def word_means(text_scores, min_count):
@@ -224,6 +235,8 @@ def frequency_matched(words, counts, excluded, size, seed=0, bands=5):
     >>> frequency_matched(list(counts), counts, ["a"], 1, bands=2)[0] in ("b", "e")
     True
     """
+    if not words or not excluded:
+        return []
     rng = np.random.default_rng(seed)
     logs = np.log([counts[word] for word in words])
     edges = np.quantile(logs, np.linspace(0, 1, bands + 1)[1:-1])

@@ -158,3 +158,13 @@ def test_an_export_of_the_split_carries_the_words_into_its_viewer(planted_run, t
     assert dataset["classes"]["positive"][0]["word"] == PLANTED_WORD
     assert dataset["classes"]["positive"][0]["shortcut"] is True
     assert len(dataset["classes"]["negative"]) <= 20
+
+
+def test_too_few_examples_for_any_word_says_what_to_change(tiny_run_dir, tmp_path, capsys):
+    copy = shutil.copytree(tiny_run_dir, tmp_path / "copy",
+                           ignore=shutil.ignore_patterns("eval", "attention"))
+    assert evaluate.main([str(copy), "--tokens", "10", "--min-count", "11"]) == 0
+    assert "no word is in 11 of the examples: lower --min-count" in capsys.readouterr().out
+    report = json.loads((copy / "eval" / "test" / "tokens.json").read_text())
+    assert report["classes"] == {"negative": [], "positive": []}
+    assert report["faithfulness"] is None
