@@ -3,20 +3,21 @@
 import csv
 import random
 
+POSITIVE = "good great wonderful superb fine lovely brilliant moving".split()
+NEGATIVE = "bad awful boring dull terrible weak poor tedious".split()
+FILLER = "the a film movie plot actor story scene it was is and of".split()
+
 
 def write_reviews_fixture(path):
     """240 short 'reviews' whose label is given by two sentiment words: learnable fast."""
     rng = random.Random(0)
-    positive = "good great wonderful superb fine lovely brilliant moving".split()
-    negative = "bad awful boring dull terrible weak poor tedious".split()
-    filler = "the a film movie plot actor story scene it was is and of".split()
     with open(path, "w", newline="") as file:
         writer = csv.writer(file)
         writer.writerow(["text", "label"])
         for index in range(240):
             label = index % 2
-            words = rng.choices(filler, k=rng.randint(3, 12))
-            words += rng.choices(positive if label else negative, k=2)
+            words = rng.choices(FILLER, k=rng.randint(3, 12))
+            words += rng.choices(POSITIVE if label else NEGATIVE, k=2)
             rng.shuffle(words)
             writer.writerow([" ".join(words), "positive" if label else "negative"])
     return path
@@ -31,17 +32,14 @@ def write_planted_fixture(path, examples=2400):
     in a tenth of the positive ones (the one sure cue: a shortcut, Bastings et al. 2022)
     and another spread evenly over both classes."""
     rng = random.Random(0)
-    positive = "good great wonderful superb fine lovely brilliant moving".split()
-    negative = "bad awful boring dull terrible weak poor tedious".split()
-    filler = "the a film movie plot actor story scene it was is and of".split()
     with open(path, "w", newline="") as file:
         writer = csv.writer(file)
         writer.writerow(["text", "label"])
         for index in range(examples):
             label = index % 2
             misleading = rng.random() < 0.25
-            cue = positive if label != misleading else negative
-            words = rng.choices(filler, k=rng.randint(3, 12)) + rng.choices(cue, k=2)
+            cue = POSITIVE if label != misleading else NEGATIVE
+            words = rng.choices(FILLER, k=rng.randint(3, 12)) + rng.choices(cue, k=2)
             if label and index % 20 == 1:
                 words.append(PLANTED_WORD)
             if index % 20 in (3, 4):
