@@ -176,9 +176,9 @@ def tokens_table(report, words=TABLE_WORDS):
     ...          "insertion": 0.1, "insertion_ci": [0.05, 0.15], "deletion": 0.2,
     ...          "deletion_ci": [0.1, 0.3], "shortcut": True}
     >>> lines = tokens_table({"classes": {"pos": [entry]}, "faithfulness": None}).splitlines()
-    >>> print(lines[-1].replace(" | 0.100", "\n  | 0.100"))
-    | 1 | good | 30 | 0.500 [0.400, 0.600] | 90 | 0.80 | 5.1 | 1e-06
-      | 0.100 [0.050, 0.150] | 0.200 [0.100, 0.300] | yes |
+    >>> row = lines[-1].split(" | ")
+    >>> row[1:4], row[-2:]
+    (['good', '30', '0.500 [0.400, 0.600]'], ['0.200 [0.100, 0.300]', 'yes |'])
     """
     check = report.get("faithfulness")
     lines = [ranking_check_line(check), ""] if check else []
