@@ -104,7 +104,7 @@ def attribute(classifier, token_ids, method, pooling, classes=None, seed=0,
 def probabilities(classifier, token_ids, batch_size=BATCH_SIZE, head_mask=None):
     """The classifier's class probabilities, float64 (R, C), for token ids (R, T); with a
     `head_mask` (L, N), those of the heads it keeps."""
-    token_ids = np.asarray(token_ids)
+    token_ids = np.asarray(token_ids, dtype=np.int64)  # the graph's one signature
     forward = _inference(classifier) if head_mask is None else (
         lambda ids: classifier(ids, training=False, head_mask=head_mask))
     return np.concatenate([
