@@ -30,6 +30,7 @@ from inspection.methods.attribution import DEFAULT_METHOD, probabilities
 from inspection.methods.faithfulness import paired_bootstrap
 from inspection.methods.word_reliance import class_word_scores, text_words, word_means
 from run_inspection.faithfulness import tokenize
+from run_inspection.tokens import markdown_cell
 
 CHANGED_WORDS = 10
 PREDICTION_BATCH_SIZE = 128
@@ -142,14 +143,15 @@ def comparison_table(report, disagreements=TABLE_DISAGREEMENTS):
              f"## Disagreements ({len(report['disagreements'])}, most confident first)", "",
              "| position | label | run | other | text |", "|---|---|---|---|---|"]
     for entry in report["disagreements"][:disagreements]:
-        text = entry["text"].replace("|", "\\|").replace("\n", " ")[:120]
+        text = markdown_cell(entry["text"].replace("\n", " ")[:120])
         lines.append(f"| {entry['position']} | {entry['label']} | {entry['run_label']} "
                      f"({entry['run_probability']:.2f}) | {entry['other_label']} "
                      f"({entry['other_probability']:.2f}) | {text} |")
     for name, entries in report["changed_words"].items():
         lines += ["", f"## {name}: words whose attribution changed most", "",
                   "| word | count | run | other | change |", "|---|---|---|---|---|"]
-        lines += [f"| {entry['word']} | {entry['count']} | {entry['run_attribution']:.3f} | "
+        lines += [f"| {markdown_cell(entry['word'])} | {entry['count']} | "
+                  f"{entry['run_attribution']:.3f} | "
                   f"{entry['other_attribution']:.3f} | {entry['change']:+.3f} |"
                   for entry in entries]
     return "\n".join(lines)

@@ -69,8 +69,12 @@ def measure_run_tokens(run, texts, labels, limit, split, method=DEFAULT_METHOD, 
                                     tests=max(1, len(counts) * num_classes))
     full = probabilities(classifier, token_ids, EDIT_BATCH_SIZE)  # (E, C)
     sites = insertion_sites(rows, seed)
-    editing = {"classifier": classifier, "cap": classifier.encoder.sequence_length,
-               "keep_last": is_word_piece(vocabulary), "batch_size": EDIT_BATCH_SIZE}
+    # The vectorizer's cap (the run's text.sequence_length), not the checkpoint's positions.
+    length = run.config.text.sequence_length
+    cap = classifier.encoder.sequence_length
+    editing = {"classifier": classifier, "keep_last": is_word_piece(vocabulary),
+               "cap": min(cap, length) if isinstance(length, int) else cap,
+               "batch_size": EDIT_BATCH_SIZE}
     classes, checks = {}, {}
     for label, name in enumerate(run.class_names):
         means = word_means(per_class[label], min_count)
@@ -81,7 +85,9 @@ def measure_run_tokens(run, texts, labels, limit, split, method=DEFAULT_METHOD, 
         def insertion(word, label=label, targets=targets):
             return insertion_effects(token_ids=token_ids[targets], sites=sites[targets],
                                      pieces=pieces[word], label=label,
-                                     base=full[targets, label], **editing)
+                                     base=full[targets, label],
+                                     boundaries=[rows[index].boundaries for index in targets],
+                                     **editing)
 
         entries, inserted = [], {}
         for word in ranked:
@@ -153,7 +159,7 @@ def _ci(value, bounds, digits=3):
     return f"{value:.{digits}f} [{bounds[0]:.{digits}f}, {bounds[1]:.{digits}f}]"
 
 
-def _cell(text):
+def markdown_cell(text):
     """Text in a Markdown table cell: a word may be "|"."""
     return str(text).replace("|", "\\|")
 
@@ -191,7 +197,7 @@ def tokens_table(report, words=TABLE_WORDS):
             share = entry["p_class_given_word"]
             z = entry["z"]
             lines.append(
-                f"| {rank} | {_cell(entry['word'])} | {entry['count']} | "
+                f"| {rank} | {markdown_cell(entry['word'])} | {entry['count']} | "
                 f"{_ci(entry['attribution'], entry['attribution_ci'])} | {entry['train_count']} "
                 f"| {'-' if share is None else f'{share:.2f}'} | "
                 f"{'-' if z is None else f'{z:.1f}'} | {entry['p_value']:.2g} | "

@@ -117,14 +117,16 @@ _INFERENCE = weakref.WeakKeyDictionary()
 
 def _inference(classifier):
     """The classifier in inference, on TensorFlow one graph for every batch shape: the
-    dataset measures run thousands of forward passes, a third faster than eagerly."""
+    dataset measures run thousands of forward passes, a third faster than eagerly. A model
+    changed in place afterwards (quantized) needs a new classifier object."""
     if keras.backend.backend() != "tensorflow":
         return lambda ids: classifier(ids, training=False)
     if classifier not in _INFERENCE:
         import tensorflow as tf
 
+        model = weakref.ref(classifier)  # the cache must not keep its key alive
         _INFERENCE[classifier] = tf.function(
-            lambda ids: classifier(ids, training=False),
+            lambda ids: model()(ids, training=False),
             input_signature=[tf.TensorSpec((None, None), tf.int64)])
     return _INFERENCE[classifier]
 

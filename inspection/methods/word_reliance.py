@@ -167,21 +167,29 @@ def insertion_sites(rows, seed=0):
     return np.array([row.boundaries[rng.integers(len(row.boundaries))] for row in rows])
 
 
-def inserted(token_ids, sites, pieces, cap, keep_last):
+def inserted(token_ids, sites, pieces, cap, keep_last, boundaries=None):
     """The rows (E, T) with `pieces` inserted before each row's site, cut to `cap` tokens
     (a WordPiece text keeps its closing "[SEP]": `keep_last`). A word that the cut would
-    remove moves to the last site where it fits: the model must see it.
+    remove moves to the last of the row's `boundaries` (`TextWords.boundaries`; None: any
+    position) where it fits: the model must see it, and whole.
 
     Example:
     >>> inserted(np.array([[2, 5, 3, 0]]), [1], (9,), cap=8, keep_last=True).tolist()
     [[2, 9, 5, 3]]
     >>> inserted(np.array([[2, 5, 6, 3]]), [3], (9, 8), cap=4, keep_last=True).tolist()
     [[2, 9, 8, 3]]
+    >>> inserted(np.array([[2, 5, 6, 7, 3]]), [4], (9,), cap=4, keep_last=True,
+    ...          boundaries=[[1, 3, 4]]).tolist()  # 6 is "##" of 5's word
+    [[2, 9, 5, 3]]
     """
     rows = []
-    for ids, site in zip(np.asarray(token_ids), sites, strict=True):
+    for row, (ids, site) in enumerate(zip(np.asarray(token_ids), sites, strict=True)):
         real = ids[ids != PADDING_ID].tolist()
-        site = max(0, min(site, cap - int(keep_last) - len(pieces)))
+        last = cap - int(keep_last) - len(pieces)
+        if site > last:
+            fitting = [boundary for boundary in (boundaries[row] if boundaries else [last])
+                       if boundary <= last]
+            site = max(fitting, default=0)
         row = real[:site] + list(pieces) + real[site:]
         if len(row) > cap:
             row = row[:cap - 1] + row[-1:] if keep_last else row[:cap]
@@ -191,12 +199,12 @@ def inserted(token_ids, sites, pieces, cap, keep_last):
 
 
 def insertion_effects(classifier, token_ids, sites, pieces, label, cap, keep_last,
-                      base=None, batch_size=32):
+                      base=None, batch_size=32, boundaries=None):
     """Per text, p(label) with the word inserted minus p(label) without: float64 (E,)."""
     if base is None:
         base = class_probabilities(classifier, token_ids, np.full(len(token_ids), label),
                                    batch_size)
-    edited = inserted(token_ids, sites, pieces, cap, keep_last)
+    edited = inserted(token_ids, sites, pieces, cap, keep_last, boundaries)
     return class_probabilities(classifier, edited, np.full(len(edited), label),
                                batch_size) - base
 

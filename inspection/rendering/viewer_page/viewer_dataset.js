@@ -21,10 +21,11 @@ function intervalBar(value, bounds, scale) {
   return box;
 }
 
-// The embedded examples whose words include `word` (words are as the model sees them).
+// The embedded examples whose words include `word` (both are words as the model sees
+// them: the same strings).
 function examplesWith(word) {
   return DATA.examples.map((example, index) => [example, index]).filter(
-    ([example]) => example.words.some((each) => each.toLowerCase() === word));
+    ([example]) => example.words.includes(word));
 }
 
 function renderDatasetExamples(word) {
