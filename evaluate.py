@@ -181,7 +181,7 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20, req
     from models import predict_texts
     from reports import write_reports
     from run_inspection.compare import check_same_labels
-    from run_inspection.measurements import Requests, measure
+    from run_inspection.measurements import Requests, carry_over, measure
 
     requests = requests or Requests()
     for other in requests.others:  # before any work
@@ -202,6 +202,7 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20, req
             metrics = write_reports(staging, texts, labels, probabilities, run.class_names,
                                     worst)
             measure(staging, run, name, texts, labels, probabilities, requests)
+            carry_over(output_dir, staging)
         reports.append(EvaluationReport(run.run_dir, name, output_dir, metrics, texts, labels,
                                         probabilities))
     return reports
@@ -229,15 +230,11 @@ def main(argv=None):
     for flag in ("viewer_examples", "heatmaps"):
         if getattr(args, flag) < 0:
             return fail(f"--{flag.replace('_', '-')} must be 0 or more, got {getattr(args, flag)}")
-    if args.faithfulness is not None and args.faithfulness < 1:
-        return fail(f"--faithfulness must be at least 1, got {args.faithfulness}")
-    if args.faithfulness and args.texts_file is not None:
-        return fail("--faithfulness needs labelled data to evaluate: drop --texts-file")
-    for flag in ("heads", "tokens", "min_count"):
+    for flag in ("faithfulness", "heads", "tokens", "min_count"):
         if getattr(args, flag) is not None and getattr(args, flag) < 1:
             return fail(f"--{flag.replace('_', '-')} must be at least 1, got "
                         f"{getattr(args, flag)}")
-    for flag in ("heads", "tokens", "compare"):
+    for flag in ("faithfulness", "heads", "tokens", "compare"):
         if getattr(args, flag) and args.texts_file is not None:
             return fail(f"--{flag} needs labelled data to evaluate: drop --texts-file")
     if args.method and not (args.tokens or args.compare):

@@ -56,8 +56,8 @@ def compare_runs(run, other, texts, labels, run_probabilities, split, limit=1000
     """The comparison report (see the module docstring) of `run` and `other` on the texts."""
     check_same_labels(run, other)
     labels = np.asarray(labels, dtype=np.int64)
-    other_probabilities = probabilities(other.parts[1], tokenize(other, list(texts)),
-                                        PREDICTION_BATCH_SIZE)
+    other_ids = tokenize(other, list(texts))
+    other_probabilities = probabilities(other.parts[1], other_ids, PREDICTION_BATCH_SIZE)
     predicted, other_predicted = run_probabilities.argmax(-1), other_probabilities.argmax(-1)
     summary, difference = paired_bootstrap({"run": predicted == labels,
                                             "other": other_predicted == labels})
@@ -73,7 +73,8 @@ def compare_runs(run, other, texts, labels, run_probabilities, split, limit=1000
          "other_label": names[other_predicted[index]],
          "other_probability": float(other_probabilities[index].max())}
         for index in differing[np.argsort(-confidence, kind="stable")]]
-    scored = [_word_scores(each, texts[:limit], method, batch_size) for each in (run, other)]
+    scored = [_word_scores(each, ids[:limit], method, batch_size)
+              for each, ids in ((run, tokenize(run, list(texts[:limit]))), (other, other_ids))]
     return {"run": str(run.run_dir), "other": str(other.run_dir), "split": split,
             "examples": len(texts), "agreement": float(np.mean(predicted == other_predicted)),
             "accuracy": summary["run"]["mean"], "other_accuracy": summary["other"]["mean"],
@@ -87,10 +88,10 @@ def compare_runs(run, other, texts, labels, run_probabilities, split, limit=1000
                               for label, name in enumerate(names)}}
 
 
-def _word_scores(run, texts, method, batch_size):
-    """Per class, per text, {word: attribution toward the class} under `run`'s own words."""
+def _word_scores(run, token_ids, method, batch_size):
+    """Per class, per text, {word: attribution toward the class} under `run`'s own words
+    (token ids by its vectorizer; `attribute` cuts each batch to its longest text)."""
     vectorizer, classifier = run.parts
-    token_ids = tokenize(run, list(texts))
     rows, _ = text_words(token_ids, vectorizer.get_vocabulary())
     return class_word_scores(classifier, token_ids, rows, run.pooling, method,
                              len(run.class_names), batch_size)

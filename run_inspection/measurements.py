@@ -10,7 +10,6 @@ import json
 import shutil
 from pathlib import Path
 
-import runs
 from inspection.methods.attribution import DEFAULT_METHOD
 
 # Each flag's files, as glob patterns: faithfulness.json, .md and .png, and so on.
@@ -58,8 +57,8 @@ class Requests:
 
 
 def measure(staging, run, data_name, texts, labels, probabilities, requests):
-    """Writes what `requests` asks for into `staging`, the evaluation folder's replacement,
-    and keeps what was measured there before and not again (`carry_over`)."""
+    """Writes what `requests` asks for into `staging`, the evaluation folder's replacement
+    (then `carry_over` keeps what was measured there before and not again)."""
     from run_inspection import compare, faithfulness, heads, tokens
 
     if requests.faithfulness:
@@ -76,7 +75,6 @@ def measure(staging, run, data_name, texts, labels, probabilities, requests):
         compare.write_comparison(staging, other.run_dir, compare.compare_runs(
             run, other, texts, labels, probabilities, data_name, method=requests.method,
             min_count=requests.min_count))
-    carry_over(staging.with_name(staging.name.removesuffix(runs.PARTIAL_SUFFIX)), staging)
 
 
 def summaries(output_dir, requests):

@@ -65,8 +65,8 @@ def measure_run_tokens(run, texts, labels, limit, split, method=DEFAULT_METHOD, 
               .items()}  # the same words for every class: those of enough texts
     train_texts, train_labels = run.load_split("train")
     train_rows, _ = text_words(tokenize(run, train_texts), vocabulary)
-    association = label_association(train_rows, train_labels, num_classes,
-                                    tests=max(1, len(counts) * num_classes))
+    tests = max(1, len(counts) * num_classes)  # the (word, class) pairs: Bonferroni's factor
+    association = label_association(train_rows, train_labels, num_classes, tests)
     full = probabilities(classifier, token_ids, EDIT_BATCH_SIZE)  # (E, C)
     sites = insertion_sites(rows, seed)
     # The vectorizer's cap (the run's text.sequence_length), not the checkpoint's positions.
@@ -106,7 +106,7 @@ def measure_run_tokens(run, texts, labels, limit, split, method=DEFAULT_METHOD, 
             checks[name] = (np.mean([inserted[word] for word in top], axis=0),
                             np.mean([insertion(word) for word in drawn], axis=0))
     return {"split": split, "examples": len(texts), "method": method, "min_count": min_count,
-            "tests": max(1, len(counts) * num_classes), "classes": classes,
+            "tests": tests, "classes": classes,
             "faithfulness": _ranking_check(checks)}
 
 
