@@ -278,6 +278,12 @@ class TrainingConfig(Section):
     # With model.fine_tune top_blocks or head, the frozen blocks' outputs stay in memory up to this
     # many MB per split; beyond, in files in the run folder (removed when it finishes).
     states_memory_mb: float = option(4096, POSITIVE)
+    # Record every training example's probability of its label, margin and correctness at
+    # each epoch, from the training step's own forward pass, into dynamics.parquet (for
+    # `evaluate.py --suspects`). auto: on when the training split is in memory and one
+    # process trains (docs/data_quality.md).
+    dynamics: bool | str = option(
+        "auto", (lambda v: v == "auto" or isinstance(v, bool), "must be auto, true or false"))
 
     def resolved(self, pretrained: bool = False, lora: bool = False) -> TrainingConfig:
         """This section with every auto field a number, for a run from scratch, one that
@@ -294,6 +300,27 @@ class TrainingConfig(Section):
         auto = AUTO_TRAINING["lora" if lora else "pretrained" if pretrained else "scratch"]
         return dataclasses.replace(self, **{
             name: value for name, value in auto.items() if getattr(self, name) == "auto"})
+
+    def check_together(self):
+        if self.dynamics is True and self.distribution != "none":
+            raise ConfigError("training.dynamics: true records from one process; set "
+                              "training.distribution: none, or training.dynamics: false")
+
+    def records_dynamics(self, streaming: bool | None = None) -> bool:
+        """Whether training records its dynamics (`dynamics: auto` resolved); with
+        `streaming` unknown (None), whether it may.
+
+        Example:
+        >>> TrainingConfig().records_dynamics(streaming=True)
+        False
+        >>> TrainingConfig(dynamics=False).records_dynamics(), TrainingConfig().records_dynamics()
+        (False, True)
+        """
+        if self.dynamics is True and streaming:
+            raise ConfigError("training.dynamics: true needs the training split in memory and "
+                              "it is streamed; set dataset.streaming: false, or "
+                              "training.dynamics: false")
+        return self.dynamics is not False and self.distribution == "none" and not streaming
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ Usage:
     python evaluate.py runs/default --split validation --heads 500   # every attention head
     python evaluate.py runs/default --tokens 1000      # the words the model relies on
     python evaluate.py runs/default --compare runs/default_int8     # two models compared
+    python evaluate.py runs/default --suspects 200     # the training labels that look wrong
 
 Loads `RUN_DIR/model.keras` in safe mode (raw strings in, probabilities out) and writes
 `RUN_DIR/eval/<split or file stem>/`: metrics.json (accuracy, macro and weighted F1, loss),
@@ -38,6 +39,8 @@ and .png) and kept by a later evaluation without its flag:
   with the training split's p(class | word) and each word's measured insertion and deletion
   effect (docs/dataset_inspection.md);
 - `--compare OTHER_RUN`: the two runs on the same texts, into `compare_<other>.json`.
+`--suspects K` (200) ranks the training labels by the run's training dynamics into
+`eval/train/` (suspects.csv, data_map.json and .png; docs/data_quality.md).
 
 Exit codes: 0 done, 2 missing or unreadable run folder, model or data, bad example ids,
 an empty texts file, an export in the way, or runs with different classes to compare.
@@ -109,6 +112,11 @@ def parse_args(argv):
         "--compare", metavar="OTHER_RUN",
         help="also compare with another run on the same texts (agreement, accuracy "
              "difference, disagreements, attributions)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--suspects", type=int, nargs="?", const=200, metavar="K",
+        help="also rank the training labels by the training dynamics: the K most suspect "
+             "into eval/train/suspects.csv, with the data map (default 200)",
     )  # fmt: skip
     parser.add_argument(
         "--method", choices=ATTRIBUTION_METHODS, metavar="NAME",
@@ -230,11 +238,11 @@ def main(argv=None):
     for flag in ("viewer_examples", "heatmaps"):
         if getattr(args, flag) < 0:
             return fail(f"--{flag.replace('_', '-')} must be 0 or more, got {getattr(args, flag)}")
-    for flag in ("faithfulness", "heads", "tokens", "min_count"):
+    for flag in ("faithfulness", "heads", "tokens", "suspects", "min_count"):
         if getattr(args, flag) is not None and getattr(args, flag) < 1:
             return fail(f"--{flag.replace('_', '-')} must be at least 1, got "
                         f"{getattr(args, flag)}")
-    for flag in ("faithfulness", "heads", "tokens", "compare"):
+    for flag in ("faithfulness", "heads", "tokens", "compare", "suspects"):
         if getattr(args, flag) and args.texts_file is not None:
             return fail(f"--{flag} needs labelled data to evaluate: drop --texts-file")
     if args.method and not (args.tokens or args.compare):
@@ -255,17 +263,19 @@ def main(argv=None):
     problems += [cli.missing_input("--texts-file", args.texts_file)]
     problems += [runs.run_dir_problem(run_dir) for run_dir in args.run_dirs]
     problems += [runs.run_dir_problem(args.compare) if args.compare else None]
+    problems += [runs.dynamics_problem(run_dir) for run_dir in args.run_dirs if args.suspects]
     if any(problems):
         return fail(next(problem for problem in problems if problem))
     cli.start_tensorflow()
     import run_inspection
     from data import DataError, read_texts_file
     from run_inspection.measurements import Requests, summaries
+    from run_inspection.suspects import suspects_report, suspects_summary
 
     options = {"overwrite": args.overwrite, "viewer_examples": args.viewer_examples,
                "methods": args.methods,
                "heatmap_examples": args.heatmaps, "verbose": 1 if sys.stdout.isatty() else 0}
-    reports, viewers = [], []
+    reports, viewers, suspects = [], [], []
     try:
         texts = read_texts_file(args.texts_file) if args.texts_file is not None else None
         if args.export_attention_ids is not None:
@@ -288,6 +298,8 @@ def main(argv=None):
             run_reports = evaluate_run(run, args.split, args.data, args.batch_size, args.worst,
                                        requests)
             reports += run_reports
+            if args.suspects:
+                suspects.append((run_dir, suspects_report(run, args.suspects)))
             if export:
                 viewers.append(run_inspection.export_evaluation_attention(
                     run, run_reports[0], out_dir, args.export_attention,
@@ -299,6 +311,9 @@ def main(argv=None):
     for report in reports:
         for title, table in summaries(report.output_dir, requests):
             print(f"\n{title}, {report.run_dir} on {report.data_name}:\n{table.rstrip()}")
+    for run_dir, folder in suspects:
+        print(f"\nthe most suspect training labels of {run_dir} (all {args.suspects} and the "
+              f"data map in {folder}/):\n{suspects_summary(folder)}")
     for viewer in viewers:
         print(f"attention viewer: {viewer}")
     return 0

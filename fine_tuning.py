@@ -99,7 +99,8 @@ class TopBlocks(FullFineTune):
         states = make_pipelines(
             data.splits, data.vectorizer, config.training.batch_size, seed=config.training.seed,
             pad_to_cap=not config.model.mask_zero, lower_states=LowerStates(
-                compute, run_dir / runs.STATES_DIR, config.training.states_memory_mb))
+                compute, run_dir / runs.STATES_DIR, config.training.states_memory_mb),
+            positions=config.training.dynamics)
         states = one_hot_labels({split: states[split] for split in ("train", "validation")},
                                 len(data.class_names))
         epoch_steps(states, config.training)  # A capped epoch: the train split repeats.

@@ -6,6 +6,8 @@ A run folder, `<output.root>/<output.name>/`, holds:
     model.keras        raw strings in, class probabilities out (safe-mode loadable)
     labels.json        the class names, in the model's output order
     history.csv        one row per finished epoch, counted from 1 (CSVLogger)
+    dynamics.parquet   each training example's probability, margin and correctness per
+                       epoch (training.dynamics; models/training_dynamics.py)
     metrics.json       validation and test metrics, epochs, best epoch, wall time
     checkpoints/       the best epoch's weights, while training (output.keep_checkpoints)
     logs/              TensorBoard logs (attention images in logs/attention/)
@@ -44,6 +46,7 @@ MODEL_FILE = "model.keras"
 ADAPTER_FILE = "adapter.weights.h5"  # a LoRA run's factors and head (models/lora.py)
 LABELS_FILE = "labels.json"
 HISTORY_FILE = "history.csv"
+DYNAMICS_FILE = "dynamics.parquet"
 METRICS_FILE = "metrics.json"
 BEST_WEIGHTS = "checkpoints/best.weights.h5"
 BACKUP_DIR = "backup"
@@ -308,6 +311,20 @@ def run_dir_problem(run_dir: str | Path) -> str | None:
     hint = (f"; {staging} is an unfinished run: rerun its train.py command to finish it"
             if staging.is_dir() else "")
     return f"{run_dir}: no such run folder{hint}"
+
+
+def dynamics_problem(run_dir: str | Path) -> str | None:
+    """Why `run_dir` has no training dynamics to rank its labels by, or None.
+
+    Example:
+    >>> dynamics_problem("runs/nothere").split(":")[0]
+    'runs/nothere has no dynamics.parquet'
+    """
+    if (Path(run_dir) / DYNAMICS_FILE).is_file():
+        return None
+    return (f"{run_dir} has no {DYNAMICS_FILE}: --suspects ranks labels by the training "
+            "dynamics; train it again with --set training.dynamics=true (on by default when "
+            "the training split is in memory)")
 
 
 def load_run(run_dir: str | Path) -> Run:

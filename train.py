@@ -77,7 +77,8 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
                       + (" (the stream starts over: not the batches the interrupted run would "
                          "have had next)." if data.streaming else "."))
             with data.stream_errors_named():
-                callbacks = (make_callbacks(config.training, data, run_dir, classifier)
+                callbacks = (dynamics_callbacks(config.training, data, trainer, run_dir)
+                             + make_callbacks(config.training, data, run_dir, classifier)
                              + recipe.callbacks(classifier, run_dir) + list(callbacks))
                 fit(trainer, fit_pipelines, steps_per_epoch, config.training, run_dir,
                     callbacks, verbose, replay=not data.streaming)
@@ -101,10 +102,30 @@ def resolved_config(config: Config, data, recipe) -> Config:
     if config.text.sequence_length == "auto":
         print(f"text.sequence_length: auto -> {data.sequence_length} (99% of the training "
               "texts have at most that many tokens; batches are padded to their longest)")
+    training = config.training.resolved(pretrained=bool(config.model.pretrained),
+                                        lora=recipe.lora)
+    dynamics = training.records_dynamics(data.streaming)
+    if training.dynamics == "auto":
+        print(f"training.dynamics: auto -> {str(dynamics).lower()} ("
+              + ("each training example's probability, margin and correctness per epoch go "
+                 "to dynamics.parquet, for evaluate.py --suspects)" if dynamics else
+                 "the training split is streamed or several processes train)"))
     return dataclasses.replace(
         config, text=dataclasses.replace(config.text, sequence_length=data.sequence_length),
-        training=config.training.resolved(pretrained=bool(config.model.pretrained),
-                                          lora=recipe.lora))
+        training=dataclasses.replace(training, dynamics=dynamics))
+
+
+def dynamics_callbacks(training, data, trainer, run_dir: Path) -> list:
+    """With `training.dynamics`, the callback that writes them: first, so that an epoch's
+    rows are on disk before its backup (`models.DynamicsLogger`)."""
+    if not training.dynamics:
+        return []
+    from models import DynamicsLogger, TrainingDynamics, text_hashes
+
+    texts = data.splits.train[0]
+    dynamics = TrainingDynamics(len(texts))
+    trainer.record_dynamics(dynamics)
+    return [DynamicsLogger(dynamics, run_dir / runs.DYNAMICS_FILE, text_hashes(texts))]
 
 
 def load_data(config: Config, weights, worker=(0, 1)):
@@ -125,7 +146,7 @@ def load_data(config: Config, weights, worker=(0, 1)):
     data = build_datasets(config.dataset, config.text, config.training.batch_size,
                           seed=config.training.seed, pad_to_cap=not config.model.mask_zero,
                           vocabulary=weights.vocabulary, tokenizer=weights.tokenizer,
-                          worker=worker)
+                          worker=worker, positions=config.training.records_dynamics())
     print(data.description)
     pipelines = one_hot_labels(data.pipelines, len(data.class_names))
     return data, pipelines, epoch_steps(pipelines, config.training, data.train_steps)

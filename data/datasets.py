@@ -70,6 +70,7 @@ def build_datasets(
     vocabulary: list[str] | None = None,
     tokenizer=None,
     worker: tuple[int, int] = (0, 1),
+    positions: bool = False,
 ) -> Datasets:
     """Loads or streams the splits, adapts the vectorizer on train and builds the pipelines.
 
@@ -81,7 +82,8 @@ def build_datasets(
     instead of adapting one on the training texts; a `tokenizer` (a checkpoint's
     `WordPieceTokenizer`) replaces the vectoriser. `worker` (index, count): the share of
     a multi-worker run's training stream this process reads (in memory, tf.distribute
-    shards the batches).
+    shards the batches). `positions`: in memory, each training element also carries its
+    text's position in the split (`make_pipelines`); a stream's never do.
 
     Example:
     >>> # data = build_datasets({"name": "reuters_r8"}, {"sequence_length": 128}, 32, seed=0)
@@ -100,6 +102,7 @@ def build_datasets(
     if rate < 1:  # The streaming path's sample: the same texts, so the same vocabulary.
         texts = texts[in_sample(tf.constant(texts), rate, dataset.split_seed).numpy()]
     vectorizer = make_vectorizer(text, texts, vocabulary, tokenizer)
-    pipelines = make_pipelines(splits, vectorizer, batch_size, seed, pad_to_cap)
+    pipelines = make_pipelines(splits, vectorizer, batch_size, seed, pad_to_cap,
+                               positions=positions)
     return Datasets(pipelines, vectorizer, splits.class_names, splits=splits,
                     description=plan.describe(dataset))

@@ -35,16 +35,19 @@ from models.transformer_classifier import (
     token_embeddings,
     token_vectors,
 )
+from models.training_dynamics import DynamicsLogger, TrainingDynamics, text_hashes
 from models.trim_padding import TrimPadding
 from models.upgrade import OutdatedFileError
 
 __all__ = [
+    "DynamicsLogger",
     "HistoryLogger",
     "RandomStateBackup",
     "ResumableEarlyStopping",
     "StopOnNonFiniteLoss",
     "TextEncoder",
     "TrimPadding",
+    "TrainingDynamics",
     "TrainingError",
     "TransformerClassifier",
     "build_classifier",
@@ -64,6 +67,7 @@ __all__ = [
     "make_strategy",
     "predict_batches",
     "predict_texts",
+    "text_hashes",
     "token_embeddings",
     "token_vectors",
 ]

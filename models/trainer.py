@@ -215,8 +215,28 @@ class Trainer(keras.Model):
     optimizer's part of making replicas train like one process is in `make_optimizer`.)
     """
 
+    dynamics = None  # a TrainingDynamics, once `record_dynamics` is called
+
+    def record_dynamics(self, dynamics):
+        """Hands each training step's predictions to `dynamics` (`TrainingDynamics`): the
+        train batches must then carry each text's position third (`make_pipelines`)."""
+        self.dynamics = dynamics
+
     def train_step(self, data):
-        return self._with_worker_axis(super().train_step(data))
+        if self.dynamics is None:
+            return self._with_worker_axis(super().train_step(data))
+        # Keras would take a third element for sample weights: it is the texts' positions,
+        # which `compute_metrics` of this same step records with the step's predictions.
+        x, y, self.dynamics.pending_positions = data
+        try:
+            return self._with_worker_axis(super().train_step((x, y)))
+        finally:
+            self.dynamics.pending_positions = None
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        if self.dynamics is not None and self.dynamics.pending_positions is not None:
+            self.dynamics.record(self.dynamics.pending_positions, y, y_pred)
+        return super().compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
     def test_step(self, data):
         return self._with_worker_axis(super().test_step(data))
@@ -239,6 +259,8 @@ class Trainer(keras.Model):
         spec = iterator.data_adapter.get_tf_dataset().element_spec
         spec = keras.tree.map_structure(
             lambda value: getattr(value, "_value_specs", (value,))[0], spec)
+        if self.dynamics is not None:
+            spec = spec[:2]  # (inputs, labels): the positions are no sample weights
         with self.distribute_strategy.scope():
             self._symbolic_build(data_batch=spec)
 

@@ -31,11 +31,13 @@ EVALUATION_BUCKET_WIDTH = 16
 def make_pipelines(
     splits: TextSplits, vectorizer: keras.layers.TextVectorization, batch_size: int, seed: int,
     pad_to_cap: bool = False, evaluation_buckets: bool = True,
-    lower_states: LowerStates | None = None,
+    lower_states: LowerStates | None = None, positions: bool = False,
 ) -> dict[str, tf.data.Dataset]:
     """Batched `(token_ids int64 (B, T), label int64 (B,))` datasets for each split; with
     `lower_states`, train and validation batches are `((token_ids, states (B, A, D)),
     label)`, the frozen lower blocks' states computed once (`data.pipelines.lower_states`).
+    With `positions`, train batches carry a third element: each text's position in the
+    split, int64 (B,) (what `models.TrainingDynamics` records by); the order is the same.
 
     T is the longest text of the batch (at most the vectoriser's sequence length). Texts
     are vectorised inside tf.data (never inside the trained model: string tensors fail
@@ -54,10 +56,14 @@ def make_pipelines(
     pipelines = {}
     for split in SPLITS:
         texts, labels = getattr(splits, split)
+        columns = (texts, labels)
+        if positions and split == "train":
+            columns += (np.arange(len(labels), dtype=np.int64),)
         dataset = (
-            tf.data.Dataset.from_tensor_slices((texts, labels))
+            tf.data.Dataset.from_tensor_slices(columns)
             .batch(VECTORIZE_CHUNK)
-            .map(lambda text, label: (vectorizer(text), label), num_parallel_calls=tf.data.AUTOTUNE)
+            .map(lambda text, *rest: (vectorizer(text), *rest),
+                 num_parallel_calls=tf.data.AUTOTUNE)
             .unbatch()
         )
         dataset = (dataset if pad_to_cap else dataset.map(drop_padding)).cache()
@@ -71,7 +77,7 @@ def make_pipelines(
             # Counted before the shuffle, whose every iterator draws the next seeded order;
             # in chunks (one text at a time, Python's overhead took seconds per split).
             lengths = np.concatenate([np.zeros(0, np.int32), *(
-                texts_only.map(lambda token_ids, label: tf.shape(token_ids)[0])
+                texts_only.map(lambda token_ids, *rest: tf.shape(token_ids)[0])
                 .batch(VECTORIZE_CHUNK).as_numpy_iterator()
             )])
             longest = lengths.max(initial=1)
@@ -80,7 +86,7 @@ def make_pipelines(
             else:
                 edges = list(range(EVALUATION_BUCKET_WIDTH, longest, EVALUATION_BUCKET_WIDTH))
             dataset = _shuffled(dataset, split, len(labels), seed).bucket_by_sequence_length(
-                lambda inputs, label: tf.shape(inputs[0] if isinstance(inputs, tuple)
+                lambda inputs, *rest: tf.shape(inputs[0] if isinstance(inputs, tuple)
                                                else inputs)[0],
                 bucket_boundaries=[edge + 1 for edge in edges],
                 bucket_batch_sizes=[batch_size] * (len(edges) + 1),
@@ -95,8 +101,8 @@ def make_pipelines(
 
 def one_hot_labels(pipelines, num_classes):
     """`pipelines` with one-hot labels: the trainer's loss takes categorical targets."""
-    def one_hot(token_ids, label):
-        return token_ids, tf.one_hot(label, num_classes)
+    def one_hot(token_ids, label, *positions):
+        return token_ids, tf.one_hot(label, num_classes), *positions
 
     # A mapped dataset keeps its known number of batches (Keras needs it for steps).
     return {split: dataset.map(one_hot) for split, dataset in pipelines.items()}
@@ -109,10 +115,10 @@ def _shuffled(dataset, split, size, seed):
     return dataset.shuffle(size, seed=seed, reshuffle_each_iteration=True)
 
 
-def drop_padding(token_ids, label):
+def drop_padding(token_ids, *rest):
     """One text's ids without their trailing padding (id 0); at least one id is kept."""
     length = tf.maximum(tf.reduce_sum(tf.cast(token_ids != 0, tf.int32)), 1)
-    return token_ids[:length], label
+    return token_ids[:length], *rest
 
 
 def bucketed_batch_count(lengths, edges, batch_size):

@@ -39,7 +39,8 @@ class LowerStates:
 
 def with_lower_states(dataset, lower_states, split):
     """`dataset` of (token ids (T,), label) -> ((token ids (T,), states (A, D)), label),
-    the states computed by `lower_states.compute` on the first pass and cached.
+    the states computed by `lower_states.compute` on the first pass and cached; a third
+    element (the text's position, `make_pipelines(positions=True)`) passes through.
 
     Example:
     >>> ids = tf.data.Dataset.from_tensor_slices(([[3, 4], [5, 0]], [1, 0]))
@@ -51,10 +52,12 @@ def with_lower_states(dataset, lower_states, split):
     probe = tf.convert_to_tensor(lower_states.compute(tf.ones((1, 2), tf.int64)))  # (1, A, D)
     width, dtype = int(probe.shape[-1]), probe.dtype
     extra = int(probe.shape[1]) - 2  # 1 with a class token
-    with_lengths = dataset.map(lambda token_ids, label: (token_ids, label, tf.shape(token_ids)[0]))
+    with_lengths = dataset.map(
+        lambda token_ids, *rest: (token_ids, tf.shape(token_ids)[0], *rest))
+    extra_specs = dataset.element_spec[1:]  # the label, and a position if there is one
 
     def generate():
-        for token_ids, labels, lengths in with_lengths.padded_batch(SORT_CHUNK):
+        for token_ids, lengths, *rest in with_lengths.padded_batch(SORT_CHUNK):
             token_ids, lengths = token_ids.numpy(), lengths.numpy()  # (C, T), (C,)
             states = [None] * len(lengths)
             by_length = np.argsort(lengths, kind="stable")
@@ -64,19 +67,19 @@ def with_lower_states(dataset, lower_states, split):
                     token_ids[rows, :lengths[rows].max()]))  # (b, A, D)
                 for row, state in zip(rows, computed):
                     states[row] = state[:lengths[row] + extra]
-            for ids, state, label, length in zip(token_ids, states, labels.numpy(), lengths):
-                yield (ids[:length], state), label
+            rest = [column.numpy() for column in rest]
+            for row, (ids, state, length) in enumerate(zip(token_ids, states, lengths)):
+                yield (ids[:length], state), *(column[row] for column in rest)
 
-    label_spec = dataset.element_spec[1]
     states = tf.data.Dataset.from_generator(generate, output_signature=(
         (tf.TensorSpec((None,), tf.int64), tf.TensorSpec((None, width), dtype)),
-        tf.TensorSpec(label_spec.shape, label_spec.dtype)))
+        *(tf.TensorSpec(spec.shape, spec.dtype) for spec in extra_specs)))
     return states.cache(_cache_file(with_lengths, lower_states, split, width, dtype, extra))
 
 
 def _cache_file(with_lengths, lower_states, split, width, dtype, extra):
     """'' (memory) when the split's states fit `memory_mb`, else a fresh file path."""
-    lengths = with_lengths.map(lambda token_ids, label, length: length).batch(1024)
+    lengths = with_lengths.map(lambda token_ids, length, *rest: length).batch(1024)
     positions = sum(int(chunk.sum()) + extra * len(chunk) for chunk in lengths.as_numpy_iterator())
     megabytes = positions * width * dtype.size / 2**20
     if lower_states.folder is None or megabytes <= lower_states.memory_mb:
