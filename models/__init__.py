@@ -28,6 +28,7 @@ from models.trainer import (
     freeze_lower_blocks,
     make_optimizer,
 )
+from models.training_dynamics import DynamicsLogger, TrainingDynamics, text_hashes
 from models.transformer_classifier import (
     TransformerClassifier,
     build_classifier,
@@ -35,7 +36,6 @@ from models.transformer_classifier import (
     token_embeddings,
     token_vectors,
 )
-from models.training_dynamics import DynamicsLogger, TrainingDynamics, text_hashes
 from models.trim_padding import TrimPadding
 from models.upgrade import OutdatedFileError
 

@@ -79,8 +79,9 @@ def suspects_summary(folder, rows=10) -> str:
     for row in table.itertuples():
         text = " ".join(str(row.text).split())
         text = text if len(text) <= 70 else text[:69] + "…"
-        lines.append(f"| {row.position} | {markdown_cell(row.label)} | "
-                     f"{markdown_cell(row.model_label)} | {row.score:.3f} | {markdown_cell(text)} |")
+        cells = (row.position, markdown_cell(row.label), markdown_cell(row.model_label),
+                 f"{row.score:.3f}", markdown_cell(text))
+        lines.append("| " + " | ".join(map(str, cells)) + " |")
     return "\n".join(lines)
 
 
