@@ -33,9 +33,9 @@ class TrainingDynamics:
     >>> dynamics.record(tf.constant([2, 0]), tf.constant([[0., 1.], [1., 0.]]),
     ...                 tf.constant([[0.2, 0.8], [0.25, 0.75]]))
     >>> rows = dynamics.epoch_values()
-    >>> rows["position"].tolist(), rows["probability"].round(2).tolist()
+    >>> rows["position"].tolist(), [round(float(p), 2) for p in rows["probability"]]
     ([0, 2], [0.25, 0.8])
-    >>> rows["margin"].round(3).tolist(), rows["correct"].tolist()  # log(.25/.75), log(4)
+    >>> [round(float(m), 3) for m in rows["margin"]], rows["correct"].tolist()  # log(.25/.75), log(4)
     ([-1.099, 1.386], [False, True])
     """
 
@@ -76,8 +76,9 @@ def text_hashes(texts) -> np.ndarray:
     """A 16-hex-digit BLAKE2b hash of each text (UTF-8): the file's key beside the position.
 
     Example:
-    >>> text_hashes(["a", "a", "b"]).tolist()[1:]
-    ['df9b4ed3a5d7b2b1', '50df01ce84a7e4e7']
+    >>> first, again, other = text_hashes(["a", "a", "b"])
+    >>> first == again, first == other, len(first)
+    (True, False, 16)
     """
     return np.array([hashlib.blake2b(str(text).encode(), digest_size=8).hexdigest()
                      for text in texts], dtype=object)

@@ -108,7 +108,7 @@ def regions(statistics: pd.DataFrame) -> pd.Series:
                       np.where(statistics["confidence"] >= EASY_CONFIDENCE, "easy-to-learn",
                                "hard-to-learn")).astype(object)
     region[statistics["confidence"].isna().to_numpy()] = None
-    return pd.Series(region, index=statistics.index)
+    return pd.Series(region, index=statistics.index, dtype=object)
 
 
 def region_shares(statistics: pd.DataFrame) -> dict:
