@@ -104,9 +104,9 @@ def export_attention(
             None: each block's heads numbered from 0.
         heads: the heads measured across a split (`run_inspection.attention.heads_block`
             of the run's heads.json), shown in the viewer's model view and heads panel; None: none.
-        dataset: the words the model relies on across a split
-            (`run_inspection.tokens.viewer_block` of the run's tokens.json), shown in the
-            viewer's Dataset panel; None: none.
+        dataset: the words the model relies on, the training data map and the weak
+            slices (`run_inspection.dataset_panel.dataset_block` of the run's eval/
+            folder), shown in the viewer's Dataset panel; None: none.
         verbose: 1 shows a `keras.utils.Progbar`, 0 is silent.
 
     Returns:

@@ -6,8 +6,8 @@ unless asked (`overwrite`); then the new one replaces it as a whole or not at al
 (`runs.staged_folder`). Every attribution method is stored (`methods` picks fewer), and an
 export of a split that `evaluate.py --faithfulness` measured carries its numbers
 (`faithfulness_block`). A pruned run's maps sit at its heads' original numbers (`kept_heads`,
-from its compress.json), and the viewer shows the run's heads.json and tokens.json, when
-it has them (`heads_block`, `tokens.viewer_block`).
+from its compress.json), and the viewer shows the run's heads.json, and its tokens.json, data
+map and slices, when it has them (`heads_block`, `dataset_panel.dataset_block`).
 
 Example:
 >>> # run = runs.load_run("runs/default")
@@ -26,7 +26,7 @@ from inspection.attention_file.format import VIEWER_FILENAME
 from inspection.attention_file.reader import load_attention
 from inspection.attention_tokens import ATTENTION_BATCH_SIZE
 from inspection.methods.heads import STATISTICS
-from run_inspection import tokens
+from run_inspection import dataset_panel
 from run_inspection.heads import HEADS_FILE
 
 # What meta.json keeps of each method in faithfulness.json: the two ERASER measures.
@@ -280,9 +280,10 @@ def heads_block(run_dir, heads_per_layer):
 
 
 def _dataset_block(run_dir, data_name):
-    """The viewer's Dataset panel (`tokens.viewer_block`), its errors an ExportError."""
+    """The viewer's Dataset panel (`dataset_panel.dataset_block`), its errors an
+    ExportError."""
     try:
-        return tokens.viewer_block(run_dir, data_name)
+        return dataset_panel.dataset_block(run_dir, data_name)
     except ValueError as error:
         raise ExportError(str(error)) from None
 

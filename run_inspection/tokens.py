@@ -262,24 +262,35 @@ def viewer_block(run_dir, data_name=None):
     Raises:
         ValueError: the file is not a tokens.json; the message says how to measure again.
     """
-    folder = Path(run_dir) / runs.EVAL_DIR
-    order = [data_name, *VIEWER_SPLITS]
-    paths = sorted(folder.glob(f"*/{TOKENS_FILE}"), key=lambda path: (
-        order.index(path.parent.name) if path.parent.name in order else len(order),
-        path.parent.name))
-    if not paths:
+    path = viewer_path(run_dir, TOKENS_FILE, data_name)
+    if path is None:
         return None
     kept = ("word", "count", "attribution", "attribution_ci", "insertion", "insertion_ci",
             "deletion", "p_class_given_word", "shortcut")
     try:
-        report = json.loads(paths[0].read_text(encoding="utf-8"))
+        report = json.loads(path.read_text(encoding="utf-8"))
         classes = {str(name): [{key: entry[key] for key in kept}
                                for entry in entries[:VIEWER_WORDS]]
                    for name, entries in report["classes"].items()}
-        return {"source": str(paths[0]), "split": paths[0].parent.name,
+        return {"source": str(path), "split": path.parent.name,
                 "examples": int(report["examples"]), "method": str(report["method"]),
                 "faithfulness": report.get("faithfulness"), "classes": classes}
     except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise ValueError(f"{paths[0]} is not a tokens file of evaluate.py --tokens "
+        raise ValueError(f"{path} is not a tokens file of evaluate.py --tokens "
                          f"({type(error).__name__}: {error}); measure again: python "
                          f"evaluate.py {run_dir} --tokens") from None
+
+
+def viewer_path(run_dir, filename, data_name=None):
+    """The `RUN_DIR/eval/<split>/<filename>` the viewer shows: `data_name`'s, else the
+    validation or test split's, else the first other split's; None when no split has one.
+
+    Example:
+    >>> viewer_path(Path("runs/nothere"), TOKENS_FILE, "test") is None
+    True
+    """
+    order = [data_name, *VIEWER_SPLITS]
+    paths = sorted((Path(run_dir) / runs.EVAL_DIR).glob(f"*/{filename}"), key=lambda path: (
+        order.index(path.parent.name) if path.parent.name in order else len(order),
+        path.parent.name))
+    return paths[0] if paths else None

@@ -3,7 +3,8 @@
 The page itself lives in `viewer_page/`: `viewer.html` (the markup, with `__VIEWER_*__`
 placeholders), `viewer.css`, `viewer.js` (the example, its heatmap and lines),
 `viewer_methods.js` (the token importance and its method switch), `viewer_heads.js`
-(the model view and the heads panel) and `viewer_dataset.js` (the Dataset panel).
+(the model view and the heads panel), `viewer_dataset.js` (the Dataset panel) and
+`viewer_data_quality.js` (its training data map and weak slices).
 `write_viewer` inlines the CSS and JS, so the page needs no network (no CDN; a
 Content-Security-Policy that forbids loading anything) and works from file://. Data is
 embedded as JSON in a `<script type="application/json">` block with `<`, `>` and `&`
@@ -59,7 +60,8 @@ _METHOD_ENTRY = re.compile(r"^- `(\w+)`: (.*?)(?=\n- `|\n\n|\Z)", re.MULTILINE |
 # Read off the maps: the method of records that carry no attribution scores.
 MAPS_METHOD = "rollout"
 # One script: viewer.js starts it ("use strict") and calls what the others declare.
-JS_FILES = ("viewer.js", "viewer_methods.js", "viewer_heads.js", "viewer_dataset.js")
+JS_FILES = ("viewer.js", "viewer_methods.js", "viewer_heads.js", "viewer_dataset.js",
+            "viewer_data_quality.js")
 
 
 def write_viewer(path, records, class_names, meta=None, title="Attention viewer",
@@ -80,9 +82,10 @@ def write_viewer(path, records, class_names, meta=None, title="Attention viewer"
             (`run_inspection.attention.heads_block` of a run's heads.json): their
             importance on the model view's thumbnails and every measure in the heads
             panel.
-        dataset: optional, the words the model relies on across a split
-            (`run_inspection.tokens.viewer_block` of a run's tokens.json): the Dataset
-            panel, per class its top words; a click lists the embedded examples with it.
+        dataset: optional, the Dataset panel (`run_inspection.dataset_panel.dataset_block`
+            of a run's eval/ folder): with tokens.json's fields, per class its top words
+            (a click lists the embedded examples with it); with `data_map`, the training
+            data map as a scatter; with `slices`, the weak slices. Any of the three.
 
     Returns:
         The path written.

@@ -179,6 +179,20 @@ def test_the_viewer_shows_the_validation_splits_heads_else_another_splits(run, t
         (0, 0, 0.0), (0, 1, 0.1)]
 
 
+def test_the_viewer_carries_the_data_map_and_the_slices_of_the_exports_split(run, tmp_path):
+    from tests.data_quality_fixture import write_data_quality_files
+    from tests.inspection.viewer_browser import embedded_data
+
+    run = types.SimpleNamespace(**{**vars(run), "run_dir": tmp_path})
+    write_data_quality_files(tmp_path, slice_splits=("validation", "test"))
+    viewer = export_evaluation_attention(run, evaluation(run, "test"), tmp_path / "export",
+                                         count=1, methods=["rollout"])
+    dataset = embedded_data(viewer)["dataset"]
+    assert set(dataset) == {"data_map", "slices"}
+    assert len(dataset["data_map"]["points"]) == 4
+    assert (dataset["slices"]["split"], len(dataset["slices"]["weak_slices"])) == ("test", 3)
+
+
 @pytest.mark.parametrize("content, message", [
     ("{not json", "JSONDecodeError"),
     ({"split": "validation", "heads": []}, "KeyError: 'examples'"),

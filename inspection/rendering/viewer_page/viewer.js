@@ -328,4 +328,6 @@ function setup() {
   renderAll();
 }
 
-setup();
+// Once the whole script ran: the files inlined after this one may declare constants, which
+// do not exist before their line is reached.
+document.addEventListener("DOMContentLoaded", setup);
