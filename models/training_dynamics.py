@@ -35,7 +35,8 @@ class TrainingDynamics:
     >>> rows = dynamics.epoch_values()
     >>> rows["position"].tolist(), [round(float(p), 2) for p in rows["probability"]]
     ([0, 2], [0.25, 0.8])
-    >>> [round(float(m), 3) for m in rows["margin"]], rows["correct"].tolist()  # log(.25/.75), log(4)
+    >>> # log(.25 / .75) and log(.8 / .2)
+    >>> [round(float(m), 3) for m in rows["margin"]], rows["correct"].tolist()
     ([-1.099, 1.386], [False, True])
     """
 

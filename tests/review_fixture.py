@@ -47,3 +47,28 @@ def write_planted_fixture(path, examples=2400):
             rng.shuffle(words)
             writer.writerow([" ".join(words), "positive" if label else "negative"])
     return path
+
+
+def write_flipped_fixture(path, examples=600, every=20):
+    """Reviews as `write_reviews_fixture`'s, every `every`-th one given the wrong label
+    (5% by default, as label-noise benchmarks flip them); returns the flipped texts."""
+    rng = random.Random(1)
+    flipped, seen = set(), set()
+    with open(path, "w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(["text", "label"])
+        index = 0
+        while index < examples:
+            label = index % 2
+            words = rng.choices(FILLER, k=rng.randint(3, 12))
+            words += rng.choices(POSITIVE if label else NEGATIVE, k=2)
+            rng.shuffle(words)
+            text = " ".join(words)
+            if text in seen:  # each text once: a flipped one is known by its text
+                continue
+            seen.add(text)
+            if index % every == every - 1:
+                label, flipped = 1 - label, flipped | {text}
+            writer.writerow([text, "positive" if label else "negative"])
+            index += 1
+    return flipped

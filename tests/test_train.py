@@ -11,6 +11,7 @@ import sys
 
 import keras
 import numpy as np
+import pandas as pd
 import pytest
 
 import cli
@@ -154,6 +155,9 @@ def test_a_run_killed_mid_epoch_resumes_to_the_same_weights_and_metrics(
     whole, again = tmp_path / "whole" / "tiny", tmp_path / "killed" / "tiny"
     assert runs.read_history(again) == runs.read_history(whole)
     assert metrics_of(again) == metrics_of(whole)
+    # The killed epoch's dynamics are recorded again, the finished ones' kept.
+    pd.testing.assert_frame_equal(pd.read_parquet(again / runs.DYNAMICS_FILE),
+                                  pd.read_parquet(whole / runs.DYNAMICS_FILE))
     from models import get_model_parts, load_end_to_end_model
 
     for expected, actual in zip(
