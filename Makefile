@@ -11,7 +11,7 @@ export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 # The packages whose docstring examples `make test` runs.
 DOCTEST_PATHS := layers models data tokenization inspection run_inspection config.py config_data.py config_files.py runs.py reports.py errors.py downloads.py starting_weights tensorflow_start.py fitting.py compress.py export.py upgrade_run.py
 
-.PHONY: venv train test test-tensorflow test-layers-backends test-layers-torch test-layers-jax bench bench-accuracy lint clean
+.PHONY: venv train test test-tensorflow test-layers-backends test-layers-torch test-layers-jax bench bench-accuracy bench-label-noise lint clean
 
 # What training needs (`.[train]`), installed by uv: it fetches and unpacks the pinned
 # wheels in parallel, 15 s against pip's 62 s on a fresh machine (docs/benchmarks.md). The
@@ -91,6 +91,18 @@ bench-accuracy: $(VENV)/.installed-train
 	for name in reuters_r8 reuters_r52 twenty_newsgroups rotten_tomatoes bbc_news; do \
 	  $(PY) -m data prepare $$name || exit 1; done
 	$(PY) bench/bench_accuracy.py $(BENCH_ACCURACY_ARGS)
+
+# evaluate.py --suspects against cleanlab on flipped labels (docs/data_quality.md): about an
+# hour on 2 CPU cores. cleanlab comes from the `bench` extra, never a runtime dependency.
+BENCH_LABEL_NOISE_ARGS ?= --minilm
+$(VENV)/.installed-bench: $(VENV)/.installed-train
+	$(VENV)/bin/uv pip install --quiet --python $(PY) '.[train,bench]'
+	touch $@
+
+bench-label-noise: $(VENV)/.installed-bench
+	for name in rotten_tomatoes reuters_r8 twenty_newsgroups; do \
+	  $(PY) -m data prepare $$name || exit 1; done
+	$(PY) bench/bench_label_noise.py $(BENCH_LABEL_NOISE_ARGS)
 
 lint: $(VENV)/.installed-test
 	$(PY) -m ruff check .

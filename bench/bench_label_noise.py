@@ -1,0 +1,313 @@
+"""Does `evaluate.py --suspects` find flipped labels, and does removing them help? Prints
+the tables.
+
+Usage:
+    python bench/bench_label_noise.py                          # everything (about an hour)
+    python bench/bench_label_noise.py --datasets reuters_r8 --seeds 0
+    python bench/bench_label_noise.py --parts cost             # only the recording's cost
+    python bench/bench_label_noise.py --reuse                  # reuse finished runs
+
+Each dataset's splits are written to three user-style CSV files; 5% of the training labels
+are flipped (binary: to the other class; else to another class drawn uniformly), seeded,
+the flipped positions known to the bench only. Validation and test stay clean. Datasets:
+rotten_tomatoes and reuters_r8 with their configs/ recipes, and newsgroups_5k, a stratified
+5,000-text sample of 20 Newsgroups (80/10/10) trained from a config that names only its
+files (the schema's defaults), as a user's would be.
+
+Parts:
+- detection: each noisy run's suspect ranking (every score of `inspection.methods.data_map`
+  SCORES, from the run's dynamics.parquet) against the flipped positions: recall among
+  the top 5% (= precision there) and AUROC. Beside it, in the same run, cleanlab's
+  `find_label_issues` (ranked by self-confidence) on 5-fold cross-validated TF-IDF +
+  logistic-regression probabilities of the same noisy split, and the random baseline (5%).
+  `--minilm` adds the rotten_tomatoes_minilm recipe on rotten_tomatoes (seed 0).
+- recovery: per seed, the recipe trained on the clean split, the noisy one, and the noisy
+  one less its top-5% suspects (`DEFAULT_SCORE`): the test accuracy each, and the share of
+  the accuracy lost to noise that removing the suspects recovers.
+- cost: rotten_tomatoes' recipe with training.dynamics false and true, interleaved, twice
+  each; and the MiniLM recipe for 100 steps of one epoch, the same way. The ratio of
+  median wall times.
+Runs go to bench/results/label_noise/; tables to bench/results/label_noise.md and .json.
+It is CPU-bound: run nothing else meanwhile.
+"""
+
+import argparse
+import csv
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+RESULTS = ROOT / "bench" / "results"
+FOLDER = RESULTS / "label_noise"
+NOISE = 0.05
+DATASETS = ("rotten_tomatoes", "reuters_r8", "newsgroups_5k")
+RECIPES = {"rotten_tomatoes": "configs/rotten_tomatoes.yaml",
+           "reuters_r8": "configs/reuters_r8.yaml", "newsgroups_5k": None}
+MINILM = "configs/rotten_tomatoes_minilm.yaml"
+SAMPLE = 5000
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=list(DATASETS))
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--parts", nargs="+", choices=("detection", "recovery", "cost"),
+                        default=["detection", "recovery", "cost"])
+    parser.add_argument("--minilm", action="store_true",
+                        help="add the MiniLM recipe to detection (rotten_tomatoes, seed 0)")
+    parser.add_argument("--reuse", action="store_true")
+    return parser.parse_args(argv)
+
+
+def base_splits(dataset):
+    """(TextSplits, class names) of a dataset; newsgroups_5k is carved from 20 Newsgroups."""
+    from data import load_text_splits
+    from data.splitting.text_splits import TextSplits
+
+    if dataset != "newsgroups_5k":
+        splits = load_text_splits({"name": dataset})
+        return splits
+    from sklearn.model_selection import train_test_split
+
+    full = load_text_splits({"name": "twenty_newsgroups"})
+    texts = np.concatenate([full.train[0], full.validation[0], full.test[0]])
+    labels = np.concatenate([full.train[1], full.validation[1], full.test[1]])
+    texts, _, labels, _ = train_test_split(texts, labels, train_size=SAMPLE, stratify=labels,
+                                           random_state=0)
+    train_texts, rest_texts, train_labels, rest_labels = train_test_split(
+        texts, labels, test_size=0.2, stratify=labels, random_state=0)
+    halves = train_test_split(rest_texts, rest_labels, test_size=0.5, stratify=rest_labels,
+                              random_state=0)
+    validation, test = (halves[0], halves[2]), (halves[1], halves[3])
+    return TextSplits((train_texts, train_labels), validation, test, full.class_names)
+
+
+def flip(labels, num_classes, seed):
+    """(noisy labels, flipped mask): NOISE of the labels changed to another class."""
+    rng = np.random.default_rng(1000 + seed)
+    flipped = np.zeros(len(labels), bool)
+    flipped[rng.choice(len(labels), round(NOISE * len(labels)), replace=False)] = True
+    noisy = labels.copy()
+    shift = rng.integers(1, num_classes, len(labels))  # never 0: always another class
+    noisy[flipped] = (labels[flipped] + shift[flipped]) % num_classes
+    return noisy, flipped
+
+
+def write_csv(path, texts, labels, class_names):
+    with open(path, "w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(["text", "label"])
+        writer.writerows((str(text), class_names[label]) for text, label in zip(texts, labels))
+
+
+def train_run(name, files, recipe, seed, reuse, *overrides):
+    """Trains one run on `files` (train, validation, test CSVs); its folder."""
+    import train
+
+    run_dir = FOLDER / name
+    if reuse and (run_dir / "model.keras").is_file():
+        return run_dir
+    if recipe is None:
+        recipe = FOLDER / "files_only.yaml"
+        recipe.write_text("dataset:\n  train_file: placeholder.csv\n")
+    train_file, validation_file, test_file = files
+    assert train.main(["--config", str(ROOT / recipe), "--overwrite", "--set",
+                       "dataset.name=null", f"dataset.train_file={train_file}",
+                       f"dataset.validation_file={validation_file}",
+                       f"dataset.test_file={test_file}", f"output.root={FOLDER}",
+                       f"output.name={name}", f"training.seed={seed}", *overrides]) == 0
+    return run_dir
+
+
+def metrics(run_dir):
+    return json.loads((run_dir / "metrics.json").read_text())
+
+
+def detection_row(run_dir, flipped, texts, labels, class_count):
+    """Our scores' and cleanlab's recall among the top 5% and AUROC on one noisy run."""
+    import pandas as pd
+    from sklearn.metrics import roc_auc_score
+
+    import runs
+    from inspection.methods.data_map import SCORES, example_statistics, suspect_scores
+
+    rebuilt = runs.load_run(run_dir).load_split("train")[0]
+    assert np.array_equal(np.asarray(rebuilt, dtype=str), np.asarray(texts, dtype=str))
+    statistics = example_statistics(pd.read_parquet(run_dir / runs.DYNAMICS_FILE), len(texts))
+    top = round(NOISE * len(texts))
+    row = {"examples": len(texts), "flipped": int(flipped.sum())}
+    for score in SCORES:
+        values = np.nan_to_num(suspect_scores(statistics, score), nan=-np.inf)
+        order = np.argsort(-values, kind="stable")
+        row[score] = {"recall": float(flipped[order[:top]].mean() * top / flipped.sum()),
+                      "auroc": float(roc_auc_score(flipped, values))}
+    started = time.perf_counter()
+    row["cleanlab"] = cleanlab_row(texts, labels, class_count, flipped, top)
+    row["cleanlab"]["seconds"] = round(time.perf_counter() - started, 1)
+    row["random"] = {"recall": NOISE, "auroc": 0.5}
+    row["test_accuracy"] = metrics(run_dir)["test"]["accuracy"]
+    row["train_seconds"] = metrics(run_dir)["wall_time_s"]
+    return row
+
+
+def cleanlab_row(texts, labels, class_count, flipped, top):
+    """cleanlab.find_label_issues on 5-fold cross-validated TF-IDF + LR probabilities."""
+    from cleanlab.filter import find_label_issues
+    from cleanlab.rank import get_label_quality_scores
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+
+    features = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True).fit_transform(
+        [str(text) for text in texts])
+    probabilities = cross_val_predict(
+        LogisticRegression(C=10, max_iter=2000), features, labels, method="predict_proba",
+        cv=StratifiedKFold(5, shuffle=True, random_state=0))
+    issues = find_label_issues(labels, probabilities, return_indices_ranked_by="self_confidence")
+    quality = get_label_quality_scores(labels, probabilities)
+    return {"recall": float(flipped[issues[:top]].sum() / flipped.sum()),
+            "auroc": float(roc_auc_score(flipped, -quality)), "issues": int(len(issues))}
+
+
+def suspects_of(run_dir, count):
+    """The positions of the run's `count` most suspect training labels (`DEFAULT_SCORE`)."""
+    import pandas as pd
+
+    import runs
+    from inspection.methods.data_map import example_statistics, suspect_scores
+
+    size = len(runs.load_run(run_dir).load_split("train")[0])
+    statistics = example_statistics(pd.read_parquet(run_dir / runs.DYNAMICS_FILE), size)
+    values = np.nan_to_num(suspect_scores(statistics), nan=-np.inf)
+    return np.argsort(-values, kind="stable")[:count]
+
+
+def dataset_files(dataset, seed):
+    """{variant: (train, validation, test) CSVs}, the flipped mask and the noisy split."""
+    splits = base_splits(dataset)
+    names = list(splits.class_names)
+    folder = FOLDER / "data"
+    folder.mkdir(parents=True, exist_ok=True)
+    texts, labels = splits.train
+    noisy, flipped = flip(labels, len(names), seed)
+    paths = {}
+    for split in ("validation", "test"):
+        paths[split] = folder / f"{dataset}_{split}.csv"
+        write_csv(paths[split], *getattr(splits, split), names)
+    for variant, variant_labels in (("clean", labels), ("noisy", noisy)):
+        paths[variant] = folder / f"{dataset}_{variant}_{seed}.csv"
+        write_csv(paths[variant], texts, variant_labels, names)
+    return paths, flipped, texts, noisy, names
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    FOLDER.mkdir(parents=True, exist_ok=True)
+    report = {"detection": [], "recovery": [], "cost": []}
+    for dataset in args.datasets:
+        for seed in args.seeds:
+            paths, flipped, texts, noisy, names = dataset_files(dataset, seed)
+            files = {variant: (paths[variant], paths["validation"], paths["test"])
+                     for variant in ("clean", "noisy")}
+            recipes = [("scratch", RECIPES[dataset])]
+            if args.minilm and dataset == "rotten_tomatoes" and seed == args.seeds[0]:
+                recipes.append(("minilm", MINILM))
+            for recipe_name, recipe in recipes:
+                noisy_run = train_run(f"{dataset}_{recipe_name}_noisy_{seed}", files["noisy"],
+                                      recipe, seed, args.reuse, "training.dynamics=true")
+                if "detection" in args.parts:
+                    row = detection_row(noisy_run, flipped, texts, noisy, len(names))
+                    report["detection"].append({"dataset": dataset, "recipe": recipe_name,
+                                                "seed": seed, **row})
+                    print(json.dumps(report["detection"][-1]), flush=True)
+                if "recovery" in args.parts and recipe_name == "scratch":
+                    report["recovery"].append(recovery_row(
+                        dataset, seed, recipe, files, noisy_run, texts, noisy, names, args))
+                    print(json.dumps(report["recovery"][-1]), flush=True)
+                write_report(report)
+    if "cost" in args.parts:
+        report["cost"] = cost_rows(args)
+        write_report(report)
+    return 0
+
+
+def recovery_row(dataset, seed, recipe, files, noisy_run, texts, noisy, names, args):
+    """Test accuracy of the clean, noisy and cleaned (top-5% suspects removed) runs."""
+    clean_run = train_run(f"{dataset}_scratch_clean_{seed}", files["clean"], recipe, seed,
+                          args.reuse, "training.dynamics=false")
+    removed = suspects_of(noisy_run, round(NOISE * len(texts)))
+    keep = np.setdiff1d(np.arange(len(texts)), removed)
+    cleaned_file = FOLDER / "data" / f"{dataset}_cleaned_{seed}.csv"
+    write_csv(cleaned_file, np.asarray(texts)[keep], noisy[keep], names)
+    cleaned_run = train_run(f"{dataset}_scratch_cleaned_{seed}",
+                            (cleaned_file, *files["noisy"][1:]), recipe, seed, args.reuse,
+                            "training.dynamics=false")
+    accuracy = {name: metrics(run)["test"]["accuracy"] for name, run in
+                (("clean", clean_run), ("noisy", noisy_run), ("cleaned", cleaned_run))}
+    return {"dataset": dataset, "seed": seed, **accuracy}
+
+
+def cost_rows(args):
+    """Wall time with training.dynamics false and true, interleaved, twice each."""
+    rows = []
+    paths, *_ = dataset_files("rotten_tomatoes", 0)
+    files = (paths["noisy"], paths["validation"], paths["test"])
+    for recipe_name, recipe, overrides in (
+            ("rotten_tomatoes from scratch", RECIPES["rotten_tomatoes"], []),
+            ("rotten_tomatoes MiniLM, 100 steps", MINILM,
+             ["training.epochs=1", "training.steps_per_epoch=100"])):
+        seconds = {False: [], True: []}
+        for repeat in range(2):
+            for dynamics in (False, True):
+                run = train_run(f"cost_{len(rows)}_{dynamics}_{repeat}", files, recipe, 0,
+                                False, f"training.dynamics={str(dynamics).lower()}",
+                                *overrides)
+                seconds[dynamics].append(metrics(run)["wall_time_s"])
+        off, on = np.median(seconds[False]), np.median(seconds[True])
+        rows.append({"recipe": recipe_name, "off_s": seconds[False], "on_s": seconds[True],
+                     "overhead": float(on / off - 1)})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def format_tables(report):
+    """The three Markdown tables of `report`."""
+    from inspection.methods.data_map import SCORES
+
+    lines = ["| dataset | recipe | seed | test acc. (noisy) | "
+             + " | ".join(f"{score} recall / AUROC" for score in SCORES)
+             + " | cleanlab recall / AUROC | random |", "|---" * (6 + len(SCORES)) + "|"]
+    for row in report["detection"]:
+        cells = [f"{100 * row[name]['recall']:.1f}% / {row[name]['auroc']:.3f}"
+                 for name in (*SCORES, "cleanlab")]
+        lines.append(f"| {row['dataset']} | {row['recipe']} | {row['seed']} | "
+                     f"{100 * row['test_accuracy']:.2f} | " + " | ".join(cells) + " | 5.0% |")
+    lines += ["", "| dataset | seed | clean | noisy | top 5% removed | recovered |",
+              "|---|---|---|---|---|---|"]
+    for row in report["recovery"]:
+        lost = row["clean"] - row["noisy"]
+        recovered = f"{(row['cleaned'] - row['noisy']) / lost:.2f}" if lost > 0 else "-"
+        lines.append(f"| {row['dataset']} | {row['seed']} | {100 * row['clean']:.2f} | "
+                     f"{100 * row['noisy']:.2f} | {100 * row['cleaned']:.2f} | {recovered} |")
+    lines += ["", "| recipe | dynamics off, s | on, s | overhead (medians) |", "|---|---|---|---|"]
+    for row in report["cost"]:
+        lines.append(f"| {row['recipe']} | {row['off_s']} | {row['on_s']} | "
+                     f"{100 * row['overhead']:+.1f}% |")
+    return "\n".join(lines)
+
+
+def write_report(report):
+    (RESULTS / "label_noise.json").write_text(json.dumps(report, indent=2) + "\n")
+    (RESULTS / "label_noise.md").write_text(format_tables(report) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,41 @@
+"""bench_label_noise: the flipped labels and the tables (the runs themselves are the bench's)."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+import bench_label_noise as bench  # noqa: E402
+
+
+def test_five_percent_of_the_labels_go_to_another_class_the_same_for_a_seed():
+    labels = np.arange(1000) % 4
+    noisy, flipped = bench.flip(labels, 4, seed=0)
+    assert flipped.sum() == 50
+    assert (noisy[flipped] != labels[flipped]).all() and (noisy[~flipped] == labels[~flipped]).all()
+    assert set(noisy[flipped]) == {0, 1, 2, 3}  # every other class can be drawn
+    again, flipped_again = bench.flip(labels, 4, seed=0)
+    assert (again == noisy).all() and (flipped_again == flipped).all()
+    assert not (bench.flip(labels, 4, seed=1)[1] == flipped).all()
+    binary, flipped = bench.flip(np.arange(200) % 2, 2, seed=0)
+    assert (binary[flipped] == 1 - np.arange(200)[flipped] % 2).all()
+
+
+def test_the_tables_show_recall_auroc_recovery_and_overhead():
+    scores = {"recall": 0.6, "auroc": 0.91}
+    report = {
+        "detection": [{"dataset": "reuters_r8", "recipe": "scratch", "seed": 0,
+                       "test_accuracy": 0.95, "aum": scores, "confidence": scores,
+                       "aum_and_confidence": scores,
+                       "cleanlab": {"recall": 0.5, "auroc": 0.88}}],
+        "recovery": [{"dataset": "reuters_r8", "seed": 0, "clean": 0.97, "noisy": 0.95,
+                      "cleaned": 0.965}],
+        "cost": [{"recipe": "r", "off_s": [10, 12], "on_s": [11, 11], "overhead": 0.0}],
+    }
+    lines = bench.format_tables(report).splitlines()
+    assert lines[2] == ("| reuters_r8 | scratch | 0 | 95.00 | 60.0% / 0.910 | 60.0% / 0.910 "
+                        "| 60.0% / 0.910 | 50.0% / 0.880 | 5.0% |")
+    assert "| reuters_r8 | 0 | 97.00 | 95.00 | 96.50 | 0.75 |" in lines
+    assert lines[-1] == "| r | [10, 12] | [11, 11] | +0.0% |"
