@@ -8,7 +8,7 @@ comment; a section checks itself when it is built.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from typed_config import FRACTION, POSITIVE, ConfigError, Section, fail, option
@@ -46,6 +46,11 @@ class DatasetConfig(Section):
     # Column names in the files above, or feature keys of the TFDS dataset.
     text_column: str = "text"
     label_column: str = "label"
+    # Other columns of your files (a genre, a source) whose values `evaluate.py --slices`
+    # measures the model on, each value of enough examples a slice; read only from the
+    # files of the evaluated rows (the split's own, train's when it was carved out of
+    # train, or --data FILE), never in training.
+    slice_columns: list[str] = field(default_factory=list)
     # Fractions of the training data held out (split_method below) when a split is
     # missing. The test split is never used for model selection.
     validation_fraction: float = option(0.1, FRACTION)

@@ -13,6 +13,7 @@ Usage:
     python evaluate.py runs/default --tokens 1000      # the words the model relies on
     python evaluate.py runs/default --compare runs/default_int8     # two models compared
     python evaluate.py runs/default --suspects 200     # the training labels that look wrong
+    python evaluate.py runs/default --slices           # where the model fails
 
 Loads `RUN_DIR/model.keras` in safe mode (raw strings in, probabilities out) and writes
 `RUN_DIR/eval/<split or file stem>/`: metrics.json (accuracy, macro and weighted F1, loss),
@@ -38,12 +39,16 @@ and .png) and kept by a later evaluation without its flag:
 - `--tokens N` (1000): per class, the words the model relies on (`--method`, `--min-count`),
   with the training split's p(class | word) and each word's measured insertion and deletion
   effect (docs/dataset_inspection.md);
-- `--compare OTHER_RUN`: the two runs on the same texts, into `compare_<other>.json`.
+- `--compare OTHER_RUN`: the two runs on the same texts, into `compare_<other>.json`;
+- `--slices` (every example): the weak slices, words, length bands, labels, digits, URLs,
+  capitals and `dataset.slice_columns` values where accuracy is below the whole's after a
+  Bonferroni correction, into `slices.json` and `.md` (docs/data_quality.md).
 `--suspects K` (200) ranks the training labels by the run's training dynamics into
 `eval/train/` (suspects.csv, data_map.json and .png; docs/data_quality.md).
 
 Exit codes: 0 done, 2 missing or unreadable run folder, model or data, bad example ids,
-an empty texts file, an export in the way, or runs with different classes to compare.
+an empty texts file, an export in the way, runs with different classes to compare, or a
+`dataset.slice_columns` column not in the data.
 """
 
 import argparse
@@ -119,13 +124,19 @@ def parse_args(argv):
              "into eval/train/suspects.csv, with the data map (default 200)",
     )  # fmt: skip
     parser.add_argument(
+        "--slices", action="store_true",
+        help="also find the weak slices: words, length bands, labels, digits, URLs, "
+             "capitals and dataset.slice_columns values with accuracy below the whole's",
+    )  # fmt: skip
+    parser.add_argument(
         "--method", choices=ATTRIBUTION_METHODS, metavar="NAME",
         help="the attribution method of --tokens and --compare (default: "
              "conservative_gradient_x_input)",
     )  # fmt: skip
     parser.add_argument(
         "--min-count", type=int, default=20, metavar="N",
-        help="--tokens and --compare rank the words of at least N examples (default 20)",
+        help="--tokens and --compare rank the words of at least N examples, --slices "
+             "measures slices of at least N (default 20)",
     )  # fmt: skip
     attention = parser.add_mutually_exclusive_group()
     attention.add_argument(
@@ -175,8 +186,8 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20, req
     """Evaluates one `runs.Run` on `split`, or on each of `data_files` when given.
 
     `requests`: what else to measure on each (`run_inspection.measurements.Requests`:
-    faithfulness, heads, tokens, comparisons); measurements of the folder not asked for
-    again are kept.
+    faithfulness, heads, tokens, comparisons, slices); measurements of the folder not asked
+    for again are kept.
 
     Returns:
         One `EvaluationReport` per evaluated data set; its reports are in
@@ -196,20 +207,20 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20, req
         check_same_labels(run, other)
     dataset = run.config.dataset
     if data_files:
-        sources = [(Path(path).stem, lambda path=path: load_labelled_file(
+        sources = [(Path(path).stem, path, lambda path=path: load_labelled_file(
             path, run.class_names, dataset.text_column, dataset.label_column))
             for path in data_files]
     else:
-        sources = [(split, lambda: run.load_split(split))]
+        sources = [(split, None, lambda: run.load_split(split))]
     reports = []
-    for name, load in sources:
+    for name, data_file, load in sources:
         texts, labels = load()
         probabilities = predict_texts(run.model, texts, batch_size)
         output_dir = run.run_dir / runs.EVAL_DIR / name
         with runs.staged_folder(output_dir) as staging:
             metrics = write_reports(staging, texts, labels, probabilities, run.class_names,
                                     worst)
-            measure(staging, run, name, texts, labels, probabilities, requests)
+            measure(staging, run, name, texts, labels, probabilities, requests, data_file)
             carry_over(output_dir, staging)
         reports.append(EvaluationReport(run.run_dir, name, output_dir, metrics, texts, labels,
                                         probabilities))
@@ -242,7 +253,7 @@ def main(argv=None):
         if getattr(args, flag) is not None and getattr(args, flag) < 1:
             return fail(f"--{flag.replace('_', '-')} must be at least 1, got "
                         f"{getattr(args, flag)}")
-    for flag in ("faithfulness", "heads", "tokens", "compare", "suspects"):
+    for flag in ("faithfulness", "heads", "tokens", "compare", "suspects", "slices"):
         if getattr(args, flag) and args.texts_file is not None:
             return fail(f"--{flag} needs labelled data to evaluate: drop --texts-file")
     if args.method and not (args.tokens or args.compare):
@@ -282,7 +293,7 @@ def main(argv=None):
             run_inspection.check_example_ids(args.export_attention_ids)
         requests = Requests(args.faithfulness, args.heads, args.tokens,
                             [runs.load_run(args.compare)] if args.compare else [],
-                            min_count=args.min_count,
+                            min_count=args.min_count, slices=args.slices,
                             **({"method": args.method} if args.method else {}))
         for run_dir in args.run_dirs:
             # The export's folder is checked before any work: nothing is replaced unasked.

@@ -272,6 +272,17 @@ class Run:
         """
         return getattr(self._text_splits(), split)
 
+    def load_columns(self, columns, split: str = "test", data_file=None):
+        """(texts, {column: values}) of other columns of the rows `load_split(split)` gives,
+        or of the labelled file `data_file` evaluate.py reads, in their order (`data.load_columns`).
+
+        Raises:
+            DataError: a file lacks a column, or the run's data is a TFDS dataset.
+        """
+        from data import load_columns
+
+        return load_columns(self.config.dataset, columns, split, data_file)
+
     def pipelines(self):
         """{split: (token ids, one-hot label) batches} of the run's three splits, batched
         and shuffled as `train.py` made them, by its vectorizer (DataError: `load_split`'s)."""

@@ -33,6 +33,7 @@ from data.datasets import Datasets, build_datasets  # noqa: E402
 from data.pipelines.in_memory import make_pipelines, one_hot_labels  # noqa: E402
 from data.pipelines.lower_states import LowerStates  # noqa: E402
 from data.reading.labelled_files import (  # noqa: E402
+    load_columns,
     load_file_split,
     load_file_splits,
     load_labelled_file,
@@ -53,6 +54,7 @@ __all__ = [
     "build_datasets",
     "check_texts",
     "fetch_wheel",
+    "load_columns",
     "load_file_split",
     "load_file_splits",
     "load_labelled_file",

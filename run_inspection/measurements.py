@@ -1,8 +1,8 @@
 """The measurements in an evaluation folder (`RUN_DIR/eval/<split>/`) that outlive it.
 
 `evaluate.py` rewrites the folder as a whole on every evaluation. What its flags measured
-there before (`--faithfulness`, `--heads`, `--tokens`, `--compare`) is kept unless measured
-again: the model has not changed, and a measurement can take minutes.
+there before (`--faithfulness`, `--heads`, `--tokens`, `--compare`, `--slices`) is kept
+unless measured again: the model has not changed, and a measurement can take minutes.
 """
 
 import dataclasses
@@ -13,7 +13,7 @@ from pathlib import Path
 from inspection.methods.attribution import DEFAULT_METHOD
 
 # Each flag's files, as glob patterns: faithfulness.json, .md and .png, and so on.
-MEASUREMENT_FILES = ("faithfulness.*", "heads.*", "tokens.*", "compare_*")
+MEASUREMENT_FILES = ("faithfulness.*", "heads.*", "tokens.*", "compare_*", "slices.*")
 SUMMARY_WORDS = 8
 
 
@@ -45,7 +45,8 @@ class Requests:
 
     faithfulness, heads, tokens: how many first examples each measures (None: not asked).
     others: runs (`runs.Run`) to compare with (`--compare`). method, min_count: the
-    attribution method and the word threshold of `tokens` and the comparisons.
+    attribution method and the word threshold of `tokens` and the comparisons (min_count:
+    also the smallest slice). slices: whether to find the weak slices (`--slices`).
     """
 
     faithfulness: int | None = None
@@ -54,13 +55,18 @@ class Requests:
     others: list = dataclasses.field(default_factory=list)
     method: str = DEFAULT_METHOD
     min_count: int = 20
+    slices: bool = False
 
 
-def measure(staging, run, data_name, texts, labels, probabilities, requests):
+def measure(staging, run, data_name, texts, labels, probabilities, requests, data_file=None):
     """Writes what `requests` asks for into `staging`, the evaluation folder's replacement
-    (then `carry_over` keeps what was measured there before and not again)."""
-    from run_inspection import compare, faithfulness, heads, tokens
+    (then `carry_over` keeps what was measured there before and not again). `data_file`:
+    the labelled file evaluated, None for the run's split `data_name`."""
+    from run_inspection import compare, faithfulness, heads, slices, tokens
 
+    if requests.slices:  # first: a missing slice column stops it before the long ones
+        slices.write_slices(staging, slices.measure_run_slices(
+            run, texts, labels, probabilities, data_name, requests.min_count, data_file))
     if requests.faithfulness:
         faithfulness.write_faithfulness(staging, faithfulness.measure_run_faithfulness(
             run, texts, requests.faithfulness))
@@ -79,7 +85,7 @@ def measure(staging, run, data_name, texts, labels, probabilities, requests):
 
 def summaries(output_dir, requests):
     """What evaluate.py prints of each measurement it made: (title, Markdown) pairs."""
-    from run_inspection import compare, faithfulness, heads, tokens
+    from run_inspection import compare, faithfulness, heads, slices, tokens
 
     output_dir = Path(output_dir)
     printed = []
@@ -95,6 +101,10 @@ def summaries(output_dir, requests):
         printed.append((f"the words the model relies on, top {SUMMARY_WORDS} per class (*: "
                         f"a shortcut; all in {output_dir / tokens.TABLE_FILE})",
                         tokens.tokens_summary(report, SUMMARY_WORDS)))
+    if requests.slices:
+        report = json.loads((output_dir / slices.SLICES_FILE).read_text())
+        printed.append((f"weak slices, most excess errors first (all in "
+                        f"{output_dir / slices.TABLE_FILE})", slices.slices_summary(report)))
     for other in requests.others:
         table = (output_dir / compare.compare_file(other.run_dir, ".md")).read_text()
         printed.append((f"compared with {other.run_dir}", table.split("\n## ")[0]))

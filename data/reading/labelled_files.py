@@ -25,9 +25,11 @@ from errors import DataError
 
 
 def load_file_split(
-    path: os.PathLike | str, text_column: str = "text", label_column: str = "label"
-) -> tuple[np.ndarray, np.ndarray]:
-    """Reads one labelled file into (texts, label strings), both object arrays of `str`.
+    path: os.PathLike | str, text_column: str = "text", label_column: str = "label",
+    columns: tuple[str, ...] | list[str] = (),
+) -> tuple[np.ndarray, ...]:
+    """Reads one labelled file into (texts, label strings), both object arrays of `str`,
+    followed by one such array per name in `columns` (other columns read alongside).
 
     Raises:
         DataError: unknown file type, missing file or column, text that is not UTF-8, an
@@ -43,9 +45,13 @@ def load_file_split(
     path = pathlib.Path(path)
     check_suffix(path)
     check_columns(path, {"text_column": text_column, "label_column": label_column})
-    batches = [arrays for _, arrays in read_batches(path, [text_column, label_column])]
-    return tuple(pa.chunked_array(list(column), pa.string()).to_numpy()
-                 for column in (zip(*batches) if batches else ([], [])))
+    for column in columns:
+        check_columns(path, {"slice_columns": column})
+    names = list(dict.fromkeys([text_column, label_column, *columns]))  # each read once
+    batches = [arrays for _, arrays in read_batches(path, names)]
+    read = {name: pa.chunked_array(list(column), pa.string()).to_numpy() for name, column
+            in zip(names, zip(*batches) if batches else ([],) * len(names), strict=True)}
+    return tuple(read[name] for name in (text_column, label_column, *columns))
 
 
 def load_file_splits(dataset: DatasetConfig) -> TextSplits:
@@ -58,31 +64,70 @@ def load_file_splits(dataset: DatasetConfig) -> TextSplits:
     Example:
     >>> # load_file_splits(DatasetConfig(train_file="train.csv", test_file="test.csv"))
     """
-    columns = (dataset.text_column, dataset.label_column)
+    splits, class_names, carved = _file_splits(dataset)
+    return TextSplits(**splits, class_names=class_names).check(dataset.train_file, carved)
+
+
+def load_columns(dataset: DatasetConfig, columns, split: str = "test", path=None):
+    """(texts, {column: values}): other columns of the user's rows, in the order of the texts
+    `load_labelled_file` gives of the file `path`, or else `load_file_splits` of `split`:
+    read from the split's own file(s), or from train's, carved as training carved them.
+
+    Raises:
+        DataError: a file lacks a column (the message names it and the file's columns), or
+            the dataset is a TFDS one, whose features are not columns of files.
+
+    Example:
+    >>> import tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "new.csv"
+    >>> _ = path.write_text("text,label,genre\\ngreat film,pos,drama\\n")
+    >>> load_columns(DatasetConfig(train_file="train.csv"), ["genre"], path=path)
+    (array(['great film'], dtype=object), {'genre': array(['drama'], dtype=object)})
+    """
+    names = (dataset.text_column, dataset.label_column)
+    own = {"validation": dataset.validation_file, "test": dataset.test_file}.get(split)
+    if path is None and own is None:  # train, or a split carved out of it
+        if dataset.train_file is None:
+            raise DataError(
+                f"dataset.slice_columns ({', '.join(columns)}) names columns of your own files "
+                f"(dataset.train_file or evaluate.py --data FILE), not of the TFDS dataset "
+                f"'{dataset.tfds_builder_name}'; evaluate a labelled file with --data")
+        texts, _, *values = _file_splits(dataset, tuple(columns))[0][split]
+    else:
+        paths = [pathlib.Path(path)] if path is not None else shard_paths(own, f"{split}_file")
+        shards = [load_file_split(shard, *names, columns) for shard in paths]
+        texts, _, *values = (np.concatenate(arrays) for arrays in zip(*shards, strict=True))
+    return texts, dict(zip(columns, values, strict=True))
+
+
+def _file_splits(dataset: DatasetConfig, columns: tuple[str, ...] = ()):
+    """({split: (texts, label ids, *train's `columns`)}, class names, the carved splits):
+    `load_file_splits`' work; `columns` are read from the training files only."""
+    names = (dataset.text_column, dataset.label_column)
     train_paths = shard_paths(dataset.train_file, "train_file")
-    train_shards = [(path, *load_file_split(path, *columns)) for path in train_paths]
+    train_shards = [(path, load_file_split(path, *names, columns)) for path in train_paths]
     class_names = dataset.labels or sorted_class_names(
-        label for _, _, labels in train_shards for label in labels)
+        label for _, (_, labels, *_) in train_shards for label in labels)
 
     def to_ids(path, labels):
         return label_ids(pa.array(labels, pa.string()), class_names,
                          functools.partial(row_name, path), dataset.label_column,
                          given=dataset.labels is not None)
 
-    def joined(shards):
-        return (np.concatenate([texts for _, texts, _ in shards]),
-                np.concatenate([to_ids(path, labels) for path, _, labels in shards]))
+    def joined(shards):  # [(path, (texts, label strings, *columns))] -> one array each
+        rows = [(texts, to_ids(path, labels), *more) for path, (texts, labels, *more) in shards]
+        return tuple(np.concatenate(values) for values in zip(*rows, strict=True))
 
     splits = {"train": joined(train_shards)}
     for split, spec in (("validation", dataset.validation_file), ("test", dataset.test_file)):
         if spec is not None:
-            splits[split] = joined([(path, *load_file_split(path, *columns))
+            splits[split] = joined([(path, load_file_split(path, *names))
                                     for path in shard_paths(spec, f"{split}_file")])
     carved = tuple(split for split in ("validation", "test") if split not in splits)
     method = read_plan(dataset, total_bytes(train_paths)).split_method
     splits = carve_splits(method, splits, dataset.validation_fraction, dataset.test_fraction,
                           dataset.split_seed)
-    return TextSplits(**splits, class_names=class_names).check(dataset.train_file, carved)
+    return splits, class_names, carved
 
 
 def load_labelled_file(path, class_names, text_column="text", label_column="label"):

@@ -75,7 +75,8 @@ def in_sample(texts, rate: float, seed: int):
 
 def carve_by_hash(splits: dict, validation_fraction: float, test_fraction: float,
                   seed: int) -> dict:
-    """Fills in a missing "validation" and/or "test" from "train" (in memory) by hash.
+    """Fills in a missing "validation" and/or "test" from "train" (in memory) by hash; a
+    split is (texts, labels) or (texts, labels, *more per-row arrays), cut alike.
 
     Example:
     >>> texts = np.array([f"text {index}" for index in range(100)], dtype=object)
@@ -86,9 +87,9 @@ def carve_by_hash(splits: dict, validation_fraction: float, test_fraction: float
     carved = tuple(split for split in ("validation", "test") if split not in splits)
     if not carved:
         return dict(splits)
-    texts, labels = splits["train"]
+    texts = splits["train"][0]
     parts = part_indices(texts, split_edges(carved, validation_fraction, test_fraction), seed)
     result = dict(splits)
     for split, indices in zip(("train", *carved), parts, strict=True):
-        result[split] = (texts[indices], labels[indices])
+        result[split] = tuple(values[indices] for values in splits["train"])
     return {split: result[split] for split in ("train", "validation", "test")}

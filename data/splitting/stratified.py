@@ -105,14 +105,16 @@ def grouped_split(groups: Sequence, fractions: Sequence[float], seed: int) -> li
 
 
 def carve_missing_splits(
-    splits: dict[str, tuple[np.ndarray, np.ndarray]],
+    splits: dict[str, tuple[np.ndarray, ...]],
     validation_fraction: float,
     test_fraction: float,
     seed: int,
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+) -> dict[str, tuple[np.ndarray, ...]]:
     """Fills in a missing "validation" and/or "test" from "train", stratified by label.
 
     Identical texts stay on one side, so a repeated document cannot leak across splits.
+    A split is (texts, labels), or (texts, labels, *more per-row arrays) cut alike (the
+    columns `dataset.slice_columns` names).
 
     Example:
     >>> texts = np.array([f"text {index}" for index in range(10)], dtype=object)
@@ -124,12 +126,11 @@ def carve_missing_splits(
     if not carved:
         return dict(splits)
     fractions = {"validation": validation_fraction, "test": test_fraction}
-    texts, labels = splits["train"]
+    texts, labels = splits["train"][:2]
     parts = stratified_split(labels, [fractions[split] for split in carved], seed, groups=texts)
     result = dict(splits)
-    result["train"] = (texts[parts[0]], labels[parts[0]])
-    for split, indices in zip(carved, parts[1:], strict=True):
-        result[split] = (texts[indices], labels[indices])
+    for split, indices in zip(("train", *carved), parts, strict=True):
+        result[split] = tuple(values[indices] for values in splits["train"])
     return {split: result[split] for split in ("train", "validation", "test")}
 
 

@@ -3,8 +3,14 @@ import numpy as np
 import pytest
 
 from config import DatasetConfig
-from data import DataError, build_datasets, load_file_split, load_text_splits
-from tests.data.shards import write_rows
+from data import (
+    DataError,
+    build_datasets,
+    load_columns,
+    load_file_split,
+    load_text_splits,
+)
+from tests.data.shards import write_rows, write_shards
 
 ROWS = [
     {"text": f"review number {index}", "label": "pos" if index % 4 else "neg"}
@@ -183,3 +189,34 @@ def test_in_memory_and_streamed_raise_the_same_error(tmp_path, name):
                            {"vocabulary_size": 50}, 16, seed=0)
         errors.append(str(raised.value))
     assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("method", ["stratified", "hash"])
+def test_other_columns_follow_their_rows_into_the_carved_splits(tmp_path, method):
+    """`dataset.slice_columns`: a row's genre is its text's, in every split, shards joined."""
+    rows = [{**row, "genre": f"genre of {row['text']}"} for row in ROWS]
+    write_shards(tmp_path / "train", rows, 3)
+    dataset = DatasetConfig(train_file=str(tmp_path / "train"), split_method=method)
+    splits = load_text_splits(dataset)
+    for split in ("train", "validation", "test"):
+        texts, columns = load_columns(dataset, ["genre"], split)
+        assert texts.tolist() == getattr(splits, split)[0].tolist() and len(texts) > 0
+        assert columns["genre"].tolist() == [f"genre of {text}" for text in texts]
+
+
+def test_other_columns_of_a_splits_own_file_and_of_a_labelled_file(tmp_path):
+    rows = [{**row, "genre": "drama" if index % 3 else "comedy"}
+            for index, row in enumerate(ROWS)]
+    test = write(tmp_path / "test.csv", rows)
+    dataset = DatasetConfig(train_file=str(write(tmp_path / "train.csv")), test_file=str(test))
+    # The test split's own file is read; the training file, which has no genre, is not.
+    texts, columns = load_columns(dataset, ["genre"], "test")
+    assert texts.tolist() == load_text_splits(dataset).test[0].tolist()
+    assert columns["genre"].tolist() == [row["genre"] for row in rows]
+    texts, columns = load_columns(dataset, ["genre", "label"], path=test)
+    assert columns["label"].tolist() == [row["label"] for row in rows]
+    with pytest.raises(DataError, match=r"train.csv has no column 'genre' \(columns: text, "
+                                        r"label\); set dataset.slice_columns"):
+        load_columns(dataset, ["genre"], "validation")  # carved out of train
+    with pytest.raises(DataError, match="not of the TFDS dataset 'rotten_tomatoes'"):
+        load_columns(DatasetConfig(name="rotten_tomatoes"), ["genre"], "test")
