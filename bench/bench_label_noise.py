@@ -24,6 +24,10 @@ Parts:
 - recovery: per seed, the recipe trained on the clean split, the noisy one, and the noisy
   one less its top-5% suspects (`DEFAULT_SCORE`): the test accuracy each, and the share of
   the accuracy lost to noise that removing the suspects recovers.
+- slice: a made-up word inserted at a random word boundary into 5% of every split's
+  rotten_tomatoes texts, every training one of them given the wrong label; the recipe
+  trained on it, then `evaluate.py RUN --slices` on the (correctly labelled) test split:
+  the word's slice must come first.
 - cost: rotten_tomatoes' recipe with training.dynamics false and true, interleaved, twice
   each; and the MiniLM recipe for 100 steps of one epoch, the same way. The ratio of
   median wall times.
@@ -58,8 +62,9 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=list(DATASETS))
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--parts", nargs="+", choices=("detection", "recovery", "cost"),
-                        default=["detection", "recovery", "cost"])
+    parser.add_argument("--parts", nargs="+",
+                        choices=("detection", "recovery", "slice", "cost"),
+                        default=["detection", "recovery", "slice", "cost"])
     parser.add_argument("--minilm", action="store_true",
                         help="add the MiniLM recipe to detection (rotten_tomatoes, seed 0)")
     parser.add_argument("--reuse", action="store_true")
@@ -233,10 +238,48 @@ def main(argv=None):
                         dataset, seed, recipe, files, noisy_run, texts, noisy, names, args))
                     print(json.dumps(report["recovery"][-1]), flush=True)
                 write_report(report)
+    if "slice" in args.parts:
+        report["slice"] = planted_slice(args.reuse)
+        print(json.dumps(report["slice"]), flush=True)
+        write_report(report)
     if "cost" in args.parts:
         report["cost"] = cost_rows(args)
         write_report(report)
     return 0
+
+
+PLANTED_WORD = "zqxv"
+
+
+def planted_slice(reuse):
+    """The first slices `--slices` lists on the test split of a run whose training texts
+    with PLANTED_WORD all carry the wrong label."""
+    import evaluate
+
+    splits = base_splits("rotten_tomatoes")
+    names = list(splits.class_names)
+    rng = np.random.default_rng(0)
+    files = []
+    for split in ("train", "validation", "test"):
+        texts, labels = (np.asarray(column).copy() for column in getattr(splits, split))
+        chosen = rng.choice(len(texts), round(NOISE * len(texts)), replace=False)
+        for index in chosen:
+            words = str(texts[index]).split()
+            site = rng.integers(len(words) + 1)
+            texts[index] = " ".join(words[:site] + [PLANTED_WORD] + words[site:])
+            if split == "train":
+                labels[index] = 1 - labels[index]
+        files.append(FOLDER / "data" / f"planted_slice_{split}.csv")
+        write_csv(files[-1], texts, labels, names)
+    run_dir = train_run("planted_slice", files, RECIPES["rotten_tomatoes"], 0, reuse,
+                        "training.dynamics=false")
+    assert evaluate.main([str(run_dir), "--slices"]) == 0
+    report = json.loads((run_dir / "eval" / "test" / "slices.json").read_text())
+    first = [{key: entry[key] for key in ("slice", "size", "accuracy", "accuracy_ci")}
+             for entry in report["weak_slices"][:3]]
+    return {"accuracy": report["accuracy"], "candidates": len(report["slices"]),
+            "weak": len(report["weak_slices"]), "first": first,
+            "met": bool(first) and first[0]["slice"] == f"word: {PLANTED_WORD}"}
 
 
 def recovery_row(dataset, seed, recipe, files, noisy_run, texts, noisy, names, args):
@@ -301,7 +344,18 @@ def format_tables(report):
     for row in report["cost"]:
         lines.append(f"| {row['recipe']} | {row['off_s']} | {row['on_s']} | "
                      f"{100 * row['overhead']:+.1f}% |")
-    return "\n".join(lines)
+    return "\n".join(lines + ["", format_slice(report.get("slice"))])
+
+
+def format_slice(row):
+    """One sentence on the planted slice."""
+    if not row:
+        return ""
+    listed = "; ".join(f"{entry['slice']} ({entry['size']} texts, accuracy "
+                       f"{100 * entry['accuracy']:.1f}%)" for entry in row["first"])
+    return (f"Planted slice: the first weak slices of {row['weak']} (of {row['candidates']} "
+            f"candidates; overall accuracy {100 * row['accuracy']:.2f}%): {listed}. "
+            f"Goal met: {'yes' if row['met'] else 'NO'}.")
 
 
 def write_report(report):
