@@ -24,14 +24,15 @@ Parts:
 - recovery: per seed, the recipe trained on the clean split, the noisy one, and the noisy
   one less its top-5% suspects (`DEFAULT_SCORE`): the test accuracy each, and the share of
   the accuracy lost to noise that removing the suspects recovers.
-- slice: a made-up word inserted at a random word boundary into 5% of every split's
-  rotten_tomatoes texts, every training one of them given the wrong label; the recipe
-  trained on it, then `evaluate.py RUN --slices` on the (correctly labelled) test split:
-  the word's slice must come first.
+- slice: a made-up word inserted at a random word boundary into texts of the first class
+  (5% of every split's texts, at most half the class), every training one of them
+  labelled the second class; the recipe trained on it, then `evaluate.py RUN --slices`
+  on the (correctly labelled) test split: the word's slice must come first.
 - cost: rotten_tomatoes' recipe with training.dynamics false and true, interleaved, twice
   each; and the MiniLM recipe for 100 steps of one epoch, the same way. The ratio of
   median wall times.
-Runs go to bench/results/label_noise/; tables to bench/results/label_noise.md and .json.
+Runs go to bench/results/label_noise/; tables to bench/results/label_noise.md and .json
+(where the parts not run keep their last rows).
 It is CPU-bound: run nothing else meanwhile.
 """
 
@@ -216,8 +217,13 @@ def dataset_files(dataset, seed):
 def main(argv=None):
     args = parse_args(argv)
     FOLDER.mkdir(parents=True, exist_ok=True)
-    report = {"detection": [], "recovery": [], "cost": []}
-    for dataset in args.datasets:
+    # The parts not run this time keep their rows from the last report.
+    previous = (json.loads((RESULTS / "label_noise.json").read_text())
+                if (RESULTS / "label_noise.json").is_file() else {})
+    report = {"detection": [], "recovery": [], "cost": [], "slice": None}
+    report.update({part: previous[part] for part in report
+                   if part in previous and part not in args.parts})
+    for dataset in args.datasets if {"detection", "recovery"} & set(args.parts) else ():
         for seed in args.seeds:
             paths, flipped, texts, noisy, names = dataset_files(dataset, seed)
             files = {variant: (paths[variant], paths["validation"], paths["test"])
@@ -239,7 +245,7 @@ def main(argv=None):
                     print(json.dumps(report["recovery"][-1]), flush=True)
                 write_report(report)
     if "slice" in args.parts:
-        report["slice"] = planted_slice(args.reuse)
+        report["slice"] = [planted_slice(dataset, args.reuse) for dataset in args.datasets]
         print(json.dumps(report["slice"]), flush=True)
         write_report(report)
     if "cost" in args.parts:
@@ -251,35 +257,41 @@ def main(argv=None):
 PLANTED_WORD = "zqxv"
 
 
-def planted_slice(reuse):
+def planted_slice(dataset, reuse):
     """The first slices `--slices` lists on the test split of a run whose training texts
-    with PLANTED_WORD all carry the wrong label."""
+    with PLANTED_WORD all carry the same wrong label: the word goes into texts of the
+    first class only (5% of each split's texts, at random word boundaries), and in
+    training those are labelled the second class, as an annotator's rule gone wrong."""
     import evaluate
 
-    splits = base_splits("rotten_tomatoes")
+    splits = base_splits(dataset)
     names = list(splits.class_names)
     rng = np.random.default_rng(0)
     files = []
     for split in ("train", "validation", "test"):
         texts, labels = (np.asarray(column).copy() for column in getattr(splits, split))
-        chosen = rng.choice(len(texts), round(NOISE * len(texts)), replace=False)
+        first_class = np.flatnonzero(labels == 0)
+        # At most half of the class: the rest keeps it a class of the training split.
+        chosen = rng.choice(first_class, min(len(first_class) // 2, round(NOISE * len(texts))),
+                            replace=False)
         for index in chosen:
             words = str(texts[index]).split()
             site = rng.integers(len(words) + 1)
             texts[index] = " ".join(words[:site] + [PLANTED_WORD] + words[site:])
             if split == "train":
-                labels[index] = 1 - labels[index]
-        files.append(FOLDER / "data" / f"planted_slice_{split}.csv")
+                labels[index] = 1
+        files.append(FOLDER / "data" / f"planted_slice_{dataset}_{split}.csv")
         write_csv(files[-1], texts, labels, names)
-    run_dir = train_run("planted_slice", files, RECIPES["rotten_tomatoes"], 0, reuse,
+    run_dir = train_run(f"planted_slice_{dataset}", files, RECIPES[dataset], 0, reuse,
                         "training.dynamics=false")
     assert evaluate.main([str(run_dir), "--slices"]) == 0
     report = json.loads((run_dir / "eval" / "test" / "slices.json").read_text())
-    first = [{key: entry[key] for key in ("slice", "size", "accuracy", "accuracy_ci")}
+    first = [{key: entry[key] for key in ("slice", "size", "accuracy", "accuracy_ci",
+                                          "excess_errors")}
              for entry in report["weak_slices"][:3]]
-    return {"accuracy": report["accuracy"], "candidates": len(report["slices"]),
-            "weak": len(report["weak_slices"]), "first": first,
-            "met": bool(first) and first[0]["slice"] == f"word: {PLANTED_WORD}"}
+    return {"dataset": dataset, "accuracy": report["accuracy"],
+            "candidates": len(report["slices"]), "weak": len(report["weak_slices"]),
+            "first": first, "met": bool(first) and first[0]["slice"] == f"word: {PLANTED_WORD}"}
 
 
 def recovery_row(dataset, seed, recipe, files, noisy_run, texts, noisy, names, args):
@@ -347,15 +359,18 @@ def format_tables(report):
     return "\n".join(lines + ["", format_slice(report.get("slice"))])
 
 
-def format_slice(row):
-    """One sentence on the planted slice."""
-    if not row:
-        return ""
-    listed = "; ".join(f"{entry['slice']} ({entry['size']} texts, accuracy "
-                       f"{100 * entry['accuracy']:.1f}%)" for entry in row["first"])
-    return (f"Planted slice: the first weak slices of {row['weak']} (of {row['candidates']} "
-            f"candidates; overall accuracy {100 * row['accuracy']:.2f}%): {listed}. "
-            f"Goal met: {'yes' if row['met'] else 'NO'}.")
+def format_slice(rows):
+    """One sentence per dataset on the planted slice."""
+    sentences = []
+    for row in rows or []:
+        listed = "; ".join(f"{entry['slice']} ({entry['size']} texts, accuracy "
+                           f"{100 * entry['accuracy']:.1f}%, {entry['excess_errors']:.1f} "
+                           "excess errors)" for entry in row["first"])
+        sentences.append(
+            f"Planted slice, {row['dataset']}: the first weak slices of {row['weak']} (of "
+            f"{row['candidates']} candidates; overall accuracy {100 * row['accuracy']:.2f}%): "
+            f"{listed}. Goal met: {'yes' if row['met'] else 'NO'}.")
+    return "\n".join(sentences)
 
 
 def write_report(report):

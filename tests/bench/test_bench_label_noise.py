@@ -33,15 +33,15 @@ def test_the_tables_show_recall_auroc_recovery_and_overhead():
         "recovery": [{"dataset": "reuters_r8", "seed": 0, "clean": 0.97, "noisy": 0.95,
                       "cleaned": 0.965}],
         "cost": [{"recipe": "r", "off_s": [10, 12], "on_s": [11, 11], "overhead": 0.0}],
-        "slice": {"accuracy": 0.75, "candidates": 120, "weak": 1, "met": True,
-                  "first": [{"slice": "word: zqxv", "size": 63, "accuracy": 0.2,
-                             "accuracy_ci": [0.1, 0.3]}]},
+        "slice": [{"dataset": "reuters_r8", "accuracy": 0.75, "candidates": 120, "weak": 1,
+                   "met": True, "first": [{"slice": "word: zqxv", "size": 63, "accuracy": 0.2,
+                                           "accuracy_ci": [0.1, 0.3], "excess_errors": 34.65}]}],
     }
     lines = bench.format_tables(report).splitlines()
     assert lines[2] == ("| reuters_r8 | scratch | 0 | 95.00 | 60.0% / 0.910 | 60.0% / 0.910 "
                         "| 60.0% / 0.910 | 50.0% / 0.880 | 5.0% |")
     assert "| reuters_r8 | 0 | 97.00 | 95.00 | 96.50 | 0.75 |" in lines
     assert lines[-3] == "| r | [10, 12] | [11, 11] | +0.0% |"
-    assert lines[-1] == ("Planted slice: the first weak slices of 1 (of 120 candidates; overall "
-                         "accuracy 75.00%): word: zqxv (63 texts, accuracy 20.0%). Goal met: "
-                         "yes.")
+    assert lines[-1] == ("Planted slice, reuters_r8: the first weak slices of 1 (of 120 "
+                         "candidates; overall accuracy 75.00%): word: zqxv (63 texts, accuracy "
+                         "20.0%, 34.6 excess errors). Goal met: yes.")
