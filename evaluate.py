@@ -323,8 +323,8 @@ def main(argv=None):
         for title, table in summaries(report.output_dir, requests):
             print(f"\n{title}, {report.run_dir} on {report.data_name}:\n{table.rstrip()}")
     for run_dir, folder in suspects:
-        print(f"\nthe most suspect training labels of {run_dir} (all {args.suspects} and the "
-              f"data map in {folder}/):\n{suspects_summary(folder)}")
+        print(f"\nthe most suspect training labels of {run_dir} (all that were ranked, and "
+              f"the data map, in {folder}/):\n{suspects_summary(folder)}")
     for viewer in viewers:
         print(f"attention viewer: {viewer}")
     return 0

@@ -142,7 +142,12 @@ def detection_row(run_dir, flipped, texts, labels, class_count):
     from sklearn.metrics import roc_auc_score
 
     import runs
-    from inspection.methods.data_map import SCORES, example_statistics, suspect_scores
+    from inspection.methods.data_map import (
+        SCORES,
+        example_statistics,
+        suspect_order,
+        suspect_scores,
+    )
 
     rebuilt = runs.load_run(run_dir).load_split("train")[0]
     assert np.array_equal(np.asarray(rebuilt, dtype=str), np.asarray(texts, dtype=str))
@@ -150,9 +155,9 @@ def detection_row(run_dir, flipped, texts, labels, class_count):
     top = round(NOISE * len(texts))
     row = {"examples": len(texts), "flipped": int(flipped.sum())}
     for score in SCORES:
+        order = suspect_order(statistics, score)
         values = np.nan_to_num(suspect_scores(statistics, score), nan=-np.inf)
-        order = np.argsort(-values, kind="stable")
-        row[score] = {"recall": float(flipped[order[:top]].mean() * top / flipped.sum()),
+        row[score] = {"recall": float(flipped[order[:top]].sum() / flipped.sum()),
                       "auroc": float(roc_auc_score(flipped, values))}
     started = time.perf_counter()
     row["cleanlab"] = cleanlab_row(texts, labels, class_count, flipped, top)
@@ -188,12 +193,11 @@ def suspects_of(run_dir, count):
     import pandas as pd
 
     import runs
-    from inspection.methods.data_map import example_statistics, suspect_scores
+    from inspection.methods.data_map import example_statistics, suspect_order
 
     size = len(runs.load_run(run_dir).load_split("train")[0])
     statistics = example_statistics(pd.read_parquet(run_dir / runs.DYNAMICS_FILE), size)
-    values = np.nan_to_num(suspect_scores(statistics), nan=-np.inf)
-    return np.argsort(-values, kind="stable")[:count]
+    return suspect_order(statistics)[:count]
 
 
 def dataset_files(dataset, seed):
@@ -333,47 +337,9 @@ def cost_rows(args):
     return rows
 
 
-def format_tables(report):
-    """The three Markdown tables of `report`."""
-    from inspection.methods.data_map import SCORES
-
-    lines = ["| dataset | recipe | seed | test acc. (noisy) | "
-             + " | ".join(f"{score} recall / AUROC" for score in SCORES)
-             + " | cleanlab recall / AUROC | random |", "|---" * (6 + len(SCORES)) + "|"]
-    for row in report["detection"]:
-        cells = [f"{100 * row[name]['recall']:.1f}% / {row[name]['auroc']:.3f}"
-                 for name in (*SCORES, "cleanlab")]
-        lines.append(f"| {row['dataset']} | {row['recipe']} | {row['seed']} | "
-                     f"{100 * row['test_accuracy']:.2f} | " + " | ".join(cells) + " | 5.0% |")
-    lines += ["", "| dataset | seed | clean | noisy | top 5% removed | recovered |",
-              "|---|---|---|---|---|---|"]
-    for row in report["recovery"]:
-        lost = row["clean"] - row["noisy"]
-        recovered = f"{(row['cleaned'] - row['noisy']) / lost:.2f}" if lost > 0 else "-"
-        lines.append(f"| {row['dataset']} | {row['seed']} | {100 * row['clean']:.2f} | "
-                     f"{100 * row['noisy']:.2f} | {100 * row['cleaned']:.2f} | {recovered} |")
-    lines += ["", "| recipe | dynamics off, s | on, s | overhead (medians) |", "|---|---|---|---|"]
-    for row in report["cost"]:
-        lines.append(f"| {row['recipe']} | {row['off_s']} | {row['on_s']} | "
-                     f"{100 * row['overhead']:+.1f}% |")
-    return "\n".join(lines + ["", format_slice(report.get("slice"))])
-
-
-def format_slice(rows):
-    """One sentence per dataset on the planted slice."""
-    sentences = []
-    for row in rows or []:
-        listed = "; ".join(f"{entry['slice']} ({entry['size']} texts, accuracy "
-                           f"{100 * entry['accuracy']:.1f}%, {entry['excess_errors']:.1f} "
-                           "excess errors)" for entry in row["first"])
-        sentences.append(
-            f"Planted slice, {row['dataset']}: the first weak slices of {row['weak']} (of "
-            f"{row['candidates']} candidates; overall accuracy {100 * row['accuracy']:.2f}%): "
-            f"{listed}. Goal met: {'yes' if row['met'] else 'NO'}.")
-    return "\n".join(sentences)
-
-
 def write_report(report):
+    from label_noise_report import format_tables
+
     (RESULTS / "label_noise.json").write_text(json.dumps(report, indent=2) + "\n")
     (RESULTS / "label_noise.md").write_text(format_tables(report) + "\n")
 

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import runs
 from run_inspection import suspects, tokens
+from run_inspection.slices import SLICES_FILE
 
-SLICES_FILE = "slices.json"  # evaluate.py --slices's, in each split's eval folder
 DIGITS = 3
 
 

@@ -1,8 +1,9 @@
 """The measurements in an evaluation folder (`RUN_DIR/eval/<split>/`) that outlive it.
 
 `evaluate.py` rewrites the folder as a whole on every evaluation. What its flags measured
-there before (`--faithfulness`, `--heads`, `--tokens`, `--compare`, `--slices`) is kept
-unless measured again: the model has not changed, and a measurement can take minutes.
+there before (`--faithfulness`, `--heads`, `--tokens`, `--compare`, `--slices`, and in
+`eval/train/` `--suspects`) is kept unless measured again: the model has not changed, and
+a measurement can take minutes.
 """
 
 import dataclasses
@@ -13,7 +14,8 @@ from pathlib import Path
 from inspection.methods.attribution import DEFAULT_METHOD
 
 # Each flag's files, as glob patterns: faithfulness.json, .md and .png, and so on.
-MEASUREMENT_FILES = ("faithfulness.*", "heads.*", "tokens.*", "compare_*", "slices.*")
+MEASUREMENT_FILES = ("faithfulness.*", "heads.*", "tokens.*", "compare_*", "slices.*",
+                     "suspects.csv", "data_map.*")
 SUMMARY_WORDS = 8
 
 

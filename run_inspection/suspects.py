@@ -25,6 +25,7 @@ from inspection.methods.data_map import (
     example_statistics,
     recorded_texts_match,
     region_shares,
+    suspect_order,
     suspect_scores,
 )
 
@@ -35,6 +36,8 @@ SPLIT = "train"
 MAP_POINTS = 3000  # points of data_map.json (the viewer's scatter): a sample + the suspects
 POINT_TEXT = 300  # characters of each point's text
 SEED = 0
+COLUMNS = ["position", "text", "label", "model_label", "score", "confidence", "variability",
+           "correctness", "aum", "epochs"]
 
 
 def measure_run_suspects(run, count, batch_size=256):
@@ -53,18 +56,21 @@ def measure_run_suspects(run, count, batch_size=256):
     table = pd.DataFrame({"position": np.arange(len(texts)), "text": texts,
                           "label": names[labels], "model_label": names[predicted]})
     table = pd.concat([table, statistics.reset_index(drop=True)], axis=1)
-    order = table.sort_values("score", ascending=False, na_position="last", kind="stable")
-    suspects = order.head(count)[["position", "text", "label", "model_label", "score",
-                                  "confidence", "variability", "correctness", "aum", "epochs"]]
+    # Examples no epoch saw (a capped training.steps_per_epoch) have no score to rank by.
+    suspects = table.iloc[suspect_order(statistics)[:count]][COLUMNS]
     return suspects.reset_index(drop=True), data_map(table, statistics, suspects, dynamics)
 
 
 def suspects_report(run, count) -> Path:
-    """Ranks `run`'s training labels into `RUN_DIR/eval/train/` (replaced as a whole)."""
+    """Ranks `run`'s training labels into `RUN_DIR/eval/train/`; the folder's other files
+    (an evaluation of a file named train) are kept."""
+    from run_inspection.measurements import carry_over
+
     output_dir = run.run_dir / runs.EVAL_DIR / SPLIT
     suspects, report = measure_run_suspects(run, count)
     with runs.staged_folder(output_dir) as staging:
         write_suspects(staging, suspects, report)
+        carry_over(output_dir, staging, patterns=("*",))
     return output_dir
 
 

@@ -39,8 +39,8 @@ def entry(name, kind, size, accuracy, low, high):
 WEAK_SLICES = [entry("word: zqxv", "word", 40, 0.2, 0.1, 0.35),
                entry("length: over 40 words", "length", 120, 0.61234, 0.52, 0.7),
                entry(f"word: {HOSTILE_TEXT}", "word", 25, 0.4, 0.22, 0.6)]
-CORRECTION = ("Holm's correction over the 5 slices tested: a slice is weak when its "
-              "accuracy is below the rest's at the corrected level.")
+CORRECTION = ("Bonferroni over 5 candidate slices: a slice is weak when its interval "
+              "at level 1 - 0.05/5 lies below the overall accuracy.")
 
 
 def slices_report(split, weak):

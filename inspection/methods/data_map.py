@@ -80,6 +80,19 @@ def suspect_scores(statistics: pd.DataFrame, score: str = DEFAULT_SCORE) -> np.n
     return np.asarray(SCORES[score](statistics), dtype=float)
 
 
+def suspect_order(statistics: pd.DataFrame, score: str = DEFAULT_SCORE) -> np.ndarray:
+    """Positions by `suspect_scores`, most suspect first; examples never seen left out.
+
+    Example:
+    >>> statistics = pd.DataFrame({"aum": [2.0, np.nan, -1.0, 0.5]})
+    >>> suspect_order(statistics).tolist()
+    [2, 3, 0]
+    """
+    values = suspect_scores(statistics, score)
+    order = np.argsort(-values, kind="stable")  # NaN (never seen) sorts last
+    return order[~np.isnan(values[order])]
+
+
 def _rank(values):
     return pd.Series(values).rank(pct=True).to_numpy()
 

@@ -8,6 +8,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import bench_label_noise as bench  # noqa: E402
+import label_noise_report  # noqa: E402
 
 
 def test_five_percent_of_the_labels_go_to_another_class_the_same_for_a_seed():
@@ -37,11 +38,22 @@ def test_the_tables_show_recall_auroc_recovery_and_overhead():
                    "met": True, "first": [{"slice": "word: zqxv", "size": 63, "accuracy": 0.2,
                                            "accuracy_ci": [0.1, 0.3], "excess_errors": 34.65}]}],
     }
-    lines = bench.format_tables(report).splitlines()
+    lines = label_noise_report.format_tables(report).splitlines()
     assert lines[2] == ("| reuters_r8 | scratch | 0 | 95.00 | 60.0% / 0.910 | 60.0% / 0.910 "
                         "| 60.0% / 0.910 | 50.0% / 0.880 | 5.0% |")
     assert "| reuters_r8 | 0 | 97.00 | 95.00 | 96.50 | 0.75 |" in lines
+    # One seed: no interval; the share is the mean won over the mean lost.
+    assert "| reuters_r8 | 97.00 | 95.00 | 96.50 | 2.00 | 1.50 | 0.75 |" in lines
     assert lines[-3] == "| r | [10, 12] | [11, 11] | +0.0% |"
     assert lines[-1] == ("Planted slice, reuters_r8: the first weak slices of 1 (of 120 "
                          "candidates; overall accuracy 75.00%): word: zqxv (63 texts, accuracy "
                          "20.0%, 34.6 excess errors). Goal met: yes.")
+
+
+def test_the_recovery_summary_is_the_mean_and_t_interval_over_seeds():
+    rows = [{"dataset": "d", "clean": clean, "noisy": 0.9, "cleaned": cleaned}
+            for clean, cleaned in ((0.94, 0.92), (0.96, 0.93), (0.95, 0.91))]
+    lines = label_noise_report.recovery_summary(rows).splitlines()
+    # lost 4, 6, 5 points: mean 5, t(0.975, 2) * 1 / sqrt(3) = 2.48; won 2, 3, 1.
+    assert lines[2] == ("| d | 95.00 ± 2.48 | 90.00 ± 0.00 | 92.00 ± 2.48 | 5.00 ± 2.48 | "
+                        "2.00 ± 2.48 | 0.40 |")

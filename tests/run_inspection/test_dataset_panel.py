@@ -38,7 +38,7 @@ def test_the_block_keeps_the_data_map_points_and_the_weak_slices_rounded(tmp_pat
     slices = block["slices"]
     assert (slices["split"], slices["examples"], slices["accuracy"], slices["candidates"]) == (
         "test", 1066, 0.85, 5)
-    assert slices["correction"].startswith("Holm's correction over the 5 slices")
+    assert slices["correction"].startswith("Bonferroni over 5 candidate slices")
     assert slices["weak_slices"][1] == {"slice": "length: over 40 words", "kind": "length",
                                         "size": 120, "accuracy": 0.612,
                                         "accuracy_ci": [0.52, 0.7]}

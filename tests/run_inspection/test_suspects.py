@@ -105,3 +105,21 @@ def test_a_later_evaluation_keeps_the_suspects(flipped_run, capsys):
     assert evaluate.main([str(run_dir)]) == 0
     assert (run_dir / "eval" / "train" / "suspects.csv").read_text() == before
     assert np.isfinite(pd.read_csv(run_dir / "eval" / "train" / "suspects.csv")["aum"]).all()
+
+
+def test_an_evaluation_of_a_file_named_train_and_the_suspects_keep_each_others_files(
+        flipped_run, tmp_path, capsys):
+    run_dir, _ = flipped_run
+    folder = run_dir / "eval" / "train"
+    suspects = (folder / "suspects.csv").read_text()
+    named_train = tmp_path / "train.csv"  # its reports go to eval/train/ too
+    shutil.copy(runs.load_run(run_dir).config.dataset.train_file, named_train)
+    assert evaluate.main([str(run_dir), "--data", str(named_train), "--slices"]) == 0
+    assert (folder / "suspects.csv").read_text() == suspects
+    assert (folder / "data_map.json").is_file() and (folder / "slices.json").is_file()
+    metrics = (folder / "metrics.json").read_text()
+    assert evaluate.main([str(run_dir), "--suspects", "5"]) == 0
+    assert (folder / "metrics.json").read_text() == metrics
+    assert (folder / "slices.json").is_file()
+    assert len(pd.read_csv(folder / "suspects.csv")) == 5
+    assert "(all that were ranked, and the data map, in" in capsys.readouterr().out
