@@ -20,7 +20,7 @@ Parts:
   the top 5% (= precision there) and AUROC. Beside it, in the same run, cleanlab's
   `find_label_issues` (ranked by self-confidence) on 5-fold cross-validated TF-IDF +
   logistic-regression probabilities of the same noisy split, and the random baseline (5%).
-  `--minilm` adds the rotten_tomatoes_minilm recipe on rotten_tomatoes (seed 0).
+  `--minilm` adds the MiniLM recipes of rotten_tomatoes and reuters_r8 (the first seed).
 - recovery: per seed, the recipe trained on the clean split, the noisy one, and the noisy
   one less its top-5% suspects (`DEFAULT_SCORE`): the test accuracy each, and the share of
   the accuracy lost to noise that removing the suspects recovers.
@@ -55,7 +55,8 @@ NOISE = 0.05
 DATASETS = ("rotten_tomatoes", "reuters_r8", "newsgroups_5k")
 RECIPES = {"rotten_tomatoes": "configs/rotten_tomatoes.yaml",
            "reuters_r8": "configs/reuters_r8.yaml", "newsgroups_5k": None}
-MINILM = "configs/rotten_tomatoes_minilm.yaml"
+MINILM = {"rotten_tomatoes": "configs/rotten_tomatoes_minilm.yaml",
+          "reuters_r8": "configs/reuters_r8_minilm.yaml"}
 SAMPLE = 5000
 
 
@@ -67,7 +68,8 @@ def parse_args(argv):
                         choices=("detection", "recovery", "slice", "cost"),
                         default=["detection", "recovery", "slice", "cost"])
     parser.add_argument("--minilm", action="store_true",
-                        help="add the MiniLM recipe to detection (rotten_tomatoes, seed 0)")
+                        help="add the MiniLM recipes to detection (rotten_tomatoes and "
+                             "reuters_r8, the first seed)")
     parser.add_argument("--reuse", action="store_true")
     return parser.parse_args(argv)
 
@@ -227,14 +229,16 @@ def main(argv=None):
     report = {"detection": [], "recovery": [], "cost": [], "slice": None}
     report.update({part: previous[part] for part in report
                    if part in previous and part not in args.parts})
+    earlier = {part: previous.get(part, []) for part in ("detection", "recovery")
+               if part in args.parts}
     for dataset in args.datasets if {"detection", "recovery"} & set(args.parts) else ():
         for seed in args.seeds:
             paths, flipped, texts, noisy, names = dataset_files(dataset, seed)
             files = {variant: (paths[variant], paths["validation"], paths["test"])
                      for variant in ("clean", "noisy")}
             recipes = [("scratch", RECIPES[dataset])]
-            if args.minilm and dataset == "rotten_tomatoes" and seed == args.seeds[0]:
-                recipes.append(("minilm", MINILM))
+            if args.minilm and dataset in MINILM and seed == args.seeds[0]:
+                recipes.append(("minilm", MINILM[dataset]))
             for recipe_name, recipe in recipes:
                 noisy_run = train_run(f"{dataset}_{recipe_name}_noisy_{seed}", files["noisy"],
                                       recipe, seed, args.reuse, "training.dynamics=true")
@@ -247,14 +251,14 @@ def main(argv=None):
                     report["recovery"].append(recovery_row(
                         dataset, seed, recipe, files, noisy_run, texts, noisy, names, args))
                     print(json.dumps(report["recovery"][-1]), flush=True)
-                write_report(report)
+                write_report(report, earlier)
     if "slice" in args.parts:
         report["slice"] = [planted_slice(dataset, args.reuse) for dataset in args.datasets]
         print(json.dumps(report["slice"]), flush=True)
-        write_report(report)
+        write_report(report, earlier)
     if "cost" in args.parts:
         report["cost"] = cost_rows(args)
-        write_report(report)
+        write_report(report, earlier)
     return 0
 
 
@@ -321,7 +325,7 @@ def cost_rows(args):
     files = (paths["noisy"], paths["validation"], paths["test"])
     for recipe_name, recipe, overrides in (
             ("rotten_tomatoes from scratch", RECIPES["rotten_tomatoes"], []),
-            ("rotten_tomatoes MiniLM, 100 steps", MINILM,
+            ("rotten_tomatoes MiniLM, 100 steps", MINILM["rotten_tomatoes"],
              ["training.epochs=1", "training.steps_per_epoch=100"])):
         seconds = {False: [], True: []}
         for repeat in range(2):
@@ -337,9 +341,22 @@ def cost_rows(args):
     return rows
 
 
-def write_report(report):
+def merged(rows, previous):
+    """`rows`, after the `previous` rows of runs not measured again (by dataset, recipe,
+    seed)."""
+    def key(row):
+        return row.get("dataset"), row.get("recipe"), row.get("seed")
+
+    again = {key(row) for row in rows}
+    return [row for row in previous if key(row) not in again] + rows
+
+
+def write_report(report, earlier):
+    """Writes `report`, its detection and recovery rows after the `earlier` rows of runs
+    this bench run did not measure again."""
     from label_noise_report import format_tables
 
+    report = {**report, **{part: merged(report[part], rows) for part, rows in earlier.items()}}
     (RESULTS / "label_noise.json").write_text(json.dumps(report, indent=2) + "\n")
     (RESULTS / "label_noise.md").write_text(format_tables(report) + "\n")
 

@@ -57,3 +57,11 @@ def test_the_recovery_summary_is_the_mean_and_t_interval_over_seeds():
     # lost 4, 6, 5 points: mean 5, t(0.975, 2) * 1 / sqrt(3) = 2.48; won 2, 3, 1.
     assert lines[2] == ("| d | 95.00 ± 2.48 | 90.00 ± 0.00 | 92.00 ± 2.48 | 5.00 ± 2.48 | "
                         "2.00 ± 2.48 | 0.40 |")
+
+
+def test_a_bench_run_replaces_only_the_rows_of_the_runs_it_measured_again():
+    earlier = [{"dataset": "a", "recipe": "scratch", "seed": 0, "value": 1},
+               {"dataset": "a", "recipe": "scratch", "seed": 1, "value": 2}]
+    again = [{"dataset": "a", "recipe": "scratch", "seed": 1, "value": 3},
+             {"dataset": "a", "recipe": "minilm", "seed": 1, "value": 4}]
+    assert [row["value"] for row in bench.merged(again, earlier)] == [1, 3, 4]
