@@ -47,8 +47,8 @@ and .png) and kept by a later evaluation without its flag:
 `eval/train/` (suspects.csv, data_map.json and .png; docs/data_quality.md).
 
 Exit codes: 0 done, 2 missing or unreadable run folder, model or data, bad example ids,
-an empty texts file, an export in the way, runs with different classes to compare, or a
-`dataset.slice_columns` column not in the data.
+an empty texts file, an export in the way, runs with different classes to compare, a
+`dataset.slice_columns` column not in the data, or `--suspects` without training dynamics.
 """
 
 import argparse
