@@ -92,8 +92,8 @@ bench-accuracy: $(VENV)/.installed-train
 	  $(PY) -m data prepare $$name || exit 1; done
 	$(PY) bench/bench_accuracy.py $(BENCH_ACCURACY_ARGS)
 
-# evaluate.py --suspects against cleanlab on flipped labels (docs/data_quality.md): about an
-# hour on 2 CPU cores. cleanlab comes from the `bench` extra, never a runtime dependency.
+# evaluate.py --suspects against cleanlab on flipped labels (docs/data_quality.md): about 90
+# minutes on 2 CPU cores. cleanlab comes from the `bench` extra, never a runtime dependency.
 BENCH_LABEL_NOISE_ARGS ?= --minilm
 $(VENV)/.installed-bench: $(VENV)/.installed-train
 	$(VENV)/bin/uv pip install --quiet --python $(PY) '.[train,bench]'

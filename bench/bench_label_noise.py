@@ -2,7 +2,7 @@
 the tables.
 
 Usage:
-    python bench/bench_label_noise.py                          # everything (about an hour)
+    python bench/bench_label_noise.py --minilm                 # everything (about 90 minutes)
     python bench/bench_label_noise.py --datasets reuters_r8 --seeds 0
     python bench/bench_label_noise.py --parts cost             # only the recording's cost
     python bench/bench_label_noise.py --reuse                  # reuse finished runs
