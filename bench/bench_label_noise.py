@@ -37,7 +37,6 @@ It is CPU-bound: run nothing else meanwhile.
 """
 
 import argparse
-import csv
 import json
 import os
 import sys
@@ -49,15 +48,15 @@ import numpy as np
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from label_noise_data import NOISE, base_splits, flip, write_csv  # noqa: E402
+
 RESULTS = ROOT / "bench" / "results"
 FOLDER = RESULTS / "label_noise"
-NOISE = 0.05
 DATASETS = ("rotten_tomatoes", "reuters_r8", "newsgroups_5k")
 RECIPES = {"rotten_tomatoes": "configs/rotten_tomatoes.yaml",
            "reuters_r8": "configs/reuters_r8.yaml", "newsgroups_5k": None}
 MINILM = {"rotten_tomatoes": "configs/rotten_tomatoes_minilm.yaml",
           "reuters_r8": "configs/reuters_r8_minilm.yaml"}
-SAMPLE = 5000
 
 
 def parse_args(argv):
@@ -72,47 +71,6 @@ def parse_args(argv):
                              "reuters_r8, the first seed)")
     parser.add_argument("--reuse", action="store_true")
     return parser.parse_args(argv)
-
-
-def base_splits(dataset):
-    """(TextSplits, class names) of a dataset; newsgroups_5k is carved from 20 Newsgroups."""
-    from data import load_text_splits
-    from data.splitting.text_splits import TextSplits
-
-    if dataset != "newsgroups_5k":
-        splits = load_text_splits({"name": dataset})
-        return splits
-    from sklearn.model_selection import train_test_split
-
-    full = load_text_splits({"name": "twenty_newsgroups"})
-    texts = np.concatenate([full.train[0], full.validation[0], full.test[0]])
-    labels = np.concatenate([full.train[1], full.validation[1], full.test[1]])
-    texts, _, labels, _ = train_test_split(texts, labels, train_size=SAMPLE, stratify=labels,
-                                           random_state=0)
-    train_texts, rest_texts, train_labels, rest_labels = train_test_split(
-        texts, labels, test_size=0.2, stratify=labels, random_state=0)
-    halves = train_test_split(rest_texts, rest_labels, test_size=0.5, stratify=rest_labels,
-                              random_state=0)
-    validation, test = (halves[0], halves[2]), (halves[1], halves[3])
-    return TextSplits((train_texts, train_labels), validation, test, full.class_names)
-
-
-def flip(labels, num_classes, seed):
-    """(noisy labels, flipped mask): NOISE of the labels changed to another class."""
-    rng = np.random.default_rng(1000 + seed)
-    flipped = np.zeros(len(labels), bool)
-    flipped[rng.choice(len(labels), round(NOISE * len(labels)), replace=False)] = True
-    noisy = labels.copy()
-    shift = rng.integers(1, num_classes, len(labels))  # never 0: always another class
-    noisy[flipped] = (labels[flipped] + shift[flipped]) % num_classes
-    return noisy, flipped
-
-
-def write_csv(path, texts, labels, class_names):
-    with open(path, "w", newline="") as file:
-        writer = csv.writer(file)
-        writer.writerow(["text", "label"])
-        writer.writerows((str(text), class_names[label]) for text, label in zip(texts, labels))
 
 
 def train_run(name, files, recipe, seed, reuse, *overrides):
@@ -138,7 +96,7 @@ def metrics(run_dir):
     return json.loads((run_dir / "metrics.json").read_text())
 
 
-def detection_row(run_dir, flipped, texts, labels, class_count):
+def detection_row(run_dir, flipped, texts, labels):
     """Our scores' and cleanlab's recall among the top 5% and AUROC on one noisy run."""
     import pandas as pd
     from sklearn.metrics import roc_auc_score
@@ -162,7 +120,7 @@ def detection_row(run_dir, flipped, texts, labels, class_count):
         row[score] = {"recall": float(flipped[order[:top]].sum() / flipped.sum()),
                       "auroc": float(roc_auc_score(flipped, values))}
     started = time.perf_counter()
-    row["cleanlab"] = cleanlab_row(texts, labels, class_count, flipped, top)
+    row["cleanlab"] = cleanlab_row(texts, labels, flipped, top)
     row["cleanlab"]["seconds"] = round(time.perf_counter() - started, 1)
     row["random"] = {"recall": NOISE, "auroc": 0.5}
     row["test_accuracy"] = metrics(run_dir)["test"]["accuracy"]
@@ -170,7 +128,7 @@ def detection_row(run_dir, flipped, texts, labels, class_count):
     return row
 
 
-def cleanlab_row(texts, labels, class_count, flipped, top):
+def cleanlab_row(texts, labels, flipped, top):
     """cleanlab.find_label_issues on 5-fold cross-validated TF-IDF + LR probabilities."""
     from cleanlab.filter import find_label_issues
     from cleanlab.rank import get_label_quality_scores
@@ -243,7 +201,7 @@ def main(argv=None):
                 noisy_run = train_run(f"{dataset}_{recipe_name}_noisy_{seed}", files["noisy"],
                                       recipe, seed, args.reuse, "training.dynamics=true")
                 if "detection" in args.parts:
-                    row = detection_row(noisy_run, flipped, texts, noisy, len(names))
+                    row = detection_row(noisy_run, flipped, texts, noisy)
                     report["detection"].append({"dataset": dataset, "recipe": recipe_name,
                                                 "seed": seed, **row})
                     print(json.dumps(report["detection"][-1]), flush=True)

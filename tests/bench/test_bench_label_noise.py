@@ -8,19 +8,20 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import bench_label_noise as bench  # noqa: E402
+import label_noise_data  # noqa: E402
 import label_noise_report  # noqa: E402
 
 
 def test_five_percent_of_the_labels_go_to_another_class_the_same_for_a_seed():
     labels = np.arange(1000) % 4
-    noisy, flipped = bench.flip(labels, 4, seed=0)
+    noisy, flipped = label_noise_data.flip(labels, 4, seed=0)
     assert flipped.sum() == 50
     assert (noisy[flipped] != labels[flipped]).all() and (noisy[~flipped] == labels[~flipped]).all()
     assert set(noisy[flipped]) == {0, 1, 2, 3}  # every other class can be drawn
-    again, flipped_again = bench.flip(labels, 4, seed=0)
+    again, flipped_again = label_noise_data.flip(labels, 4, seed=0)
     assert (again == noisy).all() and (flipped_again == flipped).all()
-    assert not (bench.flip(labels, 4, seed=1)[1] == flipped).all()
-    binary, flipped = bench.flip(np.arange(200) % 2, 2, seed=0)
+    assert not (label_noise_data.flip(labels, 4, seed=1)[1] == flipped).all()
+    binary, flipped = label_noise_data.flip(np.arange(200) % 2, 2, seed=0)
     assert (binary[flipped] == 1 - np.arange(200)[flipped] % 2).all()
 
 
