@@ -115,8 +115,9 @@ def detection_row(run_dir, flipped, texts, labels):
     top = round(NOISE * len(texts))
     row = {"examples": len(texts), "flipped": int(flipped.sum())}
     for score in SCORES:
-        order = suspect_order(statistics, score)
-        values = np.nan_to_num(suspect_scores(statistics, score), nan=-np.inf)
+        scores = suspect_scores(statistics, score)
+        order = suspect_order(scores)
+        values = np.nan_to_num(scores, nan=-np.inf)
         row[score] = {"recall": float(flipped[order[:top]].sum() / flipped.sum()),
                       "auroc": float(roc_auc_score(flipped, values))}
     started = time.perf_counter()
@@ -153,11 +154,11 @@ def suspects_of(run_dir, count):
     import pandas as pd
 
     import runs
-    from inspection.methods.data_map import example_statistics, suspect_order
+    from inspection.methods.data_map import example_statistics, suspect_order, suspect_scores
 
     size = len(runs.load_run(run_dir).load_split("train")[0])
     statistics = example_statistics(pd.read_parquet(run_dir / runs.DYNAMICS_FILE), size)
-    return suspect_order(statistics)[:count]
+    return suspect_order(suspect_scores(statistics))[:count]
 
 
 def dataset_files(dataset, seed):

@@ -19,6 +19,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 import runs
+from inspection.methods.attribution import probabilities
 from inspection.methods.data_map import (
     DEFAULT_SCORE,
     REGION_RULE,
@@ -28,6 +29,7 @@ from inspection.methods.data_map import (
     suspect_order,
     suspect_scores,
 )
+from run_inspection.faithfulness import tokenize
 
 SUSPECTS_FILE = "suspects.csv"
 MAP_FILE = "data_map.json"
@@ -44,20 +46,18 @@ def measure_run_suspects(run, count, batch_size=256):
     """(the `count` most suspect training examples as a DataFrame, data_map.json's dict)."""
     import pandas as pd
 
-    from inspection.methods.attribution import probabilities
-
     dynamics = pd.read_parquet(run.run_dir / runs.DYNAMICS_FILE)
     texts, labels = run.load_split(SPLIT)
     check_same_texts(run, dynamics, texts)
     statistics = example_statistics(dynamics, len(texts))
     statistics["score"] = suspect_scores(statistics)
-    predicted = probabilities(run.parts[1], _token_ids(run, texts), batch_size).argmax(-1)
+    predicted = probabilities(run.parts[1], tokenize(run, texts), batch_size).argmax(-1)
     names = np.asarray(run.class_names, dtype=object)
     table = pd.DataFrame({"position": np.arange(len(texts)), "text": texts,
                           "label": names[labels], "model_label": names[predicted]})
     table = pd.concat([table, statistics.reset_index(drop=True)], axis=1)
     # Examples no epoch saw (a capped training.steps_per_epoch) have no score to rank by.
-    suspects = table.iloc[suspect_order(statistics)[:count]][COLUMNS]
+    suspects = table.iloc[suspect_order(statistics["score"].to_numpy())[:count]][COLUMNS]
     return suspects.reset_index(drop=True), data_map(table, statistics, suspects, dynamics)
 
 
@@ -148,8 +148,3 @@ def plot_data_map(report):
         axes.legend(loc="lower right")
     return figure
 
-
-def _token_ids(run, texts):
-    from run_inspection.faithfulness import tokenize
-
-    return tokenize(run, texts)

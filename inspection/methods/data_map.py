@@ -80,17 +80,16 @@ def suspect_scores(statistics: pd.DataFrame, score: str = DEFAULT_SCORE) -> np.n
     return np.asarray(SCORES[score](statistics), dtype=float)
 
 
-def suspect_order(statistics: pd.DataFrame, score: str = DEFAULT_SCORE) -> np.ndarray:
-    """Positions by `suspect_scores`, most suspect first; examples never seen left out.
+def suspect_order(scores: np.ndarray) -> np.ndarray:
+    """Positions by their `suspect_scores`, most suspect first; examples never seen (NaN)
+    left out.
 
     Example:
-    >>> statistics = pd.DataFrame({"aum": [2.0, np.nan, -1.0, 0.5]})
-    >>> suspect_order(statistics).tolist()
-    [2, 3, 0]
+    >>> suspect_order(suspect_scores(pd.DataFrame({"aum": [2.0, np.nan, -1.0, 0.5]})))
+    array([2, 3, 0])
     """
-    values = suspect_scores(statistics, score)
-    order = np.argsort(-values, kind="stable")  # NaN (never seen) sorts last
-    return order[~np.isnan(values[order])]
+    order = np.argsort(-scores, kind="stable")  # NaN sorts last
+    return order[~np.isnan(scores[order])]
 
 
 def _rank(values):
