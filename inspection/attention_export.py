@@ -8,25 +8,18 @@ once trimmed), L layers, N heads, C classes.
 import pathlib
 
 import keras
-import tensorflow as tf
 
 from inspection.attention_file.format import VIEWER_FILENAME
 from inspection.attention_file.reader import load_attention
-from inspection.attention_file.record import AttentionRecord
 from inspection.attention_file.writer import AttentionFileWriter
-from inspection.attention_tokens import (
-    check_kept_heads,
-    has_class_token,
-    real_tokens,
-    trim_scores,
-)
-from inspection.export_attributions import BatchAttributions, check_methods
-from inspection.export_checks import check_rows, label_indices, run_classifier
-from inspection.methods.rollout import check_pooling, token_importance
+from inspection.attention_records import RecordMaker
+from inspection.attention_tokens import check_kept_heads
+from inspection.export_attributions import check_methods
+from inspection.export_checks import label_indices
+from inspection.methods.rollout import check_pooling
 from inspection.rendering.bertviz_export import write_bertviz_json
 from inspection.rendering.heatmaps import plot_attention_heads, plot_layer_averages
 from inspection.rendering.viewer import write_viewer
-from inspection.word_pieces import is_word_piece, word_index
 from tokenization import WordPieceTokenizer
 
 
@@ -143,10 +136,7 @@ def export_attention(
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1. Received: batch_size={batch_size}")
     out_dir = pathlib.Path(out_dir)
-    vocabulary = vectorizer.get_vocabulary()
-    word_pieces = is_word_piece(vocabulary)
-    class_token = has_class_token(pooling, vocabulary)
-    attributions = BatchAttributions(classifier, methods, pooling)
+    maker = RecordMaker(classifier, vectorizer, class_names, methods, pooling, kept_heads)
 
     progress = keras.utils.Progbar(num_examples, verbose=verbose, unit_name="example")
     viewer_records = []
@@ -154,33 +144,9 @@ def export_attention(
                              kept_heads=kept_heads) as writer:
         for start in range(0, num_examples, batch_size):
             stop = min(start + batch_size, num_examples)
-            batch_texts = texts[start:stop]
-            token_ids = keras.ops.convert_to_numpy(vectorizer(tf.constant(batch_texts)))  # (B, T)
-            probabilities, attention_scores = run_classifier(
-                classifier, token_ids, len(class_names), class_token, kept_heads
-            )  # (B, C), (B, L, N, T, T) (T + 1 with a class token)
-            predicted = probabilities.argmax(axis=-1)  # (B,)
-            attributions.compute(token_ids, predicted, seed=start)
-
-            for offset in range(stop - start):
-                index = start + offset
-                tokens = real_tokens(token_ids[offset], vocabulary, class_token)
-                scores = trim_scores(attention_scores[offset], token_ids[offset], class_token)
-                check_rows(scores, example_ids[index], kept_heads)
-                rollout = token_importance(scores, pooling)
-                record = AttentionRecord(
-                    example_id=example_ids[index],
-                    text=texts[index],
-                    tokens=tokens,
-                    attention_scores=scores,
-                    probabilities=probabilities[offset],
-                    predicted_label_index=int(predicted[offset]),
-                    true_label_index=true_indices[index],
-                    rollout_importance=rollout,
-                    word_index=word_index(tokens, word_pieces, class_token),
-                    attributions=attributions.of_example(offset, token_ids[offset], rollout,
-                                                         class_token),
-                )
+            records = maker.records(texts[start:stop], example_ids[start:stop],
+                                    true_indices[start:stop], seed=start)
+            for index, record in enumerate(records, start=start):
                 writer.add(record)
                 if index < max_rendered_examples and record.num_tokens > 0:
                     _render(record, class_names, out_dir)
@@ -190,7 +156,7 @@ def export_attention(
         meta = writer.finish(
             viewer_examples=max_viewer_examples,
             heatmap_examples=max_rendered_examples,
-            attribution_seconds=attributions.seconds_per_example(),
+            attribution_seconds=maker.attributions.seconds_per_example(),
             faithfulness=faithfulness,
         )
     write_viewer(out_dir / VIEWER_FILENAME, viewer_records, class_names, meta=meta,

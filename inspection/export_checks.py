@@ -9,6 +9,7 @@ import keras
 import numpy as np
 
 from inspection.attention_tokens import stack_block_scores
+from inspection.methods.attribution import attention_forward
 
 # Rows over real keys sum to 1 up to float32 rounding, for up to a few thousand keys.
 ROW_SUM_TOLERANCE = 1e-3
@@ -18,7 +19,7 @@ def run_classifier(classifier, token_ids, num_classes, class_token, kept_heads):
     """One forward pass of the classifier: its probabilities (B, C) float32 and every
     block's maps (B, L, N, A, A), checked against the contract of `export_attention`; each
     block's heads at their original numbers `kept_heads` (`stack_block_scores`)."""
-    outputs = classifier(token_ids, training=False, return_attention_scores=True)
+    outputs = attention_forward(classifier, token_ids)
     probabilities = keras.ops.convert_to_numpy(outputs["probabilities"]).astype(np.float32)
     batch, length = token_ids.shape
     length += int(class_token)

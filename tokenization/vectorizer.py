@@ -105,3 +105,31 @@ def quantile_length(counts: np.ndarray) -> int:
     multiple of 8 and kept within 8 and 512."""
     length = 8 * math.ceil(np.quantile(counts, AUTO_QUANTILE) / 8)
     return int(min(max(length, AUTO_BOUNDS[0]), AUTO_BOUNDS[1]))
+
+
+def sequence_cap(vectorizer) -> int | None:
+    """The most token ids a vectorizer gives a text (its `output_sequence_length`)."""
+    return vectorizer.get_config()["output_sequence_length"]
+
+
+def token_counter(vectorizer):
+    """A function: texts -> each text's token count before the vectorizer's cap, int (B,).
+    A count over `sequence_cap(vectorizer)` means the model reads the text cut.
+
+    Example:
+    >>> vectorizer = make_vectorizer({"vocabulary_size": 10, "sequence_length": 2}, ["a b"])
+    >>> token_counter(vectorizer)(["a b c d", "a"]).tolist()
+    [4, 1]
+    """
+    from tokenization.word_piece_tokenizer import WordPieceTokenizer
+
+    if isinstance(vectorizer, WordPieceTokenizer):
+        uncapped = vectorizer.with_sequence_length(None)
+    else:
+        # Its standardisation and split; every token an id above 0 (padding).
+        uncapped = keras.layers.TextVectorization.from_config(
+            {**vectorizer.get_config(), "output_sequence_length": None, "vocabulary": None,
+             "idf_weights": None})
+        uncapped.set_vocabulary(["[counted]"])
+    return lambda texts: np.count_nonzero(
+        keras.ops.convert_to_numpy(uncapped(tf.constant(list(texts)))), axis=1)

@@ -25,6 +25,7 @@ Letter legend: B batch, T token ids, A attended positions, D model size, L block
 """
 
 import weakref
+from inspect import signature
 
 import keras
 import numpy as np
@@ -112,23 +113,42 @@ def probabilities(classifier, token_ids, batch_size=BATCH_SIZE, head_mask=None):
         for start in range(0, len(token_ids), batch_size)]).astype(np.float64)
 
 
-_INFERENCE = weakref.WeakKeyDictionary()
+_COMPILED = weakref.WeakKeyDictionary()
 
 
-def _inference(classifier):
-    """The classifier in inference, on TensorFlow one graph for every batch shape: the
-    dataset measures run thousands of forward passes, a third faster than eagerly. A model
-    changed in place afterwards (quantized) needs a new classifier object."""
-    if keras.backend.backend() != "tensorflow":
-        return lambda ids: classifier(ids, training=False)
-    if classifier not in _INFERENCE:
+def _compiled(classifier, name, function):
+    """`function(classifier, token_ids, *more)` as one TensorFlow graph per classifier for
+    every batch shape (token ids int64 (B, T), more int64 (B,)): the dataset measures run
+    thousands of passes a third faster than eagerly, and the live lab (serve.py) answers a
+    text in tens of milliseconds instead of a few hundred. Other backends, and stand-ins
+    that are no Keras model, run eagerly. A model changed in place afterwards (quantized)
+    needs a new classifier object."""
+    if keras.backend.backend() != "tensorflow" or not isinstance(classifier, keras.Model):
+        return lambda *tensors: function(classifier, *tensors)
+    functions = _COMPILED.setdefault(classifier, {})
+    if name not in functions:
         import tensorflow as tf
 
         model = weakref.ref(classifier)  # the cache must not keep its key alive
-        _INFERENCE[classifier] = tf.function(
-            lambda ids: model()(ids, training=False),
-            input_signature=[tf.TensorSpec((None, None), tf.int64)])
-    return _INFERENCE[classifier]
+        arguments = signature(function).parameters
+        specs = [tf.TensorSpec((None, None), tf.int64)] + [
+            tf.TensorSpec((None,), tf.int64)] * (len(arguments) - 2)
+        functions[name] = tf.function(lambda *tensors: function(model(), *tensors),
+                                      input_signature=specs)
+    return functions[name]
+
+
+def _inference(classifier):
+    """The classifier in inference: token ids (B, T) -> probabilities (B, C)."""
+    return _compiled(classifier, "inference", lambda model, ids: model(ids, training=False))
+
+
+def attention_forward(classifier, token_ids):
+    """One inference pass that also returns every block's maps: {"probabilities": (B, C),
+    "attention_scores": [(B, N_l, T, T) per block]}, as tensors."""
+    return _compiled(classifier, "attention", lambda model, ids: model(
+        ids, training=False, return_attention_scores=True))(
+            keras.ops.convert_to_tensor(np.asarray(token_ids), "int64"))
 
 
 def predicted_classes(classifier, token_ids, batch_size=BATCH_SIZE):
@@ -145,24 +165,33 @@ def class_probabilities(classifier, token_ids, classes, batch_size=BATCH_SIZE):
 
 
 def _rollout(classifier, ids, classes, pooling):
-    scores = _head_means(_forward(classifier, ids)["attention_scores"])
+    scores = _head_means(attention_forward(classifier, ids)["attention_scores"])
     return _per_example(classifier, ids, scores, lambda maps: token_importance(maps, pooling))
 
 
 def _last_attention(classifier, ids, classes, pooling):
-    scores = _head_means(_forward(classifier, ids)["attention_scores"])
+    scores = _head_means(attention_forward(classifier, ids)["attention_scores"])
     query_index = 0 if pooling == "cls" else None
     return _per_example(classifier, ids, scores,
                         lambda maps: rollout_importance(maps[-1].mean(axis=0), query_index))
 
 
 def _gradient_x_input(classifier, ids, classes, pooling, conservative=False):
+    name = "conservative_gradient_x_input" if conservative else "gradient_x_input"
+    gradient, vectors = _compiled(classifier, name, lambda model, ids, classes: (
+        _vector_gradient(model, ids, classes, conservative)))(
+            ops.convert_to_tensor(ids, "int64"), ops.convert_to_tensor(classes, "int64"))
+    return np.sum(_numpy(gradient) * _numpy(vectors), axis=-1)  # (B, T)
+
+
+def _vector_gradient(classifier, ids, classes, conservative):
+    """The class logit's gradient with respect to the token vectors (B, T, D), and those."""
     options = dict(attention_weights_fn=ops.stop_gradient, detach_norm_scale=True) \
         if conservative else {}
     vectors = token_vectors(classifier, ids)  # (B, T, D)
     [gradient] = _gradients(lambda v: _class_logits(classifier, ids, classes, v, **options),
                             [vectors])
-    return np.sum(_numpy(gradient) * _numpy(vectors), axis=-1)  # (B, T)
+    return gradient, vectors
 
 
 def _conservative_gradient_x_input(classifier, ids, classes, pooling):
@@ -238,7 +267,8 @@ _METHODS = {
 def _class_logits(classifier, ids, classes, vectors=None, **options):
     """The sum over the batch of each text's class logit: one scalar to differentiate."""
     logits = _forward(classifier, ids, vectors, **options)["logits"]  # (B, C)
-    picked = ops.take_along_axis(logits, ops.convert_to_tensor(classes[:, None]), axis=1)
+    picked = ops.take_along_axis(logits, ops.expand_dims(ops.convert_to_tensor(classes), 1),
+                                 axis=1)
     return ops.sum(picked)
 
 
@@ -296,5 +326,5 @@ def _numpy(value):
         if not isinstance(value, np.ndarray) else value
 
 
-__all__ = ["METHODS", "attribute", "class_probabilities", "probabilities",
+__all__ = ["METHODS", "attention_forward", "attribute", "class_probabilities", "probabilities",
            "predicted_classes"]

@@ -56,12 +56,26 @@ def rank_tokens(run, texts, top=None, method="rollout"):
     for ids, example_scores in zip(token_ids, scores, strict=True):
         tokens = real_tokens(ids, vocabulary, class_token=False)  # (A,)
         indices = word_index(tokens, word_pieces)
-        pieces = word_pieces_of(tokens, indices)
-        totals = word_sums(example_scores[ids != 0], indices)  # (W,)
-        order = np.argsort(-totals, kind="stable")[:top]
-        rankings.append([
-            RankedWord(join_pieces(pieces[word]), int(word), float(totals[word]),
-                       tuple(pieces[word]))
-            for word in order
-        ])  # fmt: skip
+        rankings.append(ranked_words(tokens, indices, example_scores[ids != 0], top))
     return rankings
+
+
+def ranked_words(tokens, indices, scores, top=None):
+    """The words of one text's tokens (A,) as `RankedWord`s, most important first.
+
+    Args:
+        tokens: the tokens as the model saw them.
+        indices: per token its word's index, None for a special token (`word_index`).
+        scores: per token its score (A,); a word's is the sum of its pieces'.
+        top: keep the `top` most important words; None keeps all.
+
+    Example:
+    >>> [word.token for word in ranked_words(["[CLS]", "play", "##ed", "well", "[SEP]"],
+    ...                                      [None, 0, 0, 1, None], [9, 1, 2, 4, 9])]
+    ['well', 'played']
+    """
+    pieces = word_pieces_of(tokens, indices)
+    totals = word_sums(np.asarray(scores, dtype=np.float64), indices)  # (W,)
+    order = np.argsort(-totals, kind="stable")[:top]
+    return [RankedWord(join_pieces(pieces[word]), int(word), float(totals[word]),
+                       tuple(pieces[word])) for word in order]

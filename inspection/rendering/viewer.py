@@ -96,7 +96,15 @@ def write_viewer(path, records, class_names, meta=None, title="Attention viewer"
     path = pathlib.Path(path)
     if path.suffix.lower() != ".html":
         path = path / VIEWER_FILENAME
-    examples = [_example_data(record, class_names) for record in records]
+    page = render_page(title, viewer_data(records, class_names, meta, heads, dataset))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+def viewer_data(records, class_names, meta=None, heads=None, dataset=None):
+    """What the page embeds (`render_page`'s `data`); the arguments are `write_viewer`'s."""
+    examples = [example_data(record, class_names) for record in records]
     meta = meta or {}
     methods = list(examples[0]["methods"]) if examples else [MAPS_METHOD]
     for example in examples:
@@ -108,18 +116,14 @@ def write_viewer(path, records, class_names, meta=None, title="Attention viewer"
     best = (meta.get("faithfulness") or {}).get("best_method")
     first = next((method for method in (best, DEFAULT_METHOD) if method in methods),
                  methods[0])
-    data = {"class_names": [str(name) for name in class_names], "meta": meta,
+    return {"class_names": [str(name) for name in class_names], "meta": meta,
             "examples": examples, "methods": methods,
-            "kept_heads": _kept_heads(meta, examples), "heads": heads, "dataset": dataset,
+            "kept_heads": kept_heads(meta, examples), "heads": heads, "dataset": dataset,
             "default_method": first,
             "descriptions": method_descriptions(),
             # A method whose scores go below 0 anywhere is shown on a diverging scale.
             "signed": {method: any(min(example["methods"][method]["words"], default=0) < 0
                                    for example in examples) for method in methods}}
-    page = render_page(title, data)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page, encoding="utf-8")
-    return path
 
 
 def render_page(title, data):
@@ -189,7 +193,9 @@ def _inlinable_file(name, forbidden):
     return text.removesuffix("\n")
 
 
-def _example_data(record, class_names):
+def example_data(record, class_names, attention=True):
+    """One record as the page draws it: its tokens, words, prediction, every method's token
+    and word scores and, unless `attention` is False, its maps, one byte per weight."""
     scores = np.asarray(record.attention_scores, dtype=np.float32)  # (L, N, T, T)
     scales = scores.max(axis=(2, 3)) if scores.shape[2] else np.zeros(scores.shape[:2])  # (L, N)
     safe_scales = np.where(scales > 0, scales, 1.0)[:, :, np.newaxis, np.newaxis]
@@ -217,12 +223,13 @@ def _example_data(record, class_names):
                     for method, values in token_scores.items()},
         "num_layers": int(scores.shape[0]),
         "num_heads": int(scores.shape[1]),
-        "scales": (scales / QUANTIZATION_LEVELS).astype(np.float64).tolist(),
-        "attention": base64.b64encode(quantized.tobytes()).decode("ascii"),
+        **({"scales": (scales / QUANTIZATION_LEVELS).astype(np.float64).tolist(),
+            "attention": base64.b64encode(quantized.tobytes()).decode("ascii")}
+           if attention else {}),
     }
 
 
-def _kept_heads(meta, examples):
+def kept_heads(meta, examples):
     """Per layer the numbers of the heads the model has: meta's, else every head."""
     if meta.get("kept_heads"):
         return [[int(head) for head in heads] for heads in meta["kept_heads"]]

@@ -1,0 +1,198 @@
+"""What the live lab (serve.py) knows of the runs it serves and answers about a text.
+
+Each run is loaded once. `LiveRun.answer` gives per text what `predict.py --json` prints
+(label, probabilities, the words ranked by an attribution method) and the example as the
+viewer draws it (`view`: pieces, words, the method's scores and, when asked, every layer
+and head's attention), from one forward pass and the method's own pass, both compiled
+once per run (`inspection.methods.attribution`). A run answers one request at a time,
+under its own lock: its `RecordMaker` keeps a batch's scores between two calls, and one
+request already uses every core.
+
+Texts longer than the model reads are cut as predict.py cuts them, and the answer says
+so (`truncated`, `token_count`); requests over the limits below are refused with a
+`RequestError` naming the limit (docs/live_lab.md).
+
+Example:
+>>> # lab = LiveRun("default", runs.load_run("runs/default"))
+>>> # [answer] = lab.answer(["a wonderful film"], method="rollout", attention=True)
+>>> # answer["predicted_label"], answer["view"]["words"]
+"""
+
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from inspection.attention_records import RecordMaker
+from inspection.attention_tokens import check_kept_heads
+from inspection.methods.attribution import METHODS, probabilities
+from inspection.methods.token_ranking import ranked_words
+from inspection.rendering.viewer import example_data, method_descriptions
+from inspection.word_pieces import is_word_piece, known_token_counts
+from run_inspection.attention import ExportError, heads_block, kept_heads_of
+from run_inspection.dataset_panel import dataset_block
+from run_inspection.faithfulness import explanation_method
+from tokenization.vectorizer import sequence_cap, token_counter
+
+MAX_TEXTS = 64  # per request
+MAX_CHARACTERS = 10_000  # per text: about 2,000 words, past any model's cap (512)
+
+
+class RequestError(ValueError):
+    """A request the lab refuses; the message is one line, sent back as JSON."""
+
+
+class LiveRun:
+    """One run as the lab serves it.
+
+    Args:
+        name: what requests call it (`"run"`).
+        run: a loaded `runs.Run`.
+    """
+
+    def __init__(self, name, run):
+        self.name = name
+        self.run = run
+        vectorizer, classifier = run.parts
+        self.vocabulary = vectorizer.get_vocabulary()
+        self.kept_heads = check_kept_heads(kept_heads_of(run.run_dir),
+                                           classifier.encoder.head_counts)
+        self.default_method, _ = explanation_method(run.run_dir)
+        self.sequence_length = sequence_cap(vectorizer)
+        self._count_tokens = token_counter(vectorizer)
+        self._makers = {}
+        self._lock = threading.Lock()
+
+    def describe(self):
+        """What `GET /api/runs` says of the run."""
+        return {"name": self.name, "run_dir": str(self.run.run_dir),
+                "class_names": self.run.class_names, "pooling": self.run.pooling,
+                "sequence_length": self.sequence_length,
+                "word_pieces": is_word_piece(self.vocabulary),
+                "kept_heads": self.kept_heads, "methods": list(METHODS),
+                "default_method": self.default_method}
+
+    def panels(self):
+        """The run's measured heads and Dataset panel for the page, when it has them
+        (`evaluate.py --heads`, `--tokens`, `--suspects`, `--slices`); a damaged file
+        leaves its panel out and says why."""
+        found, problems = {}, []
+        for name, read in (("heads", lambda: heads_block(self.run.run_dir, self.kept_heads)),
+                           ("dataset", lambda: dataset_block(self.run.run_dir))):
+            try:
+                found[name] = read()
+            except (ExportError, ValueError) as error:
+                found[name] = None
+                problems.append(str(error))
+        return {**found, "problems": problems}
+
+    def answer(self, texts, method="default", attention=False):
+        """Per text its prediction and, unless `method` is None, its words by `method`.
+
+        Args:
+            texts: raw strings (`check_texts`).
+            method: an attribution method (`METHODS`); "default": the run's best measured
+                one, as predict.py's; None: the prediction alone.
+            attention: also every layer and head's maps, in `view`.
+
+        Returns:
+            A list of dicts, one per text, with predict.py --json's keys ("text",
+            "predicted_label", "probabilities", "known_tokens", and with a method
+            "explanation_method" and "tokens": every word, most important first) and
+            "truncated", "token_count" and, with a method, "view" (the viewer's example).
+        """
+        if method == "default":
+            method = self.default_method
+        if method is not None and method not in METHODS:
+            raise RequestError(f"method must be null or one of {', '.join(METHODS)}; "
+                               f"got {method!r}")
+        with self._lock:
+            maker = self._maker(method)
+            token_ids = maker.token_ids(texts)  # (B, T)
+            if method is None:
+                rows = probabilities(maker.classifier, token_ids).astype(np.float32)  # (B, C)
+                records = [None] * len(texts)
+            else:
+                records = maker.records(texts, [str(row) for row in range(len(texts))],
+                                        token_ids=token_ids)
+                rows = [record.probabilities for record in records]
+            counts = self._count_tokens(texts)  # (B,)
+        known = known_token_counts(token_ids, self.vocabulary)  # (B,)
+        names = self.run.class_names
+        answers = []
+        for text, row, record, count, known_count in zip(texts, rows, records, counts, known,
+                                                         strict=True):
+            answer = {"text": text, "predicted_label": names[int(np.argmax(row))],
+                      "probabilities": {name: float(p) for name, p in zip(names, row, strict=True)},
+                      "known_tokens": int(known_count),
+                      # Both count a WordPiece text's "[CLS]" and "[SEP]".
+                      "truncated": bool(count > self.sequence_length),
+                      "token_count": int(count)}
+            if record is not None:
+                answer["explanation_method"] = method
+                answer["tokens"] = [
+                    {"token": word.token, "position": word.position,
+                     "importance": word.importance,
+                     **({"pieces": list(word.pieces)} if maker.word_pieces else {})}
+                    for word in ranked_words(record.tokens, record.word_index,
+                                             record.attributions[method])]
+                answer["view"] = example_data(record, names, attention=attention)
+            answers.append(answer)
+        return answers
+
+    def _maker(self, method):
+        if method not in self._makers:
+            vectorizer, classifier = self.run.parts
+            self._makers[method] = RecordMaker(
+                classifier, vectorizer, self.run.class_names, (method,) if method else (),
+                self.run.pooling, self.kept_heads)
+        return self._makers[method]
+
+
+def check_texts(texts):
+    """The request's `texts`: a list of 1 to `MAX_TEXTS` strings with a word character or
+    more, each at most `MAX_CHARACTERS` long; else a RequestError naming the problem.
+
+    Example:
+    >>> check_texts(["a good film"])
+    ['a good film']
+    >>> check_texts([""])
+    Traceback (most recent call last):
+    ...
+    run_inspection.live.RequestError: text 1 is empty; give it a word or more
+    """
+    if not isinstance(texts, list) or not all(isinstance(text, str) for text in texts):
+        raise RequestError('texts must be a list of strings, e.g. ["a good film"]; got a '
+                           f"{type(texts).__name__}")
+    if not 1 <= len(texts) <= MAX_TEXTS:
+        raise RequestError(f"texts must hold 1 to {MAX_TEXTS} texts; got {len(texts)}")
+    for number, text in enumerate(texts, start=1):
+        if not text.strip():
+            raise RequestError(f"text {number} is empty; give it a word or more")
+        if len(text) > MAX_CHARACTERS:
+            raise RequestError(f"text {number} has {len(text)} characters; the lab takes at "
+                               f"most {MAX_CHARACTERS} per text")
+    return texts
+
+
+def page_data(live_runs):
+    """What the live page embeds besides the viewer's own fields: every run's description
+    and panels, the limits and the methods' descriptions."""
+    return {"runs": [{**lab.describe(), **lab.panels()} for lab in live_runs],
+            "limits": {"texts": MAX_TEXTS, "characters": MAX_CHARACTERS},
+            "descriptions": method_descriptions()}
+
+
+def run_names(run_dirs):
+    """The names requests give the runs: each folder's name, or the path as given when
+    two folders share a name.
+
+    Example:
+    >>> run_names(["runs/default", "runs/default_int8/"])
+    ['default', 'default_int8']
+    >>> run_names(["a/default", "b/default"])
+    ['a/default', 'b/default']
+    """
+    names = [Path(run_dir).name for run_dir in run_dirs]
+    return [name if names.count(name) == 1 else str(Path(run_dir))
+            for name, run_dir in zip(names, run_dirs, strict=True)]
