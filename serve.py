@@ -199,13 +199,13 @@ def main(argv=None):
     fail = cli.error_reporter("serve.py")
     if not 0 <= args.port <= 65535:
         return fail(f"--port must be between 0 and 65535, got {args.port}")
-    problem = next(filter(None, map(runs.run_dir_problem, args.run_dirs)), None)
-    if problem:
-        return fail(problem)
     if args.host not in LOOPBACK:
         print(f"serve.py: warning: --host {args.host} lets other machines reach the lab, and "
               "it has no login; an SSH tunnel keeps it private (docs/live_lab.md)",
               file=sys.stderr)
+    problem = next(filter(None, map(runs.run_dir_problem, args.run_dirs)), None)
+    if problem:
+        return fail(problem)
     cli.start_tensorflow()
     try:
         labs = start_labs(args.run_dirs)

@@ -1,0 +1,48 @@
+"""The live lab (serve.py) in a thread of the test process, for the API and page tests."""
+
+import contextlib
+import http.client
+import json
+import threading
+
+import serve
+
+
+@contextlib.contextmanager
+def running_lab(run_dirs):
+    """Yields the lab's base URL ("http://127.0.0.1:PORT") serving `run_dirs` on a free
+    port, as `serve.main` serves them; stops it afterwards."""
+    labs = serve.start_labs([str(run_dir) for run_dir in run_dirs])
+    server = serve.LabServer(("127.0.0.1", 0), labs, serve.live_page(labs), serve.LOOPBACK)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def request(url, method="GET", path="/", body=None, headers=None):
+    """(status, headers, body bytes) of one request to the lab at `url`; a dict `body` is
+    sent as JSON."""
+    host, port = url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=120)
+    headers = dict(headers or {})
+    if isinstance(body, dict | list):
+        body = json.dumps(body).encode("utf-8")
+        headers.setdefault("Content-Type", "application/json")
+    try:
+        connection.request(method, path, body=body, headers=headers)
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        connection.close()
+
+
+def predict(url, **fields):
+    """The lab's JSON answer to POST /api/predict with `fields`; fails unless 200."""
+    status, _, body = request(url, "POST", "/api/predict", fields)
+    assert status == 200, body
+    return json.loads(body)
