@@ -6,6 +6,8 @@ Letter legend: B batch, T token ids (+ 1 with a class token; real only once trim
 L layers, N heads, C classes.
 """
 
+import functools
+
 import keras
 import tensorflow as tf
 
@@ -15,6 +17,7 @@ from inspection.export_attributions import BatchAttributions
 from inspection.export_checks import check_rows, run_classifier
 from inspection.methods.rollout import token_importance
 from inspection.word_pieces import is_word_piece, word_index
+from tokenization.vectorizer import sequence_cap, token_counter
 
 
 class RecordMaker:
@@ -43,11 +46,21 @@ class RecordMaker:
         self.vocabulary = vectorizer.get_vocabulary()
         self.word_pieces = is_word_piece(self.vocabulary)
         self.class_token = has_class_token(pooling, self.vocabulary)
+        self.sequence_length = sequence_cap(vectorizer)  # the most ids a text gets
         self.attributions = BatchAttributions(classifier, methods, pooling)
 
     def token_ids(self, texts):
         """The vectorizer's ids of `texts`, int64 (B, T), padding (0) at the end."""
         return keras.ops.convert_to_numpy(self.vectorizer(tf.constant(list(texts))))
+
+    def token_counts(self, texts):
+        """Each text's token count before the cap, int (B,): one over `sequence_length`
+        was read cut (a WordPiece text's "[CLS]" and "[SEP]" count in both)."""
+        return self._token_counter(texts)
+
+    @functools.cached_property
+    def _token_counter(self):
+        return token_counter(self.vectorizer)
 
     def records(self, texts, example_ids, true_indices=None, seed=0, token_ids=None):
         """One `AttentionRecord` per text, predicted class explained by every method.

@@ -32,7 +32,6 @@ from inspection.word_pieces import is_word_piece, known_token_counts
 from run_inspection.attention import ExportError, heads_block, kept_heads_of
 from run_inspection.dataset_panel import dataset_block
 from run_inspection.faithfulness import explanation_method
-from tokenization.vectorizer import sequence_cap, token_counter
 
 MAX_TEXTS = 64  # per request
 MAX_CHARACTERS = 10_000  # per text: about 2,000 words, past any model's cap (512)
@@ -58,8 +57,6 @@ class LiveRun:
         self.kept_heads = check_kept_heads(kept_heads_of(run.run_dir),
                                            classifier.encoder.head_counts)
         self.default_method, _ = explanation_method(run.run_dir)
-        self.sequence_length = sequence_cap(vectorizer)
-        self._count_tokens = token_counter(vectorizer)
         self._makers = {}
         self._lock = threading.Lock()
 
@@ -67,7 +64,7 @@ class LiveRun:
         """What `GET /api/runs` says of the run."""
         return {"name": self.name, "run_dir": str(self.run.run_dir),
                 "class_names": self.run.class_names, "pooling": self.run.pooling,
-                "sequence_length": self.sequence_length,
+                "sequence_length": self._maker(None).sequence_length,
                 "word_pieces": is_word_piece(self.vocabulary),
                 "kept_heads": self.kept_heads, "methods": list(METHODS),
                 "default_method": self.default_method}
@@ -116,7 +113,7 @@ class LiveRun:
                 records = maker.records(texts, [str(row) for row in range(len(texts))],
                                         token_ids=token_ids)
                 rows = [record.probabilities for record in records]
-            counts = self._count_tokens(texts)  # (B,)
+            counts = maker.token_counts(texts)  # (B,)
         known = known_token_counts(token_ids, self.vocabulary)  # (B,)
         names = self.run.class_names
         answers = []
@@ -125,8 +122,7 @@ class LiveRun:
             answer = {"text": text, "predicted_label": names[int(np.argmax(row))],
                       "probabilities": {name: float(p) for name, p in zip(names, row, strict=True)},
                       "known_tokens": int(known_count),
-                      # Both count a WordPiece text's "[CLS]" and "[SEP]".
-                      "truncated": bool(count > self.sequence_length),
+                      "truncated": bool(count > maker.sequence_length),
                       "token_count": int(count)}
             if record is not None:
                 answer["explanation_method"] = method

@@ -16,7 +16,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOT_IN_THE_GRAPH = {"tests", "bench", "docs"}
-COMMANDS = ("train", "evaluate", "predict", "pretrain", "compress", "export", "upgrade_run")
+COMMANDS = ("train", "evaluate", "predict", "pretrain", "compress", "export", "upgrade_run",
+            "serve")
 ABOVE_THE_COMMANDS = {"cli", "config", "config_files", "runs", "reports", "fitting",
                       "fine_tuning", "starting_weights", "data", "tokenization", "models", "layers",
                       "inspection", "run_inspection"}
