@@ -8,8 +8,9 @@ pages name (`runs/default`, ...) are the tiny test run and the built-in datasets
 prepared (TFDS_DATA_DIR): evaluate.py, predict.py, `python -m data` and the own-data
 section run as written. Jobs of minutes to hours run in a form that checks them without the
 hours: `train.py` / `pretrain.py` with `--print-config` (the config and every override
-resolve), `make` targets with `make -n`, benchmarks and `tensorboard` with `--help`. The
-commands of this project's scripts (`python train.py ...`, `python -m data`, the
+resolve), `make` targets with `make -n`, benchmarks, `serve.py` and `tensorboard` with
+`--help` (the live lab's own commands run in tests/test_serve.py). The commands of this
+project's scripts (`python train.py ...`, `python -m data`, the
 benchmarks) and then the Python blocks run in one driver process, in order, the scripts
 through each one's `main(argv)`, so that TensorFlow loads once; the other commands
 (`make -n`, `TF_CONFIG=... python ...`) run in bash.
@@ -61,8 +62,8 @@ def checked_form(command):
     """The command as the test runs it (see the module docstring)."""
     if command.startswith("make "):
         return "make -n " + command[len("make "):]
-    if command.startswith("tensorboard "):
-        return command + " --help"
+    if command.startswith("tensorboard ") or re.search(r"\bserve\.py\b", command):
+        return command + " --help"  # a server runs until Ctrl-C: tests/test_serve.py runs it
     if re.search(r"\bbench/\w+\.py", command):
         return re.sub(r"(bench/\w+\.py).*$", r"\1 --help", command)
     if re.search(r"\b(pre)?train\.py\b", command) and command not in RUN_AS_WRITTEN:

@@ -5,6 +5,7 @@ import base64
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -206,3 +207,14 @@ def test_ctrl_c_stops_the_server_cleanly(tiny_run_dir):
         assert process.stderr.read().strip().endswith("serve.py: stopped")
     finally:
         process.kill()
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="the docs' example is a curl command")
+def test_the_docs_curl_example_runs(lab):
+    page = (ROOT / "docs" / "live_lab.md").read_text(encoding="utf-8")
+    [command] = re.findall(r"```sh\n(curl .*?)```", page, flags=re.DOTALL)
+    command = command.replace("http://127.0.0.1:8000", lab).replace('"run": "default", ', "")
+    completed = subprocess.run(["bash", "-c", command], capture_output=True, text=True,
+                               timeout=60, check=True)
+    [answer] = json.loads(completed.stdout)["answers"]
+    assert answer["explanation_method"] == METHOD and answer["tokens"]
