@@ -172,13 +172,14 @@ class LabHandler(BaseHTTPRequestHandler):
 
 
 def start_labs(run_dirs):
-    """Loads each run and answers one text with each, so its graphs are traced."""
+    """Loads each run and answers a text with each, so that its graphs are traced."""
     from run_inspection.live import LiveRun, run_names
 
     labs = [LiveRun(name, runs.load_run(run_dir))
             for name, run_dir in zip(run_names(run_dirs), run_dirs, strict=True)]
     for lab in labs:
-        lab.answer(["warming up"], attention=True)
+        lab.answer(["warming up"], attention=True)  # the default method's graphs
+        lab.answer(["warming up"], method=None)  # the prediction alone
     return labs
 
 
