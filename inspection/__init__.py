@@ -1,14 +1,16 @@
 """Looking inside a trained classifier: attention export, rollout, heatmaps, offline viewer.
 
 The entry point is `export_attention` (`run_inspection.export_run_attention` for a run
-folder); `load_attention` reads what it writes. Inside:
+folder); `load_attention` reads what it writes; `show` puts the viewer of some texts inline
+in a notebook. Inside:
 
 - `methods/`: what the numbers are: the attribution methods, attention rollout, their
   faithfulness, the attention heads' statistics and importance, predict's token ranking.
 - `attention_file/`: the export's file format (docs/attention_format.md), its record of one
   example, its reader, writer and the upgrade of older versions.
 - `rendering/`: what people look at: heatmap PNGs, the offline viewer (`viewer_page/`),
-  BertViz JSON and the TensorBoard images callback.
+  the same viewer inline in a notebook (`show`), BertViz JSON and the TensorBoard images
+  callback.
 - `attention_export` (with `export_attributions` and `export_checks`): the export itself,
   from a classifier and texts to a folder.
 
@@ -32,6 +34,7 @@ from inspection.rendering.heatmaps import (
     plot_attention_heads,
     plot_layer_averages,
 )
+from inspection.rendering.notebook import NotebookView, show
 from inspection.rendering.viewer import write_viewer
 from inspection.word_pieces import is_word_piece, known_token_counts, word_index, words_of
 
@@ -41,6 +44,7 @@ __all__ = [
     "AttentionFileWriter",
     "AttentionImagesCallback",
     "AttentionRecord",
+    "NotebookView",
     "RankedWord",
     "BERTVIZ_SNIPPET",
     "attention_image_size",
@@ -55,6 +59,7 @@ __all__ = [
     "rank_tokens",
     "rollout_importance",
     "save_attention",
+    "show",
     "word_index",
     "words_of",
     "write_bertviz_json",
