@@ -8,7 +8,6 @@ L layers, N heads, C classes.
 
 import functools
 
-import keras
 import tensorflow as tf
 
 from inspection.attention_file.record import AttentionRecord
@@ -51,7 +50,12 @@ class RecordMaker:
 
     def token_ids(self, texts):
         """The vectorizer's ids of `texts`, int64 (B, T), padding (0) at the end."""
-        return keras.ops.convert_to_numpy(self.vectorizer(tf.constant(list(texts))))
+        return self._vectorize(tf.constant(list(texts), tf.string)).numpy()
+
+    @functools.cached_property
+    def _vectorize(self):
+        # One graph: eagerly, WordPiece spends 7 ms on one text, 19 ms on 32.
+        return tf.function(self.vectorizer, input_signature=[tf.TensorSpec((None,), tf.string)])
 
     def token_counts(self, texts):
         """Each text's token count before the cap, int (B,): one over `sequence_length`

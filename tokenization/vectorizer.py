@@ -131,5 +131,6 @@ def token_counter(vectorizer):
             {**vectorizer.get_config(), "output_sequence_length": None, "vocabulary": None,
              "idf_weights": None})
         uncapped.set_vocabulary(["[counted]"])
-    return lambda texts: np.count_nonzero(
-        keras.ops.convert_to_numpy(uncapped(tf.constant(list(texts)))), axis=1)
+    counts = tf.function(lambda texts: tf.math.count_nonzero(uncapped(texts), axis=1),
+                         input_signature=[tf.TensorSpec((None,), tf.string)])
+    return lambda texts: counts(tf.constant(list(texts), tf.string)).numpy()
