@@ -61,7 +61,7 @@ _METHOD_ENTRY = re.compile(r"^- `(\w+)`: (.*?)(?=\n- `|\n\n|\Z)", re.MULTILINE |
 MAPS_METHOD = "rollout"
 # One script: viewer.js starts it ("use strict") and calls what the others declare.
 JS_FILES = ("viewer.js", "viewer_methods.js", "viewer_heads.js", "viewer_dataset.js",
-            "viewer_data_quality.js")
+            "viewer_data_quality.js", "viewer_live.js")
 
 
 def write_viewer(path, records, class_names, meta=None, title="Attention viewer",

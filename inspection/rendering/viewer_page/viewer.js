@@ -248,7 +248,7 @@ function renderQueryViews() { renderHeatmap(); renderLines(); renderRollout(); }
 function renderRun() {
   const meta = Object.assign({}, DATA.meta);
   delete meta.kept_heads;  // The model view shows which heads the model has.
-  meta.examples_in_viewer = DATA.examples.length;
+  if (!DATA.live) meta.examples_in_viewer = DATA.examples.length;
   byId("run").textContent = JSON.stringify(meta, null, 2);
 }
 
@@ -281,18 +281,9 @@ function selectHead(layer, head) {
   renderAll();
 }
 
+// The listeners, once; then the page is drawn from DATA, or by the live lab
+// (viewer_live.js) from its first run.
 function setup() {
-  if (DATA.examples.length === 0) {
-    byId("status").textContent = "This export has no examples.";
-    renderRun();
-    setupHeads();
-    setupDataset();
-    return;
-  }
-  fillSelect(byId("example-select"), DATA.examples.map((example, index) => [index,
-    `${example.id} | true ${example.true_label === null ? "?" : example.true_label} | ` +
-    `predicted ${example.predicted_label} | ${shorten(example.text, 50)}`]), 0);
-  fillLayersAndHeads();
   byId("example-select").addEventListener("change", (event) => {
     state.example = Number(event.target.value);
     state.query = null;
@@ -323,9 +314,48 @@ function setup() {
   setupMethods();
   setupHeads();
   setupDataset();
+  if (DATA.live) setupLive();
+  else showData();
+}
+
+// Draws the page from DATA as it is now. The live lab replaces the examples, methods,
+// `signed`, class names, kept heads, heads and dataset, then calls it again: what was
+// decoded or drawn of the examples before is dropped.
+function showData() {
+  decoded.clear();
+  delete byId("model-view").dataset.example;
+  Object.assign(state, { example: 0, query: null, hoverQuery: null });
+  if (!DATA.methods.includes(state.method)) state.method = DATA.default_method;
   renderRun();
+  showHeads();
+  showDataset();
+  if (DATA.examples.length === 0 && DATA.live) {
+    clearExample();
+    return;
+  }
+  if (DATA.examples.length === 0) {
+    byId("status").textContent = "This export has no examples.";
+    return;
+  }
+  fillSelect(byId("example-select"), DATA.examples.map((example, index) => [index,
+    `${example.id} | true ${example.true_label === null ? "?" : example.true_label} | ` +
+    `predicted ${example.predicted_label} | ${shorten(example.text, 50)}`]), 0);
+  fillLayersAndHeads();
+  fillMethods();
   renderMethod();
   renderAll();
+}
+
+// The example's views, empty: the live lab's before its first answer and after a run
+// switch (an export without examples never drew them).
+function clearExample() {
+  ["example-select", "layer-select", "head-select", "true-label", "predicted-label",
+   "probabilities", "text", "rollout", "rollout-note", "model-view", "model-view-note",
+   "lines"].forEach((id) => clear(byId(id)));
+  byId("heatmap").width = 0;
+  byId("heatmap").height = 0;
+  byId("status").textContent = "";
+  delete document.body.dataset.view;
 }
 
 // Once the whole script ran: the files inlined after this one may declare constants, which

@@ -116,7 +116,7 @@ function hideMapTooltip(dot) {
 }
 
 function setupDataMap(map) {
-  byId("data-map-part").hidden = false;
+  byId("data-map-tooltip").hidden = true;
   const regions = byId("data-map-regions");
   clear(regions);
   Object.entries(map.regions).forEach(([region, share]) => {
@@ -145,10 +145,17 @@ function setupDataMap(map) {
       "data-position": point.position }, suspect ? "point suspect" : "point");
     svg.appendChild(dot);
   }
-  // One listener for all dots: a data map holds thousands.
+  drawMapLegend();
+}
+
+// One listener for all dots, set once: a data map holds thousands, and the live lab draws
+// another run's map in the same SVG.
+function setupDataMapHover() {
+  const svg = byId("data-map");
   svg.addEventListener("mouseover", (event) => {
     if (event.target.dataset && event.target.dataset.index !== undefined) {
-      showMapTooltip(map.points[Number(event.target.dataset.index)], event.target);
+      showMapTooltip(DATA.dataset.data_map.points[Number(event.target.dataset.index)],
+                     event.target);
     }
   });
   svg.addEventListener("mouseout", (event) => {
@@ -156,7 +163,6 @@ function setupDataMap(map) {
       hideMapTooltip(event.target);
     }
   });
-  drawMapLegend();
 }
 
 // A slice's accuracy from 0, its interval as a whisker and the overall accuracy as a line,
@@ -183,7 +189,6 @@ function accuracyText(entry) {
 }
 
 function setupSlices(slices) {
-  byId("slices-part").hidden = false;
   const weak = slices.weak_slices, overall = slices.accuracy;
   const measured = `${slices.candidates} slices of ${slices.examples} examples of ` +
     `${slices.split}, overall accuracy ${overall.toFixed(3)}`;

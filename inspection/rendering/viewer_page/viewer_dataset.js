@@ -70,22 +70,27 @@ function renderDataset() {
   clear(byId("dataset-examples"));
 }
 
-// The panel shows what the run measured: the words (tokens.json), the training data map,
-// the weak slices (viewer_data_quality.js), any of them.
 function setupDataset() {
-  const dataset = DATA.dataset;
-  if (!dataset) return;
-  byId("dataset-section").hidden = false;
+  byId("dataset-class").addEventListener("change", renderDataset);
+  setupDataMapHover();
+}
+
+// The panel shows what the run measured: the words (tokens.json), the training data map,
+// the weak slices (viewer_data_quality.js), any of them; none, and it is hidden.
+function showDataset() {
+  const dataset = DATA.dataset || {};
+  byId("dataset-section").hidden = !DATA.dataset;
+  byId("dataset-tokens").hidden = !dataset.classes;
+  byId("data-map-part").hidden = !dataset.data_map;
+  byId("slices-part").hidden = !dataset.slices;
   if (dataset.classes) setupWords(dataset);
   if (dataset.data_map) setupDataMap(dataset.data_map);
   if (dataset.slices) setupSlices(dataset.slices);
 }
 
 function setupWords(dataset) {
-  byId("dataset-tokens").hidden = false;
   const names = Object.keys(dataset.classes);
   fillSelect(byId("dataset-class"), names.map((name) => [name, name]), names[0]);
-  byId("dataset-class").addEventListener("change", renderDataset);
   const check = dataset.faithfulness;
   byId("dataset-summary").textContent =
     `Measured on ${dataset.examples} examples of ${dataset.split} with ${dataset.method} ` +

@@ -2,8 +2,9 @@
 // chosen example as a thumbnail; a click opens it in the heatmap; with the run's heads.json
 // each border says how much the head matters. The heads panel: heads.json's numbers per
 // layer x head across a split, one measure at a time. Inlined after viewer.js into its
-// (strict) script, which calls setupHeads() and renderModelView(): function declarations
-// only, so they exist when viewer.js's setup() runs. Text only through textContent.
+// (strict) script, which calls setupHeads(), showHeads() and renderModelView(): function
+// declarations only, so they exist when viewer.js's setup() runs. Text only through
+// textContent.
 
 // Per measure of heads.json: its label, what it means (docs/heads.md), its digits, and the
 // factor it is shown with (the accuracy drop in points, as heads.md has it).
@@ -179,11 +180,13 @@ function renderModelViewNote(ranking) {
   byId("model-view-note").textContent = note;
 }
 
+function setupHeads() { byId("heads-select").addEventListener("change", renderHeadsPanel); }
+
 // The heads panel, shown only when the run has heads.json.
-function setupHeads() {
+function showHeads() {
+  byId("heads-section").hidden = !DATA.heads;
   if (!DATA.heads) return;
   const heads = DATA.heads, correlation = heads.spearman_importance_ablation;
-  byId("heads-section").hidden = false;
   byId("heads-summary").textContent = `Measured by evaluate.py --heads on ${heads.examples} ` +
     `${heads.split} examples (${heads.source}). Spearman correlation of importance and ` +
     `the loss increase when a head alone is switched off: ` +
@@ -191,7 +194,6 @@ function setupHeads() {
     "the heatmap.";
   fillSelect(byId("heads-select"), heads.measures.map(
     (measure) => [measure, measureInfo(measure).label]), heads.measures[0]);
-  byId("heads-select").addEventListener("change", renderHeadsPanel);
   renderHeadsPanel();
 }
 

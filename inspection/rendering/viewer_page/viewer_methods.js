@@ -1,6 +1,6 @@
 // The token importance panel: the words coloured by the chosen attribution method, on
 // what scale, and its faithfulness next to it. Inlined after viewer.js into its (strict)
-// script, which calls setupMethods(), renderMethod() and renderRollout(): function
+// script, which calls setupMethods(), fillMethods(), renderMethod() and renderRollout(): function
 // declarations only, so they exist when viewer.js's setup() runs. Like viewer.js, it
 // writes data only through textContent.
 
@@ -37,6 +37,9 @@ function interval(measure) {
 function renderFaithfulness() {
   const box = byId("faithfulness"), faithfulness = DATA.meta.faithfulness;
   clear(box);
+  // The live lab's answers carry no faithfulness numbers; its Method select starts on
+  // the run's most faithful method when they were measured.
+  if (!faithfulness && DATA.live) return;
   if (!faithfulness) {
     // As many examples as evaluate.py's --faithfulness measures by default.
     const examples = 500;
@@ -59,15 +62,18 @@ function renderFaithfulness() {
     : `${state.method} was not measured on ${faithfulness.split}${best}.`;
 }
 
-// Fills the method select, the best measured method marked, and follows it.
 function setupMethods() {
-  fillSelect(byId("method-select"), DATA.methods.map((method) => [method,
-    DATA.meta.faithfulness && DATA.meta.faithfulness.best_method === method
-      ? `${method} (best)` : method]), state.method);
   byId("method-select").addEventListener("change", (event) => {
     state.method = event.target.value;
     renderMethod();
   });
+}
+
+// Fills the method select, the best measured method marked.
+function fillMethods() {
+  fillSelect(byId("method-select"), DATA.methods.map((method) => [method,
+    DATA.meta.faithfulness && DATA.meta.faithfulness.best_method === method
+      ? `${method} (best)` : method]), state.method);
 }
 
 function renderMethod() {
@@ -116,6 +122,7 @@ function renderRollout() {
     if (run.tokens.length === 1) {
       const index = run.tokens[0];
       const span = element("span", example.tokens[index]);
+      span.dataset.word = String(run.word);  // the word the live lab's editor opens
       span.style.background = colour;
       span.setAttribute("title", `${example.tokens[index]}: ${scores.tokens[index].toFixed(4)}`);
       if (index === active) span.classList.add("active");
@@ -123,6 +130,7 @@ function renderRollout() {
       return;
     }
     const wordSpan = element("span", null, "word");
+    wordSpan.dataset.word = String(run.word);
     wordSpan.style.background = colour;
     const parts = run.tokens.map((index) =>
       `${example.tokens[index]} ${scores.tokens[index].toFixed(4)}`);
