@@ -37,10 +37,9 @@ import runs
 
 MAX_BODY_BYTES = 2 * 1024 * 1024  # 64 texts of 10,000 characters, JSON-escaped, fit
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
-# The page's own inline script and style, data: images, and requests to this server only.
-CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'unsafe-inline'; "
-                           "style-src 'unsafe-inline'; img-src data:; connect-src 'self'; "
-                           "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+# Sent with every answer, over the page's own (`LIVE_PAGE_POLICY`: its inline script and
+# style, data: images, requests to this server): what only a header can say.
+HEADER_POLICY = "; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 
 def parse_args(argv):
@@ -66,6 +65,9 @@ class LabServer(ThreadingHTTPServer):
         self.labs = {lab.name: lab for lab in labs}
         self.page = page.encode("utf-8")
         self.allowed_hosts = allowed_hosts  # None: any Host header
+        from inspection.rendering.viewer import LIVE_PAGE_POLICY
+
+        self.policy = LIVE_PAGE_POLICY + HEADER_POLICY
 
 
 class LabHandler(BaseHTTPRequestHandler):
@@ -158,7 +160,7 @@ class LabHandler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
-        self.send_header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        self.send_header("Content-Security-Policy", self.server.policy)
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Referrer-Policy", "no-referrer")
         self.send_header("Cache-Control", "no-store")
@@ -185,14 +187,14 @@ def start_labs(run_dirs):
 
 def live_page(labs):
     """The page: the viewer with no example yet, the first run's panels, and the live part."""
-    from inspection.rendering.viewer import render_page, viewer_data
+    from inspection.rendering.viewer import LIVE_PAGE_POLICY, render_page, viewer_data
     from run_inspection.live import page_data
 
     live = page_data(labs)
     first = live["runs"][0]
     data = viewer_data([], first["class_names"], meta={"kept_heads": first["kept_heads"]},
                        heads=first["heads"], dataset=first["dataset"])
-    return render_page("Live lab", {**data, "live": live})
+    return render_page("Live lab", {**data, "live": live}, policy=LIVE_PAGE_POLICY)
 
 
 def main(argv=None):

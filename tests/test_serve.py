@@ -100,6 +100,8 @@ def test_the_page_is_served_with_a_policy_that_allows_no_outside_source(lab):
     policy = headers["Content-Security-Policy"]
     assert "default-src 'none'" in policy and "connect-src 'self'" in policy
     assert headers["X-Content-Type-Options"] == "nosniff"
+    # The page's own policy says as much (a static export's allows no request at all).
+    assert b"img-src data:; connect-src 'self'\">" in body
     # The one URL of the page is SVG's namespace, a name that is never fetched.
     assert set(re.findall(rb"https?://[^\s\"'<>]*", body)) == {b"http://www.w3.org/2000/svg"}
 

@@ -4,9 +4,11 @@ The page itself lives in `viewer_page/`: `viewer.html` (the markup, with `__VIEW
 placeholders), `viewer.css`, `viewer.js` (the example, its heatmap and lines),
 `viewer_methods.js` (the token importance and its method switch), `viewer_heads.js`
 (the model view and the heads panel), `viewer_dataset.js` (the Dataset panel) and
-`viewer_data_quality.js` (its training data map and weak slices).
+`viewer_data_quality.js` (its training data map and weak slices), and `viewer_live.js`
+(the live lab's text box, edits and comparison, serve.py).
 `write_viewer` inlines the CSS and JS, so the page needs no network (no CDN; a
-Content-Security-Policy that forbids loading anything) and works from file://. Data is
+Content-Security-Policy that forbids loading anything, `PAGE_POLICY`) and works from
+file://. Data is
 embedded as JSON in a `<script type="application/json">` block with `<`, `>` and `&`
 escaped, and the script only ever writes text through `textContent`, so tokens such as
 `<script>` show as text.
@@ -51,6 +53,11 @@ from inspection.methods.rollout import token_importance
 from inspection.word_pieces import word_sums, words_of
 
 QUANTIZATION_LEVELS = 255
+# What a page may load: nothing but its own inline script and style, and data: images. The
+# live lab's page (serve.py) may also ask the server it came from.
+PAGE_POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+               "img-src data:")
+LIVE_PAGE_POLICY = PAGE_POLICY + "; connect-src 'self'"
 PAGE_DIR = pathlib.Path(__file__).with_name("viewer_page")
 # `__VIEWER_TITLE__` and the like in viewer.html; names are upper-case letters only.
 _PLACEHOLDER = re.compile(r"__VIEWER_([A-Z]+)__")
@@ -126,8 +133,9 @@ def viewer_data(records, class_names, meta=None, heads=None, dataset=None):
                                    for example in examples) for method in methods}}
 
 
-def render_page(title, data):
-    """Returns the page: `viewer.html` with the CSS, the JS, `title` and `data` filled in.
+def render_page(title, data, policy=PAGE_POLICY):
+    """Returns the page: `viewer.html` with the CSS, the JS, `title` and `data` filled in,
+    under the Content-Security-Policy `policy` (the live lab's allows asking its server).
 
     Example:
     >>> page = render_page("Reviews <dev>", {"class_names": [], "meta": {}, "examples": []})
@@ -136,6 +144,8 @@ def render_page(title, data):
     """
     values = {
         "TITLE": html.escape(str(title)),
+        # An attribute in double quotes; a policy has no use for one.
+        "POLICY": html.escape(policy, quote=False).replace('"', "&quot;"),
         "CSS": _inlinable_file("viewer.css", forbidden=("</style",)),
         # In a script, "<!--" can start a state in which "</script>" no longer closes it.
         "JS": "\n".join(_inlinable_file(name, forbidden=("</script", "<!--"))

@@ -38,7 +38,7 @@ def test_page_inlines_the_page_files_verbatim(tmp_path):
     assert (PAGE_DIR / "viewer_heads.js").read_text() in page
     template = (PAGE_DIR / "viewer.html").read_text()
     markup = re.split(r"__VIEWER_[A-Z]+__", template)
-    assert len(markup) == 6  # the title twice, CSS, data, JS
+    assert len(markup) == 7  # the policy, the title twice, CSS, data, JS
     position = 0
     for piece in markup:  # the markup around the placeholders, unchanged and in order
         position = page.index(piece, position) + len(piece)
@@ -187,3 +187,13 @@ def test_word_pieces_show_joined_into_their_words_and_specials_apart(word_piece_
     assert dialogs == [] and page.evaluate("document.scripts.length") == 2
     assert problems == []
 
+
+
+def test_only_the_live_page_may_ask_a_server():
+    policy = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
+    [offline] = policy.findall(viewer_module.render_page("t", {"examples": []}))
+    [live] = policy.findall(viewer_module.render_page("t", {"examples": []},
+                                                      viewer_module.LIVE_PAGE_POLICY))
+    assert offline == "default-src 'none'; script-src 'unsafe-inline'; " \
+                      "style-src 'unsafe-inline'; img-src data:"
+    assert live == offline + "; connect-src 'self'"
