@@ -29,7 +29,12 @@ from inspection.methods.attribution import METHODS, probabilities
 from inspection.methods.token_ranking import ranked_words
 from inspection.rendering.viewer import example_data, method_descriptions
 from inspection.word_pieces import is_word_piece, known_token_counts
-from run_inspection.attention import ExportError, heads_block, kept_heads_of
+from run_inspection.attention import (
+    ExportError,
+    faithfulness_block,
+    heads_block,
+    kept_heads_of,
+)
 from run_inspection.dataset_panel import dataset_block
 from run_inspection.faithfulness import explanation_method
 
@@ -59,7 +64,7 @@ class LiveRun:
         self.vocabulary = vectorizer.get_vocabulary()
         self.kept_heads = check_kept_heads(kept_heads_of(run.run_dir),
                                            classifier.encoder.head_counts)
-        self.default_method, _ = explanation_method(run.run_dir)
+        self.default_method, self._faithfulness_file = explanation_method(run.run_dir)
         self._makers = {}
         self._lock = threading.Lock()
 
@@ -73,12 +78,14 @@ class LiveRun:
                 "default_method": self.default_method}
 
     def panels(self):
-        """The run's measured heads and Dataset panel for the page, when it has them
-        (`evaluate.py --heads`, `--tokens`, `--suspects`, `--slices`); a damaged file
-        leaves its panel out and says why."""
+        """The run's measured heads, Dataset panel and methods' faithfulness for the page,
+        when it has them (`evaluate.py --heads`, `--tokens`, `--suspects`, `--slices`,
+        `--faithfulness`); a damaged file leaves its panel out and says why."""
         found, problems = {}, []
         for name, read in (("heads", lambda: heads_block(self.run.run_dir, self.kept_heads)),
-                           ("dataset", lambda: dataset_block(self.run.run_dir))):
+                           ("dataset", lambda: dataset_block(self.run.run_dir)),
+                           ("faithfulness", lambda: self._faithfulness_file and
+                            faithfulness_block(self._faithfulness_file))):
             try:
                 found[name] = read()
             except (ExportError, ValueError) as error:

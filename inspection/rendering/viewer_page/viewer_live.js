@@ -82,6 +82,7 @@ function showRun(run) {
     meta: { run: run.name, run_info: { run_dir: run.run_dir }, pooling: run.pooling,
             sequence_length: run.sequence_length, word_pieces: run.word_pieces,
             default_method: run.default_method, kept_heads: run.kept_heads,
+            ...(run.faithfulness ? { faithfulness: run.faithfulness } : {}),
             ...(run.problems.length ? { problems: run.problems } : {}) },
   });
   closeEditor();

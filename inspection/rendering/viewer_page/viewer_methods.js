@@ -37,8 +37,7 @@ function interval(measure) {
 function renderFaithfulness() {
   const box = byId("faithfulness"), faithfulness = DATA.meta.faithfulness;
   clear(box);
-  // The live lab's answers carry no faithfulness numbers; its Method select starts on
-  // the run's most faithful method when they were measured.
+  // A live run without numbers: its Method select starts on the default method.
   if (!faithfulness && DATA.live) return;
   if (!faithfulness) {
     // As many examples as evaluate.py's --faithfulness measures by default.
