@@ -6,9 +6,9 @@ Usage:
     python serve.py runs/default --port 8001
     python serve.py runs/default --host 0.0.0.0         # other machines too (a warning)
 
-Loads each run once (Keras safe mode), answers one text before it says it is ready (the
-graphs are traced then, not on the first request), and serves the viewer in live mode
-and its JSON API (docs/live_lab.md):
+Loads each run once (Keras safe mode), answers one text as the page first asks before it
+says it is ready (the graphs are traced then, not on the first request), and serves the
+viewer in live mode and its JSON API (docs/live_lab.md):
 
     GET  /                the page
     GET  /api/runs        the runs: names, classes, heads, methods
@@ -28,6 +28,7 @@ Exit codes: 0 stopped with Ctrl-C, 2 a missing or unreadable run, a port in use.
 import argparse
 import json
 import sys
+import threading
 import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -180,9 +181,15 @@ def start_labs(run_dirs):
     labs = [LiveRun(name, runs.load_run(run_dir))
             for name, run_dir in zip(run_names(run_dirs), run_dirs, strict=True)]
     for lab in labs:
-        lab.answer(["warming up"], attention=True)  # the default method's graphs
-        lab.answer(["warming up"], method=None)  # the prediction alone
+        lab.answer(["warming up"], attention=True)  # what the page asks first
     return labs
+
+
+def warm_up_prediction(labs):
+    """Traces the prediction alone's graph (a second on 2 cores), once the lab listens: a
+    request meanwhile waits for the run's lock, not for the lab to start."""
+    for lab in labs:
+        lab.answer(["warming up"], method=None)
 
 
 def live_page(labs):
@@ -224,6 +231,7 @@ def main(argv=None):
     shown = f"[{host}]" if ":" in host else host
     print(f"serve.py: serving {', '.join(lab.name for lab in labs)} at "
           f"http://{shown}:{port}/ (Ctrl-C stops)", flush=True)
+    threading.Thread(target=warm_up_prediction, args=(labs,), daemon=True).start()
     try:
         server.serve_forever()
     except KeyboardInterrupt:
