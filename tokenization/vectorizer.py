@@ -132,5 +132,5 @@ def token_counter(vectorizer):
              "idf_weights": None})
         uncapped.set_vocabulary(["[counted]"])
     counts = tf.function(lambda texts: tf.math.count_nonzero(uncapped(texts), axis=1),
-                         input_signature=[tf.TensorSpec((None,), tf.string)])
+                         input_signature=[tf.TensorSpec((None,), tf.string)], autograph=False)
     return lambda texts: counts(tf.constant(list(texts), tf.string)).numpy()

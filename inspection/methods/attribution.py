@@ -142,7 +142,7 @@ def _compiled(classifier, name, function):
         specs = [tf.TensorSpec((None, None), tf.int64)] + [
             tf.TensorSpec((None,), tf.int64)] * (len(arguments) - 2)
         functions[name] = tf.function(lambda *tensors: function(model(), *tensors),
-                                      input_signature=specs)
+                                      input_signature=specs, autograph=False)
     return functions[name]
 
 
