@@ -23,7 +23,6 @@ an unreadable or empty texts file.
 """
 
 import argparse
-import dataclasses
 import json
 import sys
 
@@ -35,29 +34,6 @@ from config import ATTRIBUTION_METHODS
 
 # data, models and inspection load TensorFlow, which takes seconds: the functions import
 # them, so that `main` rejects bad arguments at once.
-
-
-@dataclasses.dataclass
-class Prediction:
-    """One text's prediction; `tokens` is None unless explained.
-
-    `tokens` lists `inspection.RankedWord`s `(token, position, importance, pieces)`, the
-    text's words, most important first (see `inspection.rank_tokens`); `word_pieces`: the
-    model reads WordPiece pieces, so a word may be several.
-    """
-
-    text: str
-    predicted_label: str
-    probabilities: dict
-    tokens: list | None = None
-    known_tokens: int = 0
-    line: int | None = None  # Its line in the texts file; None for an argument.
-    word_pieces: bool = False
-    method: str | None = None  # The attribution method of `tokens`.
-
-    @property
-    def number(self) -> str:
-        return f"line {self.line}" if self.line is not None else ""
 
 
 def parse_args(argv):
@@ -89,7 +65,7 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-def predict(run, texts, explain=False, top=10, batch_size=256, method=None) -> list[Prediction]:
+def predict(run, texts, explain=False, top=10, batch_size=256, method=None):
     """Predicts every text on the fast path; `explain` adds its words ranked by `method`.
 
     Args:
@@ -101,9 +77,12 @@ def predict(run, texts, explain=False, top=10, batch_size=256, method=None) -> l
         batch_size: texts per prediction batch.
         method: one of `inspection.methods.attribution.METHODS`; None: the run's best measured
             one (`run_inspection.faithfulness.explanation_method`).
+
+    Returns:
+        A list of `inspection.Prediction`s, one per text.
     """
     from data import check_texts
-    from inspection import is_word_piece, known_token_counts, rank_tokens
+    from inspection import Prediction, is_word_piece, known_token_counts, rank_tokens
     from models import predict_texts
     from run_inspection.faithfulness import explanation_method
 
@@ -161,22 +140,7 @@ def format_predictions(predictions, max_classes=10) -> str:
 
 def predictions_to_json(run, predictions) -> dict:
     """A JSON-serialisable document of the predictions (what `--json` prints)."""
-    items = []
-    for prediction in predictions:
-        item = {"text": prediction.text, "predicted_label": prediction.predicted_label,
-                "probabilities": prediction.probabilities,
-                "known_tokens": prediction.known_tokens}
-        if prediction.line is not None:
-            item["line"] = prediction.line
-        if prediction.tokens is not None:
-            item["explanation_method"] = prediction.method
-            item["tokens"] = [
-                {"token": word.token, "position": word.position, "importance": word.importance,
-                 # A WordPiece model's word: the pieces it was read as.
-                 **({"pieces": list(word.pieces)} if prediction.word_pieces else {})}
-                for word in prediction.tokens
-            ]
-        items.append(item)
+    items = [prediction.as_json() for prediction in predictions]
     return {"run_dir": str(run.run_dir), "class_names": run.class_names,
             "pooling": run.pooling, "predictions": items}
 

@@ -18,7 +18,8 @@ The standard library's `ThreadingHTTPServer` serves it: one process, no dependen
 thread per connection; a run answers one request at a time (`run_inspection.live`).
 Nothing a request names reaches the file system: the page is rendered once at the start,
 and the runs are the ones given here. Binds 127.0.0.1 unless `--host` says otherwise, and
-then answers only requests addressed to that host; a POST must be `application/json`
+answers only requests addressed to this machine or to that host (`allowed_hosts`; any,
+with `--host 0.0.0.0`); a POST must be `application/json`
 (which a page of another site cannot send without this server's consent) and at most
 `MAX_BODY_BYTES`. Ctrl-C stops it.
 
@@ -30,6 +31,7 @@ import json
 import sys
 import threading
 import time
+import traceback
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -37,7 +39,9 @@ import cli
 import runs
 
 MAX_BODY_BYTES = 2 * 1024 * 1024  # 64 texts of 10,000 characters, JSON-escaped, fit
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
+LOOPBACK = ("127.0.0.1", "localhost")
+# Addresses that bind every interface: the Host a client sends could be any of its names.
+EVERY_INTERFACE = ("0.0.0.0", "")
 # Sent with every answer, over the page's own (`LIVE_PAGE_POLICY`: its inline script and
 # style, data: images, requests to this server): what only a header can say.
 HEADER_POLICY = "; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -89,45 +93,67 @@ class LabHandler(BaseHTTPRequestHandler):
                                               "POST /api/predict")
 
     def do_POST(self):  # noqa: N802
+        # Until the body is read, an error ends the connection: the unread body would be
+        # read as the next request.
+        keep_alive, self.close_connection = not self.close_connection, True
         if not self._host_allowed():
             return
         if self.path.split("?", 1)[0] != "/api/predict":
             return self._error(HTTPStatus.NOT_FOUND, "POST goes to /api/predict")
-        length = self.headers.get("Content-Length")
-        if length is None or not length.isdigit():
+        length = self.headers.get("Content-Length") or ""
+        if not (length.isascii() and length.isdigit()):
             return self._error(HTTPStatus.LENGTH_REQUIRED, "send a Content-Length header")
         if int(length) > MAX_BODY_BYTES:
             return self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
                                f"the body has {int(length)} bytes; the lab takes at most "
-                               f"{MAX_BODY_BYTES}: send fewer or shorter texts", close=True)
+                               f"{MAX_BODY_BYTES}: send fewer or shorter texts")
         if self.headers.get_content_type() != "application/json":
             return self._error(HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
                                "send the body as Content-Type: application/json")
+        body = self.rfile.read(int(length))
+        self.close_connection = not keep_alive
         try:
-            request = json.loads(self.rfile.read(int(length)))
-        except (ValueError, UnicodeDecodeError):
+            request = json.loads(body)
+        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
             return self._error(HTTPStatus.BAD_REQUEST, "the body is not JSON")
-        from run_inspection.live import RequestError, check_texts
+        from run_inspection.live import RequestError
 
         try:
-            if not isinstance(request, dict):
-                raise RequestError('the body must be a JSON object: {"run", "texts", ...}')
-            unknown = sorted(set(request) - {"run", "texts", "method", "attention"})
-            if unknown:
-                raise RequestError(f"unknown fields {unknown}: the lab takes run, texts, "
-                                   "method and attention")
-            lab = self._lab(request.get("run"))
-            if not isinstance(request.get("attention", False), bool):
-                raise RequestError("attention must be true or false")
-            started = time.perf_counter()
-            answers = lab.answer(check_texts(request.get("texts")),
-                                 request.get("method", "default"),
-                                 request.get("attention", False))
+            answer = self._answer(request)
         except RequestError as error:
             return self._error(HTTPStatus.BAD_REQUEST, str(error))
-        self._json(HTTPStatus.OK, {"run": lab.name, "class_names": lab.run.class_names,
-                                   "seconds": round(time.perf_counter() - started, 4),
-                                   "answers": answers})
+        except Exception as error:  # noqa: BLE001 (the lab keeps serving; the client hears why)
+            traceback.print_exc()
+            return self._error(HTTPStatus.INTERNAL_SERVER_ERROR,
+                               f"the lab failed on this request ({type(error).__name__}: "
+                               f"{error}); serve.py's terminal shows where")
+        self._send(HTTPStatus.OK, answer, "application/json")
+
+    def _answer(self, request):
+        """The JSON answer, as bytes, to a POST /api/predict body."""
+        from run_inspection.live import RequestError, check_texts
+
+        if not isinstance(request, dict):
+            raise RequestError('the body must be a JSON object: {"run", "texts", ...}')
+        unknown = sorted(set(request) - {"run", "texts", "method", "attention"})
+        if unknown:
+            raise RequestError(f"unknown fields {unknown}: the lab takes run, texts, method "
+                               "and attention")
+        lab = self._lab(request.get("run"))
+        if not isinstance(request.get("attention", False), bool):
+            raise RequestError("attention must be true or false")
+        started = time.perf_counter()
+        answers = lab.answer(check_texts(request.get("texts")),
+                             request.get("method", "default"), request.get("attention", False))
+        return json.dumps({"run": lab.name, "class_names": lab.run.class_names,
+                           "seconds": round(time.perf_counter() - started, 4),
+                           "answers": answers}, allow_nan=False).encode("utf-8")
+
+    def send_error(self, code, message=None, explain=None):
+        """http.server's own errors (a malformed request, a method other than GET and POST)
+        as the lab's: JSON, under its policy."""
+        self.close_connection = True
+        self._error(code, message or HTTPStatus(code).phrase)
 
     def _lab(self, name):
         from run_inspection.live import RequestError
@@ -135,7 +161,7 @@ class LabHandler(BaseHTTPRequestHandler):
         labs = self.server.labs
         if name is None and len(labs) == 1:
             return next(iter(labs.values()))
-        if name not in labs:
+        if not isinstance(name, str) or name not in labs:
             raise RequestError(f"run must be one of {sorted(labs)}; got {name!r}")
         return labs[name]
 
@@ -153,8 +179,7 @@ class LabHandler(BaseHTTPRequestHandler):
         self._send(status, json.dumps(data, allow_nan=False).encode("utf-8"),
                    "application/json")
 
-    def _error(self, status, message, close=False):
-        self.close_connection = self.close_connection or close
+    def _error(self, status, message):
         self._json(status, {"error": message})
 
     def _send(self, status, body, content_type):
@@ -172,6 +197,19 @@ class LabHandler(BaseHTTPRequestHandler):
 
     def log_message(self, format, *args):  # noqa: A002 (http.server's signature)
         pass  # One line per request would bury the start message; errors go in the answers.
+
+
+def allowed_hosts(host):
+    """The host names a request may be addressed to: this machine's, and `host`; None
+    (any) when the lab listens on every interface.
+
+    Example:
+    >>> allowed_hosts("127.0.0.1"), allowed_hosts("192.168.1.5"), allowed_hosts("0.0.0.0")
+    (('127.0.0.1', 'localhost'), ('127.0.0.1', 'localhost', '192.168.1.5'), None)
+    """
+    if host in EVERY_INTERFACE:
+        return None
+    return LOOPBACK if host in LOOPBACK else LOOPBACK + (host,)
 
 
 def start_labs(run_dirs):
@@ -221,16 +259,15 @@ def main(argv=None):
         labs = start_labs(args.run_dirs)
     except runs.RunError as error:
         return fail(error)
-    allowed = LOOPBACK if args.host in LOOPBACK else None
+    allowed = allowed_hosts(args.host)
     try:
         server = LabServer((args.host, args.port), labs, live_page(labs), allowed)
     except OSError as error:
         return fail(f"cannot listen on {args.host}:{args.port} ({error.strerror}); "
                     "pick another --port")
     host, port = server.server_address[:2]
-    shown = f"[{host}]" if ":" in host else host
     print(f"serve.py: serving {', '.join(lab.name for lab in labs)} at "
-          f"http://{shown}:{port}/ (Ctrl-C stops)", flush=True)
+          f"http://{host}:{port}/ (Ctrl-C stops)", flush=True)
     threading.Thread(target=warm_up_prediction, args=(labs,), daemon=True).start()
     try:
         server.serve_forever()

@@ -26,7 +26,7 @@ from inspection.attention_file.reader import AttentionFile, load_attention, save
 from inspection.attention_file.record import AttentionRecord
 from inspection.attention_file.writer import AttentionFileWriter
 from inspection.methods.rollout import attention_rollout, rollout_importance
-from inspection.methods.token_ranking import RankedWord, rank_tokens
+from inspection.methods.token_ranking import Prediction, RankedWord, rank_tokens
 from inspection.rendering.attention_images_callback import AttentionImagesCallback
 from inspection.rendering.bertviz_export import BERTVIZ_SNIPPET, write_bertviz_json
 from inspection.rendering.heatmaps import (
@@ -45,6 +45,7 @@ __all__ = [
     "AttentionImagesCallback",
     "AttentionRecord",
     "NotebookView",
+    "Prediction",
     "RankedWord",
     "BERTVIZ_SNIPPET",
     "attention_image_size",

@@ -26,7 +26,7 @@ import numpy as np
 from inspection.attention_records import RecordMaker
 from inspection.attention_tokens import check_kept_heads
 from inspection.methods.attribution import METHODS, probabilities
-from inspection.methods.token_ranking import ranked_words
+from inspection.methods.token_ranking import Prediction, ranked_words
 from inspection.rendering.viewer import example_data, method_descriptions
 from inspection.word_pieces import is_word_piece, known_token_counts
 from run_inspection.attention import (
@@ -39,8 +39,9 @@ from run_inspection.dataset_panel import dataset_block
 from run_inspection.faithfulness import explanation_method
 
 MAX_TEXTS = 64  # per request
-# Texts per forward pass of the prediction alone, in order of length: on 2 cores 32 texts of
-# 5 to 40 words take 87 ms in passes of 8, 104 ms of 16 and 129 ms in one (MiniLM, 3 blocks).
+# Texts per forward pass. The prediction alone takes them in order of length: on 2 cores 32
+# texts of 5 to 40 words take 87 ms in passes of 8, 104 ms of 16 and 129 ms in one (MiniLM,
+# 3 blocks).
 PREDICTION_BATCH = 8
 MAX_CHARACTERS = 10_000  # per text: about 2,000 words, past any model's cap (512)
 
@@ -120,9 +121,12 @@ class LiveRun:
                 rows = probabilities(maker.classifier, token_ids,  # (B, C)
                                      batch_size=PREDICTION_BATCH).astype(np.float32)
                 records = [None] * len(texts)
-            else:
-                records = maker.records(texts, [str(row) for row in range(len(texts))],
-                                        token_ids=token_ids)
+            else:  # A few texts a pass: every layer's maps of 64 long texts are gigabytes.
+                records = [record for start in range(0, len(texts), PREDICTION_BATCH)
+                           for record in maker.records(
+                               texts[start:start + PREDICTION_BATCH],
+                               [str(row) for row in range(start, start + PREDICTION_BATCH)],
+                               token_ids=token_ids[start:start + PREDICTION_BATCH])]
                 rows = [record.probabilities for record in records]
             counts = maker.token_counts(texts)  # (B,)
         known = known_token_counts(token_ids, self.vocabulary)  # (B,)
@@ -130,19 +134,15 @@ class LiveRun:
         answers = []
         for text, row, record, count, known_count in zip(texts, rows, records, counts, known,
                                                          strict=True):
-            answer = {"text": text, "predicted_label": names[int(np.argmax(row))],
-                      "probabilities": {name: float(p) for name, p in zip(names, row, strict=True)},
-                      "known_tokens": int(known_count),
-                      "truncated": bool(count > maker.sequence_length),
+            prediction = Prediction(
+                text=text, predicted_label=names[int(np.argmax(row))],
+                probabilities={name: float(p) for name, p in zip(names, row, strict=True)},
+                tokens=None if record is None else ranked_words(
+                    record.tokens, record.word_index, record.attributions[method]),
+                known_tokens=int(known_count), word_pieces=maker.word_pieces, method=method)
+            answer = {**prediction.as_json(), "truncated": bool(count > maker.sequence_length),
                       "token_count": int(count)}
             if record is not None:
-                answer["explanation_method"] = method
-                answer["tokens"] = [
-                    {"token": word.token, "position": word.position,
-                     "importance": word.importance,
-                     **({"pieces": list(word.pieces)} if maker.word_pieces else {})}
-                    for word in ranked_words(record.tokens, record.word_index,
-                                             record.attributions[method])]
                 answer["view"] = example_data(record, names, attention=attention)
             answers.append(answer)
         return answers
@@ -157,8 +157,9 @@ class LiveRun:
 
 
 def check_texts(texts):
-    """The request's `texts`: a list of 1 to `MAX_TEXTS` strings with a word character or
-    more, each at most `MAX_CHARACTERS` long; else a RequestError naming the problem.
+    """The request's `texts`: a list of 1 to `MAX_TEXTS` strings, each with more than
+    white space, at most `MAX_CHARACTERS` long and valid Unicode; else a RequestError
+    naming the problem.
 
     Example:
     >>> check_texts(["a good film"])
@@ -179,6 +180,11 @@ def check_texts(texts):
         if len(text) > MAX_CHARACTERS:
             raise RequestError(f"text {number} has {len(text)} characters; the lab takes at "
                                f"most {MAX_CHARACTERS} per text")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # JSON's "\ud800": half a character, no text
+            raise RequestError(f"text {number} is not valid Unicode (a lone surrogate); send "
+                               "it as UTF-8") from None
     return texts
 
 

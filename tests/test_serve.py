@@ -2,6 +2,7 @@
 (paths, body and text limits, host names, content types, concurrent clients, Ctrl-C)."""
 
 import base64
+import http.client
 import json
 import os
 import re
@@ -15,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import compress
 import predict
 import serve
 from run_inspection.live import MAX_CHARACTERS, MAX_TEXTS
@@ -29,6 +31,16 @@ METHOD = "conservative_gradient_x_input"
 @pytest.fixture(scope="module")
 def lab(tiny_run_dir):
     with running_lab([tiny_run_dir]) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def two_runs_lab(tiny_run_dir, tmp_path_factory):
+    """The tiny run and its int8 copy: two runs whose answers differ a little."""
+    run_dir = tmp_path_factory.mktemp("two") / "tiny"
+    shutil.copytree(tiny_run_dir, run_dir, ignore=shutil.ignore_patterns("eval", "attention"))
+    assert compress.main([str(run_dir), "--int8"]) == 0
+    with running_lab([run_dir, run_dir.with_name("tiny_int8")]) as url:
         yield url
 
 
@@ -137,6 +149,44 @@ def test_bad_requests_get_one_line_json_errors(lab, body, headers, status, messa
     assert message in json.loads(answer)["error"]
 
 
+def test_an_error_before_the_body_is_read_ends_the_connection(lab):
+    # Else the unread body would be read as the next request of a keep-alive client.
+    host, port = lab.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=60)
+    try:
+        connection.request("POST", "/api/predict", body=b'{"texts": ["film"]}',
+                           headers={"Content-Type": "text/plain"})
+        response = connection.getresponse()
+        assert response.status == 415 and response.getheader("Connection") == "close"
+        response.read()
+        # The client opens a new connection, and its next request is answered.
+        connection.request("POST", "/api/predict", body=b'{"texts": ["film"]}',
+                           headers={"Content-Type": "application/json"})
+        assert connection.getresponse().status == 200
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize(("body", "headers", "status", "message"), [
+    (b'{"run": [], "texts": ["film"]}', {}, 400, "run must be one of"),
+    (b'{"texts": ["\\ud800"]}', {}, 400, "lone surrogate"),
+    (b"[" * 100_000 + b"]" * 100_000, {}, 400, "not JSON"),
+    (b"{}", {"Content-Length": "\u00b2"}, 411, "Content-Length"),
+])
+def test_odd_requests_get_json_errors_not_a_dropped_connection(lab, body, headers, status,
+                                                               message):
+    got, _, answer = request(lab, "POST", "/api/predict", body,
+                             {"Content-Type": "application/json", **headers})
+    assert got == status and message in json.loads(answer)["error"]
+
+
+def test_http_servers_own_errors_are_json_too(lab):
+    status, headers, body = request(lab, "DELETE", "/api/runs")
+    assert status == 501 and headers["Content-Type"] == "application/json"
+    assert "Unsupported method" in json.loads(body)["error"]
+    assert "default-src 'none'" in headers["Content-Security-Policy"]
+
+
 def test_a_request_to_another_host_name_is_refused(lab):
     # A page of another site that rebinds its name to 127.0.0.1 sends its own Host.
     status, _, body = request(lab, path="/api/runs", headers={"Host": "attacker.example:80"})
@@ -151,32 +201,38 @@ def test_script_bearing_texts_come_back_as_json_text(lab):
     assert json.loads(body)["answers"][0]["text"] == text
 
 
-def test_concurrent_clients_get_their_own_answers(lab):
+def test_concurrent_clients_get_their_own_answers(two_runs_lab):
     texts = [f"{word} film, {index} times" for index, word in
-             enumerate(["wonderful", "dull", "moving", "boring", "brilliant", "awful"] * 2)]
-    expected = {text: ask(lab, texts=[text])["answers"][0] for text in texts}
+             enumerate(["wonderful", "dull", "moving", "boring", "brilliant", "awful"])]
+    asks = [(run, text) for run in ("tiny", "tiny_int8") for text in texts]
+    expected = {(run, text): ask(two_runs_lab, run=run, texts=[text])["answers"][0]
+                for run, text in asks}
+    # The two runs' answers differ, so an answer of the other run would be caught.
+    assert max(abs(expected["tiny", text]["probabilities"][name] -
+                   expected["tiny_int8", text]["probabilities"][name])
+               for text in texts for name in expected["tiny", text]["probabilities"]) > 1e-4
     answers, errors = {}, []
 
-    def client(text):
+    def client(run, text):
         try:
             for _ in range(3):
-                [answer] = ask(lab, texts=[text], attention=True)["answers"]
-                answers.setdefault(text, []).append(answer)
+                [answer] = ask(two_runs_lab, run=run, texts=[text], attention=True)["answers"]
+                answers.setdefault((run, text), []).append(answer)
         except Exception as error:  # noqa: BLE001 (reported by the assert below)
             errors.append(error)
 
-    threads = [threading.Thread(target=client, args=(text,)) for text in texts]
+    threads = [threading.Thread(target=client, args=pair) for pair in asks]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert not errors
-    for text, got in answers.items():
+    assert not errors and set(answers) == set(asks)
+    for pair, got in answers.items():
         assert len(got) == 3
         for answer in got:
-            assert answer["text"] == text
-            assert answer["tokens"] == expected[text]["tokens"]
-            assert answer["probabilities"] == pytest.approx(expected[text]["probabilities"],
+            assert answer["text"] == pair[1]
+            assert answer["tokens"] == expected[pair]["tokens"]
+            assert answer["probabilities"] == pytest.approx(expected[pair]["probabilities"],
                                                             abs=1e-6)
 
 

@@ -1,5 +1,7 @@
-"""Each text's words ranked by an attribution method: predict.py's explanations."""
+"""Each text's words ranked by an attribution method, and a text's prediction with them:
+predict.py's explanations."""
 
+import dataclasses
 from typing import NamedTuple
 
 import numpy as np
@@ -31,6 +33,46 @@ class RankedWord(NamedTuple):
     position: int
     importance: float
     pieces: tuple
+
+
+@dataclasses.dataclass
+class Prediction:
+    """One text's prediction (predict.py's, the live lab's); `tokens` is None unless
+    explained.
+
+    `tokens` lists `RankedWord`s `(token, position, importance, pieces)`, the
+    text's words, most important first (see `inspection.rank_tokens`); `word_pieces`: the
+    model reads WordPiece pieces, so a word may be several.
+    """
+
+    text: str
+    predicted_label: str
+    probabilities: dict
+    tokens: list | None = None
+    known_tokens: int = 0
+    line: int | None = None  # Its line in the texts file; None for an argument.
+    word_pieces: bool = False
+    method: str | None = None  # The attribution method of `tokens`.
+
+    @property
+    def number(self) -> str:
+        return f"line {self.line}" if self.line is not None else ""
+
+    def as_json(self) -> dict:
+        """What `predict.py --json` prints of the text, and the live lab answers."""
+        item = {"text": self.text, "predicted_label": self.predicted_label,
+                "probabilities": self.probabilities, "known_tokens": self.known_tokens}
+        if self.line is not None:
+            item["line"] = self.line
+        if self.tokens is not None:
+            item["explanation_method"] = self.method
+            item["tokens"] = [
+                {"token": word.token, "position": word.position, "importance": word.importance,
+                 # A WordPiece model's word: the pieces it was read as.
+                 **({"pieces": list(word.pieces)} if self.word_pieces else {})}
+                for word in self.tokens
+            ]
+        return item
 
 
 def rank_tokens(run, texts, top=None, method="rollout"):
