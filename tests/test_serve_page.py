@@ -107,10 +107,12 @@ def test_a_typed_text_shows_the_apis_prediction_and_maps(browser, lab):  # noqa:
 
 def test_removing_or_replacing_a_word_shows_the_probability_move(browser, lab):  # noqa: F811
     url, _ = lab
-    text = "a wonderful film"
+    text = "A wonderful film!"
     [original] = predict(url, run="tiny", texts=[text])["answers"]
     words, label = original["view"]["words"], original["predicted_label"]
-    before = original["probabilities"][label]
+    # "Before" is the words the model read, joined as the edits join them.
+    [joined] = predict(url, run="tiny", texts=[" ".join(words)])["answers"]
+    before = joined["probabilities"][label]
     with live_page(browser, url) as (page, problems, requests, _):
         type_and_predict(page, text)
         page.locator("#rollout [data-word='1']").click()

@@ -320,15 +320,18 @@ function setup() {
 
 // Draws the page from DATA as it is now. The live lab replaces the examples, methods,
 // `signed`, class names, kept heads, heads and dataset, then calls it again: what was
-// decoded or drawn of the examples before is dropped.
-function showData() {
+// decoded or drawn of the examples before is dropped. `panels` false keeps the heads and
+// Dataset panels as they are (a new answer of the same run: their selects stay put).
+function showData(panels = true) {
   decoded.clear();
   delete byId("model-view").dataset.example;
   Object.assign(state, { example: 0, query: null, hoverQuery: null });
   if (!DATA.methods.includes(state.method)) state.method = DATA.default_method;
   renderRun();
-  showHeads();
-  showDataset();
+  if (panels) {
+    showHeads();
+    showDataset();
+  }
   if (DATA.examples.length === 0 && DATA.live) {
     clearExample();
     return;

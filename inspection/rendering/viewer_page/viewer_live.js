@@ -153,13 +153,14 @@ function truncation(run, answer) {
 // The answer as the page's one example, drawn as an export's.
 function showAnswer(run, body) {
   const [answer] = body.answers, view = answer.view, method = answer.explanation_method;
+  LIVE.ticket += 1;  // an edit of the answer before must not land under this one
   LIVE.answer = answer;
   Object.assign(DATA, {
     class_names: body.class_names, examples: [view], methods: Object.keys(view.methods),
     default_method: method,
     signed: { [method]: Math.min(0, ...view.methods[method].words) < 0 },
   });
-  showData();
+  showData(false);
   closeEditor();
   clear(byId("live-edits"));
   byId("live-time").textContent = `${run.name} answered in ${milliseconds(body.seconds)}`;
@@ -202,9 +203,10 @@ async function editWord(replacement) {
   closeEditor();
   setStatus("Predicting the edited text\u2026", false);
   try {
-    const body = await ask(run.name, [text], false);
+    // Before: the words read, joined as the edit joins them ("[UNK]" is read anew).
+    const body = await ask(run.name, [original.view.words.join(" "), text], false);
     if (ticket !== LIVE.ticket) return;
-    addEdit(original, change, body.answers[0]);
+    addEdit(original, change, body.answers[0], body.answers[1]);
     setStatus("", false);
   } catch (error) {
     if (ticket === LIVE.ticket) setStatus(error.message, true);
@@ -222,10 +224,10 @@ function cell(text, className, data) {
 }
 
 // One row per edit under the original: its text and the predicted class's probability
-// before -> after (difference).
-function addEdit(original, change, edited) {
+// before (the unedited words, `baseline`) -> after (difference).
+function addEdit(original, change, baseline, edited) {
   const box = byId("live-edits"), label = original.predicted_label;
-  const before = original.probabilities[label], after = edited.probabilities[label];
+  const before = baseline.probabilities[label], after = edited.probabilities[label];
   if (!box.firstChild) {
     box.className = "compare-table";
     box.style.gridTemplateColumns = "repeat(4, auto)";
@@ -264,7 +266,7 @@ function showComparison(runA, bodyA, runB, bodyB) {
   const difference = (first, second) => (first === null || second === null ? null :
     second - first);
   const names = [...new Set(bodyA.class_names.concat(bodyB.class_names))];
-  const probability = (answer, name) => (name in answer.probabilities ?
+  const probability = (answer, name) => (Object.hasOwn(answer.probabilities, name) ?
     answer.probabilities[name] : null);
   const classes = byId("compare-classes");
   clear(classes);
