@@ -104,11 +104,12 @@ def run_pretraining(config: Config, *, overwrite=False, verbose=None) -> fitting
     import keras
 
     from models import build_masked_language_model, make_optimizer
+    from tokenization import sequence_cap
 
     start = time.perf_counter()
     runs.check_writable(config)
     vectorizer, batches, steps = load_data(config)
-    sequence_length = int(vectorizer.get_config()["output_sequence_length"])
+    sequence_length = int(sequence_cap(vectorizer))
     if config.text.sequence_length == "auto":
         print(f"text.sequence_length: auto -> {sequence_length}")
     config = dataclasses.replace(

@@ -16,7 +16,7 @@ from data.reading.read_plan import read_plan
 from data.splitting.hashed import in_sample, sample_rate
 from data.splitting.text_splits import TextSplits
 from data.streaming.streams import Streams, build_streamed
-from tokenization import make_vectorizer
+from tokenization import make_vectorizer, sequence_cap
 
 
 @dataclasses.dataclass
@@ -41,7 +41,7 @@ class Datasets:
     @property
     def sequence_length(self) -> int:
         """The token cap: `text.sequence_length`, or what `auto` resolved to."""
-        return int(self.vectorizer.get_config()["output_sequence_length"])
+        return int(sequence_cap(self.vectorizer))
 
     def first_texts(self, split: str, count: int) -> np.ndarray:
         """The first `count` texts of `split` (an object array of `str`)."""

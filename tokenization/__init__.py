@@ -6,8 +6,13 @@ names, so `model.keras` loads in safe mode.
 """
 
 from tokenization.stop_words import lower_strip_punctuation_drop_stop_words
-from tokenization.vectorizer import auto_sequence_length, make_vectorizer
+from tokenization.vectorizer import (
+    auto_sequence_length,
+    make_vectorizer,
+    sequence_cap,
+    token_counter,
+)
 from tokenization.word_piece_tokenizer import WordPieceTokenizer
 
 __all__ = ["WordPieceTokenizer", "auto_sequence_length", "lower_strip_punctuation_drop_stop_words",
-           "make_vectorizer"]
+           "make_vectorizer", "sequence_cap", "token_counter"]

@@ -22,7 +22,7 @@ from data.reading.shards import shard_paths, sorted_class_names
 from data.splitting.hashed import in_sample, sample_rate, split_edges, split_parts
 from data.streaming.scan import check_counts, count_labels
 from data.streaming.sources import FileSource, TfdsSource
-from tokenization import make_vectorizer
+from tokenization import make_vectorizer, sequence_cap
 
 # Sampled texts are adapted on in batches of this many.
 ADAPT_BATCH = 2048
@@ -149,7 +149,7 @@ def build_streamed(
     # Every worker adapts on the same sample, read from all shards.
     sample = streams.sample(rate).unbatch().batch(ADAPT_BATCH)
     vectorizer = make_vectorizer(text, sample, vocabulary, tokenizer)
-    cap = int(vectorizer.get_config()["output_sequence_length"])
+    cap = int(sequence_cap(vectorizer))
     pipelines = {
         "train": stream_pipeline(streams.batches("train", worker, file_seed=seed), vectorizer,
                                  cap, batch_size, dataset.shuffle_buffer, seed, pad_to_cap),

@@ -106,3 +106,12 @@ def test_a_vocabulary_without_the_special_tokens_is_refused(vocabulary, message)
 def test_a_cap_without_room_for_cls_and_sep_is_refused():
     with pytest.raises(ValueError, match="Received: sequence_length=1"):
         WordPieceTokenizer(TINY_VOCABULARY, sequence_length=1)
+
+
+def test_the_token_count_sees_past_the_cap():
+    from tokenization.vectorizer import sequence_cap, token_counter
+
+    tokenizer = WordPieceTokenizer(TINY_VOCABULARY, sequence_length=5)
+    # [CLS] and [SEP] count in both: "the film was very good" is 7 ids, 2 past the cap.
+    assert token_counter(tokenizer)(["the film was very good", "good"]).tolist() == [7, 3]
+    assert sequence_cap(tokenizer) == 5

@@ -5,7 +5,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from inspection.methods.attribution import METHODS, attribute, class_probabilities
+from inspection.methods.attribution import (
+    METHODS,
+    attribute,
+    class_probabilities,
+    probabilities,
+)
 from inspection.methods.rollout import rollout_importance
 from models import token_vectors
 from tests.inspection.planted_token import PLANTED, planted_texts, planted_token_classifier
@@ -140,3 +145,15 @@ def test_local_attention_blocks_are_laid_out_over_the_whole_text():
 def test_an_unknown_method_is_named(planted):
     with pytest.raises(ValueError, match="method must be one of .* Received: method='saliency'"):
         attribute(planted[0], planted[1], "saliency", "mean")
+
+
+def test_probabilities_come_back_in_the_rows_order(planted):
+    classifier, token_ids = planted
+    lengths = np.random.default_rng(0).integers(1, token_ids.shape[1] + 1, len(token_ids))
+    mixed = np.where(np.arange(token_ids.shape[1]) < lengths[:, None], token_ids, 0)  # (B, T)
+    assert len(set(lengths[:8])) > 2  # rows of several lengths, unsorted
+    # Batches of 3 rows, taken in order of length: each row's own answer comes back.
+    eager = np.concatenate([keras.ops.convert_to_numpy(classifier(row[None], training=False))
+                            for row in mixed])
+    np.testing.assert_allclose(probabilities(classifier, mixed, batch_size=3), eager,
+                               atol=1e-6)
