@@ -275,7 +275,9 @@ def format_table(report):
     return "\n".join(lines)
 
 
-def main(argv=None):
+def main(argv=None, browser=None):
+    """Runs the bench; `browser`: a Playwright Chromium to render in (the tests' shared
+    one: a process runs one Playwright), None: the render starts its own."""
     args = parse_args(argv)
     report = {"machine": f"{platform.processor() or platform.machine()}, "
                          f"{len(os.sched_getaffinity(0))} CPU cores",
@@ -286,7 +288,8 @@ def main(argv=None):
     first = report["runs"][0]
     with tempfile.TemporaryDirectory() as folder:
         report["render"] = time_model_view(folder, args.render_tokens, first["layers"],
-                                           first["heads"], first["class_names"], args.renders)
+                                           first["heads"], first["class_names"], args.renders,
+                                           browser)
     report["goals"] = [{"goal": goal, "measured": measured, "met": met}
                        for goal, measured, met in goals(report)]
     table = format_table(report)

@@ -13,6 +13,7 @@ That span also holds the page's parse, the data's decoding and the heatmap and l
 drawn before the model view, all of which a reader waits for.
 """
 
+import contextlib
 import pathlib
 import statistics
 import time
@@ -57,9 +58,10 @@ def long_record(tokens, num_layers, num_heads, class_names, seed=0):
                            predicted_label_index=len(class_names) - 1)
 
 
-def time_model_view(folder, tokens, num_layers, num_heads, class_names, renders):
+def time_model_view(folder, tokens, num_layers, num_heads, class_names, renders, browser=None):
     """Writes the page of a `tokens`-token record into `folder` and times its model view
-    `renders` times after one untimed opening (`render` in the bench's results)."""
+    `renders` times after one untimed opening (`render` in the bench's results), in
+    `browser` (a Playwright Chromium; None: one of its own)."""
     from playwright.sync_api import sync_playwright
 
     from inspection.rendering.viewer import write_viewer
@@ -70,31 +72,31 @@ def time_model_view(folder, tokens, num_layers, num_heads, class_names, renders)
     path = write_viewer(pathlib.Path(folder) / "index.html", [record], class_names,
                         title="bench_serve: a long text")
     page_ms, wall_ms, thumbnails = [], [], set()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
-        try:
-            for attempt in range(renders + 1):
-                page = browser.new_page(viewport={"width": 1280, "height": 900})
-                problems = []
-                page.on("pageerror", lambda error, problems=problems: problems.append(str(error)))
-                page.add_init_script(TIMER)
-                started = time.perf_counter()
-                page.goto(path.as_uri())
-                # A promise: evaluate waits for it (the page's CSP forbids polling by eval).
-                painted = page.evaluate("window.benchPainted")
-                wall = time.perf_counter() - started
-                # Every thumbnail drawn at a pixel per weight.
-                thumbnails.add(page.evaluate(
-                    "[...document.querySelectorAll('#model-view canvas')].filter("
-                    f"(canvas) => canvas.width === {tokens}).length"))
-                page.close()
-                if problems:
-                    return {"error": f"the page failed: {problems[0]}"}
-                if attempt:  # The first opening warms Chromium up.
-                    page_ms.append(round(painted, 1))
-                    wall_ms.append(round(1000 * wall, 1))
-        finally:
-            browser.close()
+    with contextlib.ExitStack() as stack:
+        if browser is None:
+            playwright = stack.enter_context(sync_playwright())
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+            stack.callback(browser.close)
+        for attempt in range(renders + 1):
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            problems = []
+            page.on("pageerror", lambda error, problems=problems: problems.append(str(error)))
+            page.add_init_script(TIMER)
+            started = time.perf_counter()
+            page.goto(path.as_uri())
+            # A promise: evaluate waits for it (the page's CSP forbids polling by eval).
+            painted = page.evaluate("window.benchPainted")
+            wall = time.perf_counter() - started
+            # Every thumbnail drawn at a pixel per weight.
+            thumbnails.add(page.evaluate(
+                "[...document.querySelectorAll('#model-view canvas')].filter("
+                f"(canvas) => canvas.width === {tokens}).length"))
+            page.close()
+            if problems:
+                return {"error": f"the page failed: {problems[0]}"}
+            if attempt:  # The first opening warms Chromium up.
+                page_ms.append(round(painted, 1))
+                wall_ms.append(round(1000 * wall, 1))
     return {"tokens": tokens, "layers": num_layers, "heads": num_heads,
             "page_mb": round(path.stat().st_size / 2**20, 2), "thumbnails": sorted(thumbnails),
             "page_ms": page_ms, "wall_ms": wall_ms,

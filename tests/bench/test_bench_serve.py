@@ -7,11 +7,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import bench_serve  # noqa: E402
 
+from tests.inspection.viewer_browser import browser  # noqa: E402, F401
 
-def test_the_bench_measures_every_goal_and_writes_its_results(tiny_run_dir, tmp_path, capsys):
+
+def test_the_bench_measures_every_goal_and_writes_its_results(tiny_run_dir, tmp_path, capsys,
+                                                              browser):  # noqa: F811
+    # The shared Chromium: another test file of this process may hold Playwright already.
     assert bench_serve.main(["--runs", str(tiny_run_dir), "--starts", "1", "--requests", "5",
                              "--rounds", "2", "--batch", "4", "--render-tokens", "32",
-                             "--renders", "1", "--out", str(tmp_path)]) == 0
+                             "--renders", "1", "--out", str(tmp_path)], browser) == 0
     report = json.loads((tmp_path / "serve.json").read_text())
     [run] = report["runs"]
     assert run["run_dir"] == str(tiny_run_dir) and run["name"] == "tiny"
