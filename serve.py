@@ -29,7 +29,6 @@ Exit codes: 0 stopped with Ctrl-C, 2 a missing or unreadable run, a port in use.
 import argparse
 import json
 import sys
-import threading
 import time
 import traceback
 from http import HTTPStatus
@@ -223,13 +222,6 @@ def start_labs(run_dirs):
     return labs
 
 
-def warm_up_prediction(labs):
-    """Traces the prediction alone's graph (a second on 2 cores), once the lab listens: a
-    request meanwhile waits for the run's lock, not for the lab to start."""
-    for lab in labs:
-        lab.answer(["warming up"], method=None)
-
-
 def live_page(labs):
     """The page: the viewer with no example yet, the first run's panels, and the live part."""
     from inspection.rendering.viewer import LIVE_PAGE_POLICY, render_page, viewer_data
@@ -268,7 +260,6 @@ def main(argv=None):
     host, port = server.server_address[:2]
     print(f"serve.py: serving {', '.join(lab.name for lab in labs)} at "
           f"http://{host}:{port}/ (Ctrl-C stops)", flush=True)
-    threading.Thread(target=warm_up_prediction, args=(labs,), daemon=True).start()
     try:
         server.serve_forever()
     except KeyboardInterrupt:
