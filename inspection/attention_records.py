@@ -11,12 +11,7 @@ import functools
 import tensorflow as tf
 
 from inspection.attention_file.record import AttentionRecord
-from inspection.attention_tokens import (
-    has_class_token,
-    real_tokens,
-    trim_scores,
-    trimmed_to_longest,
-)
+from inspection.attention_tokens import has_class_token, real_tokens, trim_scores
 from inspection.export_attributions import BatchAttributions
 from inspection.export_checks import check_rows, run_classifier
 from inspection.methods.rollout import token_importance
@@ -88,7 +83,6 @@ class RecordMaker:
         """
         if token_ids is None:
             token_ids = self.token_ids(texts)
-        token_ids = trimmed_to_longest(token_ids)  # the cap's padding costs maps and time
         probabilities, attention_scores = run_classifier(
             self.classifier, token_ids, len(self.class_names), self.class_token, self.kept_heads
         )  # (B, C), (B, L, N, T, T) (T + 1 with a class token)

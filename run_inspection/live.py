@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from inspection.attention_records import RecordMaker
-from inspection.attention_tokens import check_kept_heads
+from inspection.attention_tokens import check_kept_heads, trimmed_to_longest
 from inspection.methods.attribution import METHODS, probabilities
 from inspection.methods.token_ranking import Prediction, ranked_words
 from inspection.rendering.viewer import example_data, method_descriptions
@@ -126,7 +126,9 @@ class LiveRun:
                            for record in maker.records(
                                texts[start:start + PREDICTION_BATCH],
                                [str(row) for row in range(start, start + PREDICTION_BATCH)],
-                               token_ids=token_ids[start:start + PREDICTION_BATCH])]
+                               # Cut to the longest: the cap's padding costs maps and time.
+                               token_ids=trimmed_to_longest(
+                                   token_ids[start:start + PREDICTION_BATCH]))]
                 rows = [record.probabilities for record in records]
             counts = maker.token_counts(texts)  # (B,)
         known = known_token_counts(token_ids, self.vocabulary)  # (B,)

@@ -11,7 +11,7 @@ import pytest
 import compress
 import evaluate
 from run_inspection.live import MAX_CHARACTERS
-from tests.inspection.viewer_browser import browser  # noqa: F401
+from tests.inspection.viewer_browser import browser, watched_page  # noqa: F401
 from tests.lab_server import predict, request, running_lab
 
 # 20 words, past the tiny run's cap of 16 tokens.
@@ -39,12 +39,7 @@ def lab(tiny_run_dir, tmp_path_factory):
 def live_page(browser, url):  # noqa: F811 (the fixture imported above)
     """Yields (page, problems, requests, dialogs) of the lab's page once it is ready, as
     viewer_browser.open_viewer does for a file."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    problems, requests, dialogs = [], [], []
-    page.on("console", lambda message: message.type == "error" and problems.append(message.text))
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    page.on("request", lambda sent: requests.append(sent.url))
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page, problems, requests, dialogs = watched_page(browser)
     page.goto(url + "/")
     page.wait_for_selector("body[data-live='ready']", state="attached")
     try:

@@ -44,16 +44,23 @@ def embedded_data(path):
     return json.loads(page[start:page.index("</script>", start)])
 
 
-@contextlib.contextmanager
-def open_viewer(browser, path):
-    """Yields (page, problems, requests, dialogs) of the viewer at `path`, once it rendered:
-    its console and page errors, every URL it asked for, the dialogs it opened."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+def watched_page(browser, height=900):
+    """(page, problems, requests, dialogs): a new page that records its console and page
+    errors, every URL it asks for and the dialogs it opens (dismissed)."""
+    page = browser.new_page(viewport={"width": 1280, "height": height})
     problems, requests, dialogs = [], [], []
     page.on("console", lambda message: message.type == "error" and problems.append(message.text))
     page.on("pageerror", lambda error: problems.append(str(error)))
     page.on("request", lambda request: requests.append(request.url))
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    return page, problems, requests, dialogs
+
+
+@contextlib.contextmanager
+def open_viewer(browser, path):
+    """Yields `watched_page`'s (page, problems, requests, dialogs) of the viewer at `path`,
+    once it rendered."""
+    page, problems, requests, dialogs = watched_page(browser)
     page.goto(pathlib.Path(path).as_uri())
     page.wait_for_function("document.body.dataset.view !== undefined")
     try:

@@ -14,7 +14,7 @@ from inspection.methods.attribution import DEFAULT_METHOD, attribute
 from inspection.rendering.viewer import render_page
 from models import predict_texts
 from tests.inspection.stand_in_model import build_stand_in_models
-from tests.inspection.viewer_browser import DATA_BLOCK
+from tests.inspection.viewer_browser import DATA_BLOCK, watched_page
 
 CLASS_NAMES = ["negative", "positive"]
 # The second text tries to end the srcdoc attribute and the iframe, then run a script.
@@ -147,12 +147,7 @@ def test_refuses_what_is_neither_a_run_nor_a_model():
 
 
 def test_the_frame_renders_in_chromium_without_errors(browser, view):
-    page = browser.new_page(viewport={"width": 1280, "height": 1000})
-    problems, requests, dialogs = [], [], []
-    page.on("console", lambda message: message.type == "error" and problems.append(message.text))
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    page.on("request", lambda request: requests.append(request.url))
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page, problems, requests, dialogs = watched_page(browser, height=1000)
     try:
         # A notebook's output area: the fragment inside the notebook's own page.
         page.set_content(f"<!DOCTYPE html><html><body><div class='output'>"
