@@ -9,7 +9,7 @@ import keras
 import numpy as np
 
 from inspection.attention_tokens import stack_block_scores
-from inspection.methods.attribution import attention_forward
+from inspection.methods.forward_passes import attention_forward
 
 # Rows over real keys sum to 1 up to float32 rounding, for up to a few thousand keys.
 ROW_SUM_TOLERANCE = 1e-3

@@ -26,8 +26,9 @@ import numpy as np
 from scipy.stats import spearmanr
 
 import runs
-from inspection.methods.attribution import DEFAULT_METHOD, probabilities
+from inspection.methods.attribution import DEFAULT_METHOD
 from inspection.methods.faithfulness import paired_bootstrap
+from inspection.methods.forward_passes import probabilities
 from inspection.methods.word_reliance import class_word_scores, text_words, word_means
 from run_inspection.faithfulness import tokenize
 from run_inspection.tokens import markdown_cell

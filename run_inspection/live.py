@@ -25,7 +25,8 @@ import numpy as np
 
 from inspection.attention_records import RecordMaker
 from inspection.attention_tokens import check_kept_heads, trimmed_to_longest
-from inspection.methods.attribution import METHODS, probabilities
+from inspection.methods.attribution import METHODS
+from inspection.methods.forward_passes import probabilities
 from inspection.methods.token_ranking import Prediction, ranked_words
 from inspection.rendering.viewer import example_data, method_descriptions
 from inspection.word_pieces import is_word_piece, known_token_counts

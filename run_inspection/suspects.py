@@ -19,7 +19,6 @@ import numpy as np
 from matplotlib.figure import Figure
 
 import runs
-from inspection.methods.attribution import probabilities
 from inspection.methods.data_map import (
     DEFAULT_SCORE,
     REGION_RULE,
@@ -29,6 +28,7 @@ from inspection.methods.data_map import (
     suspect_order,
     suspect_scores,
 )
+from inspection.methods.forward_passes import probabilities
 from run_inspection.faithfulness import tokenize
 
 SUSPECTS_FILE = "suspects.csv"

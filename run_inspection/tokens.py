@@ -18,7 +18,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 import runs
-from inspection.methods.attribution import DEFAULT_METHOD, probabilities
+from inspection.methods.attribution import DEFAULT_METHOD
+from inspection.methods.forward_passes import probabilities
 from inspection.methods.word_reliance import (
     EDITED_TEXTS,
     class_word_scores,

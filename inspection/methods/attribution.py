@@ -24,15 +24,19 @@ Gradients use the backend's autodiff (TensorFlow's tape, `jax.grad`, `torch.auto
 Letter legend: B batch, T token ids, A attended positions, D model size, L blocks, N heads.
 """
 
-import weakref
-from inspect import signature
-
 import keras
 import numpy as np
 from keras import ops
 
 from config import ATTRIBUTION_METHODS
 from inspection.attention_tokens import real_positions, trimmed_to_longest
+from inspection.methods.forward_passes import (
+    BATCH_SIZE,
+    attention_forward,
+    class_probabilities,
+    compiled,
+    predicted_classes,
+)
 from inspection.methods.rollout import rollout_importance, token_importance
 from layers.local_blocks import block_diagonal_scores
 from models import token_vectors
@@ -44,9 +48,6 @@ METHODS = ATTRIBUTION_METHODS
 # (docs/explanations.md#measured).
 DEFAULT_METHOD = "conservative_gradient_x_input"
 INTEGRATED_GRADIENTS_STEPS = 32
-# Rows per forward or backward pass: 32 interpolation steps of one text for Integrated
-# Gradients; MiniLM's backward pass at 128 tokens holds about 1 GB for 32 rows.
-BATCH_SIZE = 32
 
 
 def attribute(classifier, token_ids, method, pooling, classes=None, seed=0,
@@ -102,76 +103,6 @@ def attribute(classifier, token_ids, method, pooling, classes=None, seed=0,
     return scores
 
 
-def probabilities(classifier, token_ids, batch_size=BATCH_SIZE, head_mask=None):
-    """The classifier's class probabilities, float64 (R, C), for token ids (R, T); with a
-    `head_mask` (L, N), those of the heads it keeps."""
-    token_ids = np.asarray(token_ids, dtype=np.int64)  # the graph's one signature
-    forward = _inference(classifier) if head_mask is None else (
-        lambda ids: classifier(ids, training=False, head_mask=head_mask))
-    # In order of length, each batch cut to its longest row: short rows do not pay for the
-    # padding of long ones. The probabilities do not depend on the batch a row is in.
-    order = np.argsort(np.count_nonzero(token_ids, axis=1), kind="stable")
-    result = np.zeros((len(token_ids), 0))
-    for start in range(0, len(token_ids), batch_size):
-        rows = order[start:start + batch_size]
-        batch = keras.ops.convert_to_numpy(forward(trimmed_to_longest(token_ids[rows])))
-        if not start:
-            result = np.zeros((len(token_ids), batch.shape[-1]))
-        result[rows] = batch
-    return result
-
-
-_COMPILED = weakref.WeakKeyDictionary()
-
-
-def _compiled(classifier, name, function):
-    """`function(classifier, token_ids, *more)` as one TensorFlow graph per classifier for
-    every batch shape (token ids int64 (B, T), more int64 (B,)): the dataset measures run
-    thousands of passes a third faster than eagerly, and the live lab (serve.py) answers a
-    text in tens of milliseconds instead of a few hundred. Other backends, and stand-ins
-    that are no Keras model, run eagerly. A model changed in place afterwards (quantized)
-    needs a new classifier object."""
-    if keras.backend.backend() != "tensorflow" or not isinstance(classifier, keras.Model):
-        return lambda *tensors: function(classifier, *tensors)
-    functions = _COMPILED.setdefault(classifier, {})
-    if name not in functions:
-        import tensorflow as tf
-
-        model = weakref.ref(classifier)  # the cache must not keep its key alive
-        arguments = signature(function).parameters
-        specs = [tf.TensorSpec((None, None), tf.int64)] + [
-            tf.TensorSpec((None,), tf.int64)] * (len(arguments) - 2)
-        functions[name] = tf.function(lambda *tensors: function(model(), *tensors),
-                                      input_signature=specs, autograph=False)
-    return functions[name]
-
-
-def _inference(classifier):
-    """The classifier in inference: token ids (B, T) -> probabilities (B, C)."""
-    return _compiled(classifier, "inference", lambda model, ids: model(ids, training=False))
-
-
-def attention_forward(classifier, token_ids):
-    """One inference pass that also returns every block's maps: {"probabilities": (B, C),
-    "attention_scores": [(B, N_l, T, T) per block]}, as tensors."""
-    return _compiled(classifier, "attention", lambda model, ids: model(
-        ids, training=False, return_attention_scores=True))(
-            keras.ops.convert_to_tensor(np.asarray(token_ids), "int64"))
-
-
-def predicted_classes(classifier, token_ids, batch_size=BATCH_SIZE):
-    """The classifier's predicted class per text, int64 (B,)."""
-    return probabilities(classifier, token_ids, batch_size).argmax(axis=-1)
-
-
-def class_probabilities(classifier, token_ids, classes, batch_size=BATCH_SIZE):
-    """Each row's probability of its class, float64 (R,): token ids (R, T), classes (R,)."""
-    if len(token_ids) == 0:
-        return np.zeros((0,))
-    picked = probabilities(classifier, token_ids, batch_size)
-    return picked[np.arange(len(picked)), np.asarray(classes)]
-
-
 def _rollout(classifier, ids, classes, pooling):
     scores = _head_means(attention_forward(classifier, ids)["attention_scores"])
     return _per_example(classifier, ids, scores, lambda maps: token_importance(maps, pooling))
@@ -186,7 +117,7 @@ def _last_attention(classifier, ids, classes, pooling):
 
 def _gradient_x_input(classifier, ids, classes, pooling, conservative=False):
     name = "conservative_gradient_x_input" if conservative else "gradient_x_input"
-    gradient, vectors = _compiled(classifier, name, lambda model, ids, classes: (
+    gradient, vectors = compiled(classifier, name, lambda model, ids, classes: (
         _vector_gradient(model, ids, classes, conservative)))(
             ops.convert_to_tensor(ids, "int64"), ops.convert_to_tensor(classes, "int64"))
     return np.sum(_numpy(gradient) * _numpy(vectors), axis=-1)  # (B, T)
@@ -334,5 +265,4 @@ def _numpy(value):
         if not isinstance(value, np.ndarray) else value
 
 
-__all__ = ["METHODS", "attention_forward", "attribute", "class_probabilities", "probabilities",
-           "predicted_classes"]
+__all__ = ["METHODS", "attribute"]

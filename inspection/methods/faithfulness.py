@@ -19,12 +19,8 @@ import time
 
 import numpy as np
 
-from inspection.methods.attribution import (
-    METHODS,
-    attribute,
-    class_probabilities,
-    probabilities,
-)
+from inspection.methods.attribution import METHODS, attribute
+from inspection.methods.forward_passes import class_probabilities, probabilities
 
 BINS_PERCENT = (1, 5, 10, 20, 50)
 RANDOM_ORDERINGS = 10

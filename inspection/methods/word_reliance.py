@@ -24,8 +24,9 @@ import dataclasses
 import numpy as np
 from scipy.stats import norm
 
-from inspection.methods.attribution import attribute, class_probabilities
+from inspection.methods.attribution import attribute
 from inspection.methods.faithfulness import paired_bootstrap
+from inspection.methods.forward_passes import class_probabilities
 from inspection.word_pieces import (
     OUT_OF_VOCABULARY,
     PADDING_ID,

@@ -16,7 +16,8 @@ from inspection.attention_file.format import VIEWER_FILENAME
 from inspection.attention_records import RecordMaker
 from inspection.attention_tokens import check_kept_heads
 from inspection.export_attributions import check_methods
-from inspection.methods.attribution import BATCH_SIZE, DEFAULT_METHOD
+from inspection.methods.attribution import DEFAULT_METHOD
+from inspection.methods.forward_passes import BATCH_SIZE
 from inspection.rendering.viewer import MAPS_METHOD, render_page, viewer_data
 from models import get_model_parts
 

@@ -5,12 +5,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from inspection.methods.attribution import (
-    METHODS,
-    attribute,
-    class_probabilities,
-    probabilities,
-)
+from inspection.methods.attribution import METHODS, attribute
+from inspection.methods.forward_passes import class_probabilities, probabilities
 from inspection.methods.rollout import rollout_importance
 from models import token_vectors
 from tests.inspection.planted_token import PLANTED, planted_texts, planted_token_classifier

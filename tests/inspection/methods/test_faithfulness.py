@@ -4,7 +4,6 @@ import keras
 import numpy as np
 import pytest
 
-from inspection.methods.attribution import class_probabilities
 from inspection.methods.faithfulness import (
     BINS_PERCENT,
     bin_sizes,
@@ -13,6 +12,7 @@ from inspection.methods.faithfulness import (
     paired_bootstrap,
     removal_curves,
 )
+from inspection.methods.forward_passes import class_probabilities
 from tests.inspection.planted_token import PLANTED, planted_texts, planted_token_classifier
 
 
