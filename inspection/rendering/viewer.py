@@ -1,8 +1,9 @@
 """Writes the offline attention viewer: one self-contained `index.html`.
 
 The page itself lives in `viewer_page/`: `viewer.html` (the markup, with `__VIEWER_*__`
-placeholders), `viewer.css`, `viewer.js` (the example, its heatmap and lines),
-`viewer_methods.js` (the token importance and its method switch), `viewer_heads.js`
+placeholders), `viewer.css`, `viewer.js` (the example and its labels), `viewer_maps.js`
+(its heatmap and lines), `viewer_methods.js` (the token importance and its method
+switch), `viewer_heads.js`
 (the model view and the heads panel), `viewer_dataset.js` (the Dataset panel) and
 `viewer_data_quality.js` (its training data map and weak slices), and `viewer_live.js`
 (the live lab's text box, edits and comparison, serve.py).
@@ -67,8 +68,8 @@ _METHOD_ENTRY = re.compile(r"^- `(\w+)`: (.*?)(?=\n- `|\n\n|\Z)", re.MULTILINE |
 # Read off the maps: the method of records that carry no attribution scores.
 MAPS_METHOD = "rollout"
 # One script: viewer.js starts it ("use strict") and calls what the others declare.
-JS_FILES = ("viewer.js", "viewer_methods.js", "viewer_heads.js", "viewer_dataset.js",
-            "viewer_data_quality.js", "viewer_live.js")
+JS_FILES = ("viewer.js", "viewer_maps.js", "viewer_methods.js", "viewer_heads.js",
+            "viewer_dataset.js", "viewer_data_quality.js", "viewer_live.js")
 
 
 def write_viewer(path, records, class_names, meta=None, title="Attention viewer",
