@@ -29,7 +29,7 @@ from inspection.methods.attribution import METHODS
 from inspection.methods.forward_passes import probabilities
 from inspection.methods.token_ranking import Prediction, ranked_words
 from inspection.rendering.viewer import example_data, method_descriptions
-from inspection.word_pieces import is_word_piece, known_token_counts
+from inspection.word_pieces import known_token_counts
 from run_inspection.attention import (
     ExportError,
     faithfulness_block,
@@ -62,20 +62,18 @@ class LiveRun:
     def __init__(self, name, run):
         self.name = name
         self.run = run
-        vectorizer, classifier = run.parts
-        self.vocabulary = vectorizer.get_vocabulary()
         self.kept_heads = check_kept_heads(kept_heads_of(run.run_dir),
-                                           classifier.encoder.head_counts)
+                                           run.parts[1].encoder.head_counts)
         self.default_method, self._faithfulness_file = explanation_method(run.run_dir)
         self._makers = {}
         self._lock = threading.Lock()
 
     def describe(self):
         """What `GET /api/runs` says of the run."""
+        maker = self._maker(None)
         return {"name": self.name, "run_dir": str(self.run.run_dir),
                 "class_names": self.run.class_names, "pooling": self.run.pooling,
-                "sequence_length": self._maker(None).sequence_length,
-                "word_pieces": is_word_piece(self.vocabulary),
+                "sequence_length": maker.sequence_length, "word_pieces": maker.word_pieces,
                 "kept_heads": self.kept_heads, "methods": list(METHODS),
                 "default_method": self.default_method}
 
@@ -132,7 +130,7 @@ class LiveRun:
                                    token_ids[start:start + PREDICTION_BATCH]))]
                 rows = [record.probabilities for record in records]
             counts = maker.token_counts(texts)  # (B,)
-        known = known_token_counts(token_ids, self.vocabulary)  # (B,)
+        known = known_token_counts(token_ids, maker.vocabulary)  # (B,)
         names = self.run.class_names
         answers = []
         for text, row, record, count, known_count in zip(texts, rows, records, counts, known,

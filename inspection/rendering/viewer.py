@@ -208,9 +208,6 @@ def example_data(record, class_names, attention=True):
     """One record as the page draws it: its tokens, words, prediction, every method's token
     and word scores and, unless `attention` is False, its maps, one byte per weight."""
     scores = np.asarray(record.attention_scores, dtype=np.float32)  # (L, N, T, T)
-    scales = scores.max(axis=(2, 3)) if scores.shape[2] else np.zeros(scores.shape[:2])  # (L, N)
-    safe_scales = np.where(scales > 0, scales, 1.0)[:, :, np.newaxis, np.newaxis]
-    quantized = np.rint(scores / safe_scales * QUANTIZATION_LEVELS).astype(np.uint8)
     importance = record.rollout_importance
     if importance is None:
         importance = token_importance(scores)
@@ -234,10 +231,18 @@ def example_data(record, class_names, attention=True):
                     for method, values in token_scores.items()},
         "num_layers": int(scores.shape[0]),
         "num_heads": int(scores.shape[1]),
-        **({"scales": (scales / QUANTIZATION_LEVELS).astype(np.float64).tolist(),
-            "attention": base64.b64encode(quantized.tobytes()).decode("ascii")}
-           if attention else {}),
+        **(_quantized(scores) if attention else {}),
     }
+
+
+def _quantized(scores):
+    """{"scales", "attention"}: maps (L, N, T, T) as one byte per weight, base64, each
+    (layer, head) scaled to its largest weight."""
+    scales = scores.max(axis=(2, 3)) if scores.shape[2] else np.zeros(scores.shape[:2])  # (L, N)
+    safe_scales = np.where(scales > 0, scales, 1.0)[:, :, np.newaxis, np.newaxis]
+    quantized = np.rint(scores / safe_scales * QUANTIZATION_LEVELS).astype(np.uint8)
+    return {"scales": (scales / QUANTIZATION_LEVELS).astype(np.float64).tolist(),
+            "attention": base64.b64encode(quantized.tobytes()).decode("ascii")}
 
 
 def kept_heads(meta, examples):
