@@ -28,7 +28,7 @@ from inspection.attention_tokens import check_kept_heads, trimmed_to_longest
 from inspection.methods.attribution import METHODS
 from inspection.methods.forward_passes import probabilities
 from inspection.methods.token_ranking import Prediction, ranked_words
-from inspection.rendering.viewer import example_data, method_descriptions
+from inspection.rendering.viewer import example_data
 from inspection.word_pieces import known_token_counts
 from run_inspection.attention import (
     ExportError,
@@ -190,11 +190,9 @@ def check_texts(texts):
 
 
 def page_data(live_runs):
-    """What the live page embeds besides the viewer's own fields: every run's description
-    and panels, the limits and the methods' descriptions."""
-    return {"runs": [{**lab.describe(), **lab.panels()} for lab in live_runs],
-            "limits": {"texts": MAX_TEXTS, "characters": MAX_CHARACTERS},
-            "descriptions": method_descriptions()}
+    """What the live page embeds besides the viewer's own fields (the methods'
+    descriptions among them): every run's description and panels."""
+    return {"runs": [{**lab.describe(), **lab.panels()} for lab in live_runs]}
 
 
 def run_names(run_dirs):
