@@ -35,10 +35,11 @@ from typed_config import (
     option,
 )
 
-__all__ = ["ATTRIBUTION_METHODS", "AUTO_TRAINING", "BUILTIN_DATASETS", "DATASET_SOURCES",
-           "FINE_TUNE_KINDS", "LORA_TARGETS", "POOLINGS", "PRETRAINED_EMBEDDINGS", "SECTIONS",
-           "STANDARDIZE", "Config", "ConfigError", "DatasetConfig", "FineTuneConfig", "ModelConfig",
-           "OutputConfig", "PretrainingConfig", "ReplacedKeyError", "TextConfig", "TrainingConfig",
+__all__ = ["ATTRIBUTION_METHODS", "AUTO_CHECKPOINT", "AUTO_TRAINING", "BUILTIN_DATASETS",
+           "DATASET_SOURCES", "FINE_TUNE_KINDS", "LORA_TARGETS", "POOLINGS",
+           "PRETRAINED_EMBEDDINGS", "SECTIONS", "STANDARDIZE", "Config", "ConfigError",
+           "DatasetConfig", "FineTuneConfig", "ModelConfig", "OutputConfig", "PretrainingConfig",
+           "ReplacedKeyError", "TextConfig", "TrainingConfig", "auto_pretrained",
            "earlier_version_message"]
 
 POOLINGS = ("mean", "max", "cls")
@@ -155,8 +156,12 @@ class ModelConfig(Section):
     # into the TFDS downloads folder) or a Hugging Face-layout folder. Its WordPiece
     # tokenizer replaces the `text` section but text.sequence_length, its architecture the
     # fields d_model ... layer_norm_epsilon; dropout, pooling (cls: its [CLS] token) and the
-    # head stay ours (docs/pretrained.md). null: no checkpoint.
-    pretrained: str | None = None
+    # head stay ours (docs/pretrained.md). auto: all_minilm_l6_v2 unless the config names
+    # other starting weights, an encoder field (d_model ... attention_block_size), a text
+    # field the tokenizer replaces (vocabulary_size, standardize, stop_words) or
+    # dataset.streaming: true, and null then (`auto_pretrained`; printed, saved in the run's
+    # config.yaml; a streamed file over 64 MiB also trains from scratch). null: no checkpoint.
+    pretrained: str | None = "auto"
     # Keep only the checkpoint's first N blocks (faster; null: all of them).
     pretrained_layers: int | None = option(None, POSITIVE)
     # How the pretrained encoder trains (docs/pretrained.md, "How it trains"): full, top_blocks
@@ -258,3 +263,37 @@ class Config:
 # By each section's own name, in the order of `Config` (and of YAML dumps and docs).
 SECTIONS: dict[str, type[Section]] = {cls.section: cls for cls in (
     DatasetConfig, TextConfig, ModelConfig, TrainingConfig, OutputConfig, PretrainingConfig)}
+
+
+# What `model.pretrained: auto` starts from when nothing in the config says otherwise.
+AUTO_CHECKPOINT = "all_minilm_l6_v2"
+# Fields that describe an encoder trained from scratch: a checkpoint brings its own
+# architecture and WordPiece tokenizer, so naming one of these means "our own encoder".
+SCRATCH_FIELDS = {
+    "model": ("init_from", "pretrained_embeddings", "d_model", "num_heads", "key_dim",
+              "num_layers", "intermediate_dim", "activation", "positional_encoding",
+              "mask_zero", "norm_first", "layer_norm_epsilon", "attention_block_size"),
+    "text": ("vocabulary_size", "standardize", "stop_words"),
+}
+
+
+def auto_pretrained(values: dict[str, dict[str, Any]]) -> tuple[str | None, str]:
+    """What `model.pretrained: auto` resolves to for a config that names `values`
+    ({section: {field: value}}, as written in its files and overrides), and why.
+
+    Example:
+    >>> auto_pretrained({"dataset": {"train_file": "mine.csv"}})[0]
+    'all_minilm_l6_v2'
+    >>> auto_pretrained({"dataset": {"name": "bbc_news"}, "model": {"num_layers": 2}})
+    (None, 'the config names model.num_layers, a from-scratch encoder field')
+    """
+    for section, fields in SCRATCH_FIELDS.items():
+        for name in fields:
+            if values.get(section, {}).get(name) is None:
+                continue
+            if name in ("init_from", "pretrained_embeddings"):
+                return None, f"model.{name} gives the starting weights"
+            return None, f"the config names {section}.{name}, a from-scratch encoder field"
+    if values.get("dataset", {}).get("streaming") is True:
+        return None, "the config streams the data (dataset.streaming: true)"
+    return AUTO_CHECKPOINT, "the config names no other starting weights or encoder"

@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 
 import typed_config
-from config import DATASET_SOURCES, SECTIONS, Config
+from config import DATASET_SOURCES, SECTIONS, Config, auto_pretrained
 
 __all__ = ["commented_config", "dump_config", "field_reference", "load_config",
            "parse_overrides"]
@@ -35,15 +35,20 @@ def parse_overrides(overrides: list[str] | tuple[str, ...]) -> dict[str, dict[st
     return typed_config.parse_overrides(SECTIONS, overrides)
 
 
-def load_config(path: str | Path | None, overrides: list[str] | tuple[str, ...] = ()) -> Config:
+def load_config(path: str | Path | None, overrides: list[str] | tuple[str, ...] = (),
+                notes: dict[str, str] | None = None) -> Config:
     """Loads a YAML config over the defaults, applies `section.field=value` overrides, checks.
 
     Args:
         path: a YAML file holding only what differs from the defaults, or None.
         overrides: `section.field=value` strings; values are parsed as the field's type.
+        notes: if given, receives {key: the line train.py prints} for each `auto` resolved
+            here.
 
     Returns:
         A frozen `Config`. When `output.name` is unset it becomes the file's stem.
+        `model.pretrained: auto` is resolved by what the files and overrides name
+        (`config.auto_pretrained`): the Config holds a checkpoint or None.
 
     Raises:
         ConfigError: one line naming the offending key.
@@ -56,6 +61,11 @@ def load_config(path: str | Path | None, overrides: list[str] | tuple[str, ...] 
             values.get("dataset", {}).pop(key, None)
     for section, fields in parsed.items():
         values[section] = typed_config.merged(values.get(section, {}), fields)
+    model = values.setdefault("model", {})
+    if model.get("pretrained", "auto") == "auto":
+        model["pretrained"], why = auto_pretrained(values)
+        if notes is not None:
+            notes["model.pretrained"] = pretrained_note(model["pretrained"], why)
     config = Config(**{
         section: cls.from_mapping(values.get(section, {})) for section, cls in SECTIONS.items()
     })  # fmt: skip
@@ -63,6 +73,16 @@ def load_config(path: str | Path | None, overrides: list[str] | tuple[str, ...] 
         name = Path(path).stem if path is not None else "run"
         config = dataclasses.replace(config, output=dataclasses.replace(config.output, name=name))
     return config
+
+
+def pretrained_note(value: str | None, why: str) -> str:
+    """The line train.py prints for `model.pretrained: auto`: what it chose and how to
+    choose otherwise."""
+    if value is None:
+        return (f"model.pretrained: auto -> null ({why}): training from scratch; "
+                "model.pretrained: all_minilm_l6_v2 fine-tunes the pretrained encoder instead")
+    return (f"model.pretrained: auto -> {value} ({why}): fine-tuning the pretrained "
+            "encoder; model.pretrained: null trains from scratch instead")
 
 
 def dump_config(config: Config) -> str:

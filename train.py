@@ -26,7 +26,7 @@ import numpy as np
 import cli
 import runs
 from config import Config, ConfigError
-from config_files import commented_config, load_config
+from config_files import commented_config, load_config, pretrained_note
 from fitting import RunResult, epoch_steps, evaluate, finish_run, fit, make_callbacks
 
 # Keras, TensorFlow and the modules built on them (data, models, inspection, reports) take
@@ -196,13 +196,28 @@ def save(classifier, data, trim_padding, run_dir: Path) -> None:
             )
 
 
+def scratch_when_streamed(config: Config, notes: dict[str, str]) -> Config:
+    """`model.pretrained: auto` trains from scratch on data streamed for its size: the
+    pretrained encoder would cost hours per epoch there on a CPU (docs/training.md)."""
+    from data import streamed_size
+
+    size = streamed_size(config.dataset)
+    if size is None:
+        return config
+    notes["model.pretrained"] = pretrained_note(None, (
+        f"the training data is streamed, {size} over the 64 MiB of dataset.streaming: auto; "
+        "the pretrained encoder would take hours per epoch on it"))
+    return dataclasses.replace(config, model=dataclasses.replace(config.model, pretrained=None))
+
+
 def main(argv=None):
     args = cli.config_command_parser(
         "train.py", "Train the transformer text classifier described by a YAML config.",
         "Example: python train.py --config configs/default.yaml --set training.epochs=3",
     ).parse_args(argv)
+    notes = {}
     try:
-        config = load_config(args.config, args.overrides)
+        config = load_config(args.config, args.overrides, notes)
     except ConfigError as error:
         print(f"train.py: error: {error}", file=sys.stderr)
         return 2
@@ -214,6 +229,10 @@ def main(argv=None):
     from models import TrainingError
 
     try:
+        if "model.pretrained" in notes and config.model.pretrained:
+            config = scratch_when_streamed(config, notes)
+        for note in notes.values():
+            print(note)
         result = run_training(config, overwrite=args.overwrite)
     except (ConfigError, DataError) as error:
         kept = runs.resumable(config) if isinstance(error, DataError) else None

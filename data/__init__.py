@@ -38,7 +38,7 @@ from data.reading.labelled_files import (  # noqa: E402
     load_file_splits,
     load_labelled_file,
 )
-from data.reading.loading import load_text_splits  # noqa: E402
+from data.reading.loading import load_text_splits, streamed_size  # noqa: E402
 from data.reading.texts_file import check_texts, read_texts_file  # noqa: E402
 from data.splitting.text_splits import TextSplits  # noqa: E402
 from downloads import PinnedWheel, fetch_wheel  # noqa: E402
@@ -62,4 +62,5 @@ __all__ = [
     "make_pipelines",
     "one_hot_labels",
     "read_texts_file",
+    "streamed_size",
 ]

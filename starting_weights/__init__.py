@@ -83,6 +83,9 @@ def starting_weights(config: Config) -> StartingWeights:
         DataError: the checkpoint cannot be fetched or read.
     """
     model = config.model
+    if model.pretrained == "auto":  # A ModelConfig built in code: load_config resolves it.
+        raise ConfigError("model.pretrained: auto is resolved by config_files.load_config, "
+                          "from what the config names; set a checkpoint or null")
     if model.pretrained:
         from starting_weights.checkpoints import checkpoint_folder, read_checkpoint
 

@@ -156,8 +156,9 @@ def test_every_config_file_loads_and_says_how_to_run_it(path):
     assert "Expect" in header
 
 
-def test_model_config_is_the_default_section():
-    assert load_config(None, BASE).model == ModelConfig()
+def test_model_config_is_the_default_section_with_auto_resolved():
+    assert ModelConfig().pretrained == "auto"
+    assert load_config(None, BASE).model == ModelConfig(pretrained="all_minilm_l6_v2")
 
 
 def test_tfds_catalog_dataset_and_split_names_reach_the_dataset_section():
@@ -290,3 +291,70 @@ def test_fine_tune_is_one_choice_written_whole_by_kind_or_field_by_field(tmp_pat
         "model.fine_tune: expected a mapping such as {kind: ...}")
     assert error_of(variant, ["model.num_heads.rank=2"]) == (
         "model.num_heads.rank: model.num_heads has no fields; set model.num_heads=VALUE")
+
+
+@pytest.mark.parametrize("overrides, expected, named", [
+    (["dataset.train_file=mine.csv"], "all_minilm_l6_v2", "names no other starting weights"),
+    (["dataset.train_file=mine.csv", "model.num_layers=1"], None, "model.num_layers"),
+    (["dataset.train_file=mine.csv", "model.attention_block_size=8"], None,
+     "model.attention_block_size"),
+    (["dataset.train_file=mine.csv", "text.stop_words=english"], None, "text.stop_words"),
+    (["dataset.train_file=mine.csv", "text.vocabulary_size=5000"], None, "text.vocabulary_size"),
+    (["dataset.train_file=mine.csv", "model.init_from=runs/p"], None, "model.init_from"),
+    (["dataset.train_file=mine.csv", "model.pretrained_embeddings=glove_6b_50d"], None,
+     "model.pretrained_embeddings"),
+    (["dataset.train_file=mine.csv", "dataset.streaming=true"], None, "dataset.streaming"),
+    # What the checkpoint leaves to us does not turn it off.
+    (["dataset.train_file=mine.csv", "model.dropout=0.2", "model.pooling=cls",
+      "text.sequence_length=64", "model.fine_tune=head", "model.pretrained_layers=3"],
+     "all_minilm_l6_v2", "names no other starting weights"),
+    (["dataset.train_file=mine.csv", "model.pretrained=auto", "model.pretrained_embeddings=null"],
+     "all_minilm_l6_v2", "names no other starting weights"),
+])
+def test_pretrained_auto_resolves_by_what_the_config_names(overrides, expected, named,
+                                                          tmp_path):
+    notes = {}
+    config = load_config(None, overrides, notes)
+    assert config.model.pretrained == expected
+    [note] = notes.values()
+    assert note.startswith(f"model.pretrained: auto -> {expected or 'null'} (") and named in note
+    # How to choose the other way, in the same line.
+    other = "model.pretrained: null" if expected else "model.pretrained: all_minilm_l6_v2"
+    assert other in note and "\n" not in note
+    # The run folder keeps the resolved value: its config.yaml reloads to the same Config.
+    saved = tmp_path / "config.yaml"
+    saved.write_text(dump_config(config))
+    assert load_config(saved) == config
+
+
+@pytest.mark.parametrize("written", ["null", "all_minilm_l6_v2", "/some/folder"])
+def test_a_pretrained_value_the_config_gives_is_kept_and_not_noted(written):
+    notes = {}
+    config = load_config(None, ["dataset.train_file=mine.csv", "model.num_layers=2",
+                                f"model.pretrained={written}"], notes)
+    assert config.model.pretrained == (None if written == "null" else written) and not notes
+
+
+def test_every_builtin_from_scratch_recipe_says_null_and_base_fields_count(tmp_path):
+    configs = Path(__file__).resolve().parents[1] / "configs"
+    for path in configs.glob("*.yaml"):
+        text = path.read_text()
+        if "minilm" not in path.stem and path.stem != "default":
+            assert "\n  pretrained: null" in text, path.name
+            assert load_config(path).model.pretrained is None
+    # A file whose base names the encoder inherits that: auto -> null.
+    child = tmp_path / "child.yaml"
+    child.write_text(f"base: {configs / 'tiny.yaml'}\nmodel:\n  pretrained: auto\n")
+    notes = {}
+    assert load_config(child, (), notes).model.pretrained is None
+    assert "model.d_model" in notes["model.pretrained"]
+
+
+def test_clashes_under_auto_name_the_field_the_user_set():
+    # The checkpoint only a frozen encoder needs is off when the encoder is named.
+    with pytest.raises(ConfigError, match=r"^model\.fine_tune: head freezes"):
+        load_config(None, ["dataset.train_file=mine.csv", "model.fine_tune=head",
+                           "model.d_model=32"])
+    with pytest.raises(ConfigError, match=r"^model\.pretrained_layers: only with"):
+        load_config(None, ["dataset.train_file=mine.csv", "model.pretrained_layers=3",
+                           "model.init_from=runs/p"])

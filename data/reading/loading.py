@@ -7,7 +7,7 @@ from config import DatasetConfig
 from data.builders import BUILTIN_BUILDERS
 from data.reading.labelled_files import load_file_splits
 from data.reading.read_plan import read_plan
-from data.reading.shards import shard_paths, total_bytes
+from data.reading.shards import human_size, shard_paths, total_bytes
 from data.splitting.stratified import carve_splits
 from data.splitting.text_splits import TextSplits
 from errors import DataError
@@ -103,6 +103,13 @@ def source_size(dataset: DatasetConfig) -> int:
         return total_bytes(shard_paths(dataset.train_file))
     builder, requested = open_tfds(dataset)
     return split_bytes(builder, requested["train"])
+
+
+def streamed_size(dataset: DatasetConfig) -> str | None:
+    """The training source's size on disk (`human_size`) when `dataset.streaming` streams
+    it, else None."""
+    plan = read_plan(dataset, source_size(dataset))
+    return human_size(plan.size_bytes) if plan.streamed else None
 
 
 def load_tfds_splits(dataset: DatasetConfig) -> TextSplits:
