@@ -35,8 +35,8 @@ from typed_config import (
     option,
 )
 
-__all__ = ["ATTRIBUTION_METHODS", "AUTO_CHECKPOINT", "AUTO_TRAINING", "BUILTIN_DATASETS",
-           "DATASET_SOURCES", "FINE_TUNE_KINDS", "LORA_TARGETS", "POOLINGS",
+__all__ = ["ATTRIBUTION_METHODS", "AUTO_CHECKPOINT", "AUTO_CHECKPOINT_LAYERS", "AUTO_TRAINING",
+           "BUILTIN_DATASETS", "DATASET_SOURCES", "FINE_TUNE_KINDS", "LORA_TARGETS", "POOLINGS",
            "PRETRAINED_EMBEDDINGS", "SECTIONS", "STANDARDIZE", "Config", "ConfigError",
            "DatasetConfig", "FineTuneConfig", "ModelConfig", "OutputConfig", "PretrainingConfig",
            "ReplacedKeyError", "TextConfig", "TrainingConfig", "auto_pretrained",
@@ -160,7 +160,8 @@ class ModelConfig(Section):
     # other starting weights, an encoder field (d_model ... attention_block_size), a text
     # field the tokenizer replaces (vocabulary_size, standardize, stop_words) or
     # dataset.streaming: true, and null then (`auto_pretrained`; printed, saved in the run's
-    # config.yaml; a streamed file over 64 MiB also trains from scratch). null: no checkpoint.
+    # config.yaml, with pretrained_layers 5 unless given; a streamed file over 64 MiB trains
+    # from scratch too). null: no checkpoint.
     pretrained: str | None = "auto"
     # Keep only the checkpoint's first N blocks (faster; null: all of them).
     pretrained_layers: int | None = option(None, POSITIVE)
@@ -265,8 +266,12 @@ SECTIONS: dict[str, type[Section]] = {cls.section: cls for cls in (
     DatasetConfig, TextConfig, ModelConfig, TrainingConfig, OutputConfig, PretrainingConfig)}
 
 
-# What `model.pretrained: auto` starts from when nothing in the config says otherwise.
+# What `model.pretrained: auto` starts from when nothing in the config says otherwise, and
+# how many of its blocks it keeps unless model.pretrained_layers is given: 5 of 6 matched
+# all 6 on validation on bench/bench_own_file.py's 5k-text files, 15-20% faster
+# (docs/experiments.md, "Your own file").
 AUTO_CHECKPOINT = "all_minilm_l6_v2"
+AUTO_CHECKPOINT_LAYERS = 5
 # Fields that describe an encoder trained from scratch: a checkpoint brings its own
 # architecture and WordPiece tokenizer, so naming one of these means "our own encoder".
 SCRATCH_FIELDS = {

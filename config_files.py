@@ -24,7 +24,14 @@ from typing import Any
 import yaml
 
 import typed_config
-from config import DATASET_SOURCES, SECTIONS, Config, auto_pretrained
+from config import (
+    AUTO_CHECKPOINT,
+    AUTO_CHECKPOINT_LAYERS,
+    DATASET_SOURCES,
+    SECTIONS,
+    Config,
+    auto_pretrained,
+)
 
 __all__ = ["commented_config", "dump_config", "field_reference", "load_config",
            "parse_overrides"]
@@ -64,8 +71,11 @@ def load_config(path: str | Path | None, overrides: list[str] | tuple[str, ...] 
     model = values.setdefault("model", {})
     if model.get("pretrained", "auto") == "auto":
         model["pretrained"], why = auto_pretrained(values)
+        if model["pretrained"] == AUTO_CHECKPOINT and model.get("pretrained_layers") is None:
+            model["pretrained_layers"] = AUTO_CHECKPOINT_LAYERS
         if notes is not None:
-            notes["model.pretrained"] = pretrained_note(model["pretrained"], why)
+            notes["model.pretrained"] = pretrained_note(model["pretrained"], why,
+                                                        model.get("pretrained_layers"))
     config = Config(**{
         section: cls.from_mapping(values.get(section, {})) for section, cls in SECTIONS.items()
     })  # fmt: skip
@@ -75,14 +85,15 @@ def load_config(path: str | Path | None, overrides: list[str] | tuple[str, ...] 
     return config
 
 
-def pretrained_note(value: str | None, why: str) -> str:
+def pretrained_note(value: str | None, why: str, layers: int | None = None) -> str:
     """The line train.py prints for `model.pretrained: auto`: what it chose and how to
     choose otherwise."""
     if value is None:
         return (f"model.pretrained: auto -> null ({why}): training from scratch; "
-                "model.pretrained: all_minilm_l6_v2 fine-tunes the pretrained encoder instead")
-    return (f"model.pretrained: auto -> {value} ({why}): fine-tuning the pretrained "
-            "encoder; model.pretrained: null trains from scratch instead")
+                f"model.pretrained: {AUTO_CHECKPOINT} fine-tunes the pretrained encoder instead")
+    blocks = f"its first {layers} blocks (model.pretrained_layers)" if layers else "every block"
+    return (f"model.pretrained: auto -> {value} ({why}): fine-tuning {blocks}; "
+            "model.pretrained: null trains from scratch instead")
 
 
 def dump_config(config: Config) -> str:

@@ -205,9 +205,10 @@ def scratch_when_streamed(config: Config, notes: dict[str, str]) -> Config:
     if size is None:
         return config
     notes["model.pretrained"] = pretrained_note(None, (
-        f"the training data is streamed, {size} over the 64 MiB of dataset.streaming: auto; "
-        "the pretrained encoder would take hours per epoch on it"))
-    return dataclasses.replace(config, model=dataclasses.replace(config.model, pretrained=None))
+        f"the training data is streamed, {size} on disk, over dataset.streaming: auto's "
+        "limit; the pretrained encoder would take hours per epoch on it"))
+    return dataclasses.replace(config, model=dataclasses.replace(
+        config.model, pretrained=None, pretrained_layers=None))
 
 
 def main(argv=None):

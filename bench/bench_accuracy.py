@@ -36,8 +36,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -172,17 +170,11 @@ def epoch_cost_of(config):
 
 
 def tfidf_baseline(dataset, reuse, no_train):
-    """TF-IDF (word 1-2 grams) + logistic regression on the recipe's splits.
-
-    C is chosen on validation accuracy among 1, 10 and 100; the test split is scored once,
-    with the chosen C. The wall time covers fitting all three and scoring.
-    """
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.linear_model import LogisticRegression
+    """TF-IDF + logistic regression (`baselines.tfidf_lr`) on the recipe's splits."""
+    from baselines import tfidf_lr
 
     from config_files import load_config
     from data import load_text_splits
-    from reports import classification_metrics
 
     path = RESULTS / "runs" / f"{dataset}_tfidf" / "metrics.json"
     if (reuse or no_train) and path.exists():
@@ -190,21 +182,7 @@ def tfidf_baseline(dataset, reuse, no_train):
     if no_train:
         return None
     print(f"\n=== {dataset}_tfidf ===", flush=True)
-    splits = load_text_splits(load_config(ROOT / "configs" / f"{dataset}.yaml").dataset)
-    start = time.perf_counter()
-    vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)
-    train = vectorizer.fit_transform(splits.train[0])
-    validation = vectorizer.transform(splits.validation[0])
-    fitted = [LogisticRegression(C=C, max_iter=2000).fit(train, splits.train[1])
-              for C in (1.0, 10.0, 100.0)]
-    scores = [(model.predict(validation) == splits.validation[1]).mean() for model in fitted]
-    model = fitted[int(np.argmax(scores))]
-    probabilities = model.predict_proba(vectorizer.transform(splits.test[0]))
-    metrics = {
-        "test": classification_metrics(splits.test[1], probabilities, len(splits.class_names)),
-        "validation": {"accuracy": float(max(scores))}, "C": float(model.C),
-        "wall_time_s": round(time.perf_counter() - start, 1),
-    }
+    metrics = tfidf_lr(load_text_splits(load_config(ROOT / "configs" / f"{dataset}.yaml").dataset))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(metrics, indent=2) + "\n")
     return metrics

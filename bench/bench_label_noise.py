@@ -82,7 +82,8 @@ def train_run(name, files, recipe, seed, reuse, *overrides):
         return run_dir
     if recipe is None:
         recipe = FOLDER / "files_only.yaml"
-        recipe.write_text("dataset:\n  train_file: placeholder.csv\n")
+        # The defaults from scratch (model.pretrained: auto would fine-tune MiniLM).
+        recipe.write_text("dataset:\n  train_file: placeholder.csv\nmodel:\n  pretrained: null\n")
     train_file, validation_file, test_file = files
     assert train.main(["--config", str(ROOT / recipe), "--overwrite", "--set",
                        "dataset.name=null", f"dataset.train_file={train_file}",

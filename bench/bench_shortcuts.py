@@ -12,7 +12,8 @@ into them:
 - planted: into 10% of one class's texts (class 1), every split: the one sure cue;
 - spread: into 10% of each class's texts: no cue at all.
 Each file is trained from a config naming only the file (`dataset.train_file`, the
-schema's defaults, validation and test carved out of it), from scratch and with
+schema's defaults, validation and test carved out of it), from scratch (`model.pretrained:
+null`) and with
 `model.pretrained: all_minilm_l6_v2`, with each seed, then measured with
 `evaluate.py RUN --tokens` (1000 test examples, the defaults). The goal: planted, the word
 ranks first for its class and is marked a shortcut in every run; spread, it is in no
@@ -37,7 +38,8 @@ RESULTS = ROOT / "bench" / "results"
 WORD = "zqxv"
 PLANTED_CLASS = 1
 SHARE = 0.10
-RECIPES = {"scratch": [], "pretrained": ["model.pretrained=all_minilm_l6_v2"]}
+RECIPES = {"scratch": ["model.pretrained=null"],
+           "pretrained": ["model.pretrained=all_minilm_l6_v2"]}
 TOP = 20
 
 

@@ -158,7 +158,8 @@ def test_every_config_file_loads_and_says_how_to_run_it(path):
 
 def test_model_config_is_the_default_section_with_auto_resolved():
     assert ModelConfig().pretrained == "auto"
-    assert load_config(None, BASE).model == ModelConfig(pretrained="all_minilm_l6_v2")
+    assert load_config(None, BASE).model == ModelConfig(pretrained="all_minilm_l6_v2",
+                                                        pretrained_layers=5)
 
 
 def test_tfds_catalog_dataset_and_split_names_reach_the_dataset_section():

