@@ -336,13 +336,19 @@ def test_a_pretrained_value_the_config_gives_is_kept_and_not_noted(written):
     assert config.model.pretrained == (None if written == "null" else written) and not notes
 
 
-def test_every_builtin_from_scratch_recipe_says_null_and_base_fields_count(tmp_path):
+def test_builtin_recipes_say_null_or_their_schedule_and_base_fields_count(tmp_path):
     configs = Path(__file__).resolve().parents[1] / "configs"
     for path in configs.glob("*.yaml"):
         text = path.read_text()
+        config = load_config(path)
         if "minilm" not in path.stem and path.stem != "default":
             assert "\n  pretrained: null" in text, path.name
-            assert load_config(path).model.pretrained is None
+            assert config.model.pretrained is None
+        else:  # A checkpoint recipe sets what `auto` would choose: its results stay put.
+            training = config.training
+            assert "auto" not in (training.epochs, training.learning_rate,
+                                  training.early_stopping_patience), path.name
+            assert config.model.pretrained == "all_minilm_l6_v2", path.name
     # A file whose base names the encoder inherits that: auto -> null.
     child = tmp_path / "child.yaml"
     child.write_text(f"base: {configs / 'tiny.yaml'}\nmodel:\n  pretrained: auto\n")
