@@ -307,10 +307,12 @@ def test_auto_sequence_length_is_resolved_and_saved(tiny_run_dir):
     assert vectorizer.get_config()["output_sequence_length"] == 16
 
 
-def test_a_config_naming_only_a_csv_file_trains_a_sensible_model(tmp_path, data_file):
-    # Everything else from the schema's defaults: auto cap, default model and schedule.
+def test_a_csv_file_and_pretrained_null_train_a_sensible_model_from_scratch(tmp_path,
+                                                                            data_file):
+    # Everything else from the schema's defaults: auto cap, default model and schedule (the
+    # default checkpoint's run: tests/test_train_pretrained.py).
     config = tmp_path / "mine.yaml"
-    config.write_text(f"dataset:\n  train_file: {data_file}\n")
+    config.write_text(f"dataset:\n  train_file: {data_file}\nmodel:\n  pretrained: null\n")
     assert train.main(["--config", str(config), "--set", f"output.root={tmp_path}"]) == 0
     metrics = metrics_of(tmp_path / "mine")
     # Two sentiment words decide each label: an easy task the defaults must learn.
@@ -324,7 +326,7 @@ def test_print_config_prints_the_resolved_config_with_comments(tmp_path, capsys)
                        "--print-config"]) == 0
     printed = capsys.readouterr().out
     assert ("  # Maximum epochs; early stopping usually ends the run sooner. auto: 10 from "
-            "scratch, 3\n  # when fine-tuning a model.pretrained checkpoint (docs/training.md, "
+            "scratch, 2\n  # when fine-tuning a model.pretrained checkpoint (docs/training.md, "
             "\"Defaults\").\n  epochs: 3\n") in printed
     assert "  name: rotten_tomatoes\n" in printed
     path = tmp_path / "printed.yaml"
