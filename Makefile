@@ -107,7 +107,7 @@ bench-label-noise: $(VENV)/.installed-bench
 # A config naming only the user's CSV file against TF-IDF + LR, on three user-style files of
 # 5,000 short texts (reviews, news briefs, forum questions) carved from the built-ins, 3
 # seeds, each train.py timed as a user waits for it (issue 45's goal: +1 point within 5
-# minutes): about 45 minutes on 2 CPU cores when it is met. BENCH_OWN_FILE_ARGS='--tag NAME
+# minutes): about 30 minutes on 2 CPU cores. BENCH_OWN_FILE_ARGS='--tag NAME
 # --recipe section.field=value ...' tries another recipe beside it (bench/results/own_file.md).
 BENCH_OWN_FILE_ARGS ?=
 bench-own-file: $(VENV)/.installed-train

@@ -36,11 +36,11 @@ from typed_config import (
 )
 
 __all__ = ["ATTRIBUTION_METHODS", "AUTO_CHECKPOINT", "AUTO_CHECKPOINT_LAYERS", "AUTO_TRAINING",
-           "BUILTIN_DATASETS", "DATASET_SOURCES", "FINE_TUNE_KINDS", "LORA_TARGETS", "POOLINGS",
-           "PRETRAINED_EMBEDDINGS", "SECTIONS", "STANDARDIZE", "Config", "ConfigError",
-           "DatasetConfig", "FineTuneConfig", "ModelConfig", "OutputConfig", "PretrainingConfig",
-           "ReplacedKeyError", "TextConfig", "TrainingConfig", "auto_pretrained",
-           "earlier_version_message"]
+           "BUILTIN_DATASETS", "Config", "ConfigError", "DATASET_SOURCES", "DatasetConfig",
+           "ENCODER_FIELDS", "FINE_TUNE_KINDS", "FineTuneConfig", "LORA_TARGETS", "ModelConfig",
+           "OutputConfig", "POOLINGS", "PRETRAINED_EMBEDDINGS", "PretrainingConfig",
+           "ReplacedKeyError", "SECTIONS", "STANDARDIZE", "TextConfig", "TrainingConfig",
+           "auto_pretrained", "earlier_version_message"]
 
 POOLINGS = ("mean", "max", "cls")
 # inspection.methods.attribution's methods, named here so that predict.py checks --method before
@@ -192,21 +192,25 @@ class ModelConfig(Section):
                 "model.init_from: the pretrained encoder brings its own token embeddings; "
                 "set model.pretrained_embeddings to null, or drop model.init_from"
             )
-        given = [name for name in ("pretrained", "init_from", "pretrained_embeddings")
-                 if getattr(self, name)]
+        # "auto" is unresolved here (a ModelConfig built in code): no checkpoint yet.
+        pretrained = None if self.pretrained == "auto" else self.pretrained
+        given = [name for name, value in (("pretrained", pretrained),
+                                          ("init_from", self.init_from),
+                                          ("pretrained_embeddings", self.pretrained_embeddings))
+                 if value]
         if len(given) > 1:
             raise ConfigError(
                 f"model.{given[1]}: model.{given[0]} already gives the starting weights; "
                 f"set one of model.{' / model.'.join(given)}, and the others to null")
-        if self.pretrained_layers and not self.pretrained:
+        if self.pretrained_layers and not pretrained:
             raise ConfigError("model.pretrained_layers: only with model.pretrained; set "
                               "model.pretrained to a checkpoint, or drop it")
         kind = self.fine_tune.kind
         frozen = kind in ("top_blocks", "head")
-        if frozen and not self.pretrained:
+        if frozen and not pretrained:
             raise ConfigError(f"model.fine_tune: {kind} freezes a pretrained encoder; set "
                               "model.pretrained to a checkpoint, or fine_tune to full")
-        if kind == "lora" and not (self.pretrained or self.init_from):
+        if kind == "lora" and not (pretrained or self.init_from):
             raise ConfigError("model.fine_tune: lora adapts a pretrained encoder; set "
                               "model.pretrained (or model.init_from), or fine_tune to full")
         if frozen and self.token_dropout:
@@ -268,37 +272,55 @@ SECTIONS: dict[str, type[Section]] = {cls.section: cls for cls in (
 
 # What `model.pretrained: auto` starts from when nothing in the config says otherwise, and
 # how many of its blocks it keeps unless model.pretrained_layers is given: 5 of 6 matched
-# all 6 on validation on bench/bench_own_file.py's 5k-text files, 15-20% faster
-# (docs/experiments.md, "Your own file").
+# all 6 on validation on bench/bench_own_file.py's 5k-text files, in less time on the
+# reviews and news files (docs/experiments.md, "Your own file").
 AUTO_CHECKPOINT = "all_minilm_l6_v2"
 AUTO_CHECKPOINT_LAYERS = 5
-# Fields that describe an encoder trained from scratch: a checkpoint brings its own
-# architecture and WordPiece tokenizer, so naming one of these means "our own encoder".
-SCRATCH_FIELDS = {
-    "model": ("init_from", "pretrained_embeddings", "d_model", "num_heads", "key_dim",
-              "num_layers", "intermediate_dim", "activation", "positional_encoding",
-              "mask_zero", "norm_first", "layer_norm_epsilon", "attention_block_size"),
-    "text": ("vocabulary_size", "standardize", "stop_words"),
-}
+# The model fields that shape the encoder: a pretraining run fits only the same values, and
+# a checkpoint brings its own.
+ENCODER_FIELDS = ("d_model", "num_heads", "key_dim", "num_layers", "intermediate_dim",
+                  "activation", "positional_encoding", "mask_zero", "norm_first",
+                  "layer_norm_epsilon")
+# Fields whose naming means "our own encoder" to `model.pretrained: auto`: the encoder's
+# shape (and local attention, which a checkpoint does not take) and our own vectorizer's
+# settings (a checkpoint brings its WordPiece tokenizer).
+SCRATCH_FIELDS = {"model": (*ENCODER_FIELDS, "attention_block_size"),
+                  "text": ("vocabulary_size", "standardize", "stop_words")}
 
 
 def auto_pretrained(values: dict[str, dict[str, Any]]) -> tuple[str | None, str]:
     """What `model.pretrained: auto` resolves to for a config that names `values`
-    ({section: {field: value}}, as written in its files and overrides), and why.
+    ({section: {field: value}}, as written in its files and overrides), and why (for null,
+    also what the run does and how to get the checkpoint instead).
 
     Example:
     >>> auto_pretrained({"dataset": {"train_file": "mine.csv"}})[0]
     'all_minilm_l6_v2'
-    >>> auto_pretrained({"dataset": {"name": "bbc_news"}, "model": {"num_layers": 2}})
-    (None, 'the config names model.num_layers, a from-scratch encoder field')
+    >>> print(auto_pretrained({"dataset": {"name": "x"}, "model": {"num_layers": 2}})[1])
+    the config names model.num_layers, a field of an encoder trained from scratch: training \
+from scratch; model.pretrained: all_minilm_l6_v2 fine-tunes the pretrained encoder (with its \
+own architecture) instead
     """
-    for section, fields in SCRATCH_FIELDS.items():
-        for name in fields:
-            if values.get(section, {}).get(name) is None:
-                continue
-            if name in ("init_from", "pretrained_embeddings"):
-                return None, f"model.{name} gives the starting weights"
-            return None, f"the config names {section}.{name}, a from-scratch encoder field"
+    model, text = values.get("model", {}), values.get("text", {})
+    scratch = "training from scratch; model.pretrained: " + AUTO_CHECKPOINT
+    for name in ("init_from", "pretrained_embeddings"):
+        if model.get(name) is not None:
+            return None, (f"model.{name} gives the starting weights; to fine-tune the "
+                          f"pretrained encoder instead, set model.pretrained: {AUTO_CHECKPOINT} "
+                          f"and model.{name}: null")
+    for name in SCRATCH_FIELDS["model"]:
+        if model.get(name) is not None:
+            return None, (f"the config names model.{name}, a field of an encoder trained from "
+                          f"scratch: {scratch} fine-tunes the pretrained encoder (with its own "
+                          "architecture) instead")
+    for name in SCRATCH_FIELDS["text"]:
+        if text.get(name) is not None and (name, text[name]) != ("stop_words", "none"):
+            return None, (f"the config names text.{name}, a setting of our own vectorizer: "
+                          f"training from scratch; to fine-tune the pretrained encoder instead, "
+                          f"set model.pretrained: {AUTO_CHECKPOINT} and drop text.{name} (the "
+                          "checkpoint brings its WordPiece tokenizer)")
     if values.get("dataset", {}).get("streaming") is True:
-        return None, "the config streams the data (dataset.streaming: true)"
+        return None, (f"the config streams the data, dataset.streaming: true: {scratch} "
+                      "fine-tunes the pretrained encoder on the stream instead, at hours per "
+                      "epoch on a CPU")
     return AUTO_CHECKPOINT, "the config names no other starting weights or encoder"

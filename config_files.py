@@ -71,7 +71,7 @@ def load_config(path: str | Path | None, overrides: list[str] | tuple[str, ...] 
     model = values.setdefault("model", {})
     if model.get("pretrained", "auto") == "auto":
         model["pretrained"], why = auto_pretrained(values)
-        if model["pretrained"] == AUTO_CHECKPOINT and model.get("pretrained_layers") is None:
+        if model["pretrained"] == AUTO_CHECKPOINT and "pretrained_layers" not in model:
             model["pretrained_layers"] = AUTO_CHECKPOINT_LAYERS
         if notes is not None:
             notes["model.pretrained"] = pretrained_note(model["pretrained"], why,
@@ -87,10 +87,9 @@ def load_config(path: str | Path | None, overrides: list[str] | tuple[str, ...] 
 
 def pretrained_note(value: str | None, why: str, layers: int | None = None) -> str:
     """The line train.py prints for `model.pretrained: auto`: what it chose and how to
-    choose otherwise."""
+    choose otherwise (`config.auto_pretrained`'s `why` says it for null)."""
     if value is None:
-        return (f"model.pretrained: auto -> null ({why}): training from scratch; "
-                f"model.pretrained: {AUTO_CHECKPOINT} fine-tunes the pretrained encoder instead")
+        return f"model.pretrained: auto -> null: {why}"
     blocks = f"its first {layers} blocks (model.pretrained_layers)" if layers else "every block"
     return (f"model.pretrained: auto -> {value} ({why}): fine-tuning {blocks}; "
             "model.pretrained: null trains from scratch instead")

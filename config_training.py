@@ -21,9 +21,9 @@ def _auto_or(check, what):
 
 
 # What `auto` means in the training section: the from-scratch values won on the built-in
-# datasets' recipes; a checkpoint's were chosen on validation: 2 epochs matched 3 on
-# bench/bench_own_file.py's 5k-text files (best epoch 1 or 2) in two thirds of the time,
-# which keeps a file of that size within 5 minutes on 2 cores (docs/training.md).
+# datasets' recipes; a checkpoint's were chosen on validation: 2 epochs matched 3 on the
+# reviews file of bench/bench_own_file.py (every file's best epoch was 1 or 2 of 2) in 57%
+# of the time, which keeps a 5k-text file within 5 minutes on 2 cores (docs/training.md).
 AUTO_TRAINING = {
     "scratch": {"learning_rate": 2e-3, "epochs": 10, "early_stopping_patience": 3},
     "pretrained": {"learning_rate": 1e-4, "epochs": 2, "early_stopping_patience": 2},

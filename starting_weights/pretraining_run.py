@@ -6,7 +6,13 @@ import json
 from pathlib import Path
 
 import runs
-from config import Config, ConfigError, ReplacedKeyError, earlier_version_message
+from config import (
+    ENCODER_FIELDS,
+    Config,
+    ConfigError,
+    ReplacedKeyError,
+    earlier_version_message,
+)
 from config_files import load_config
 
 
@@ -48,12 +54,6 @@ def load_pretraining_run(run_dir: str | Path) -> PretrainingRun:
     except (ConfigError, OSError, ValueError) as error:
         raise ConfigError(f"model.init_from: {run_dir}: unreadable ({error})") from None
     return PretrainingRun(run_dir, config, vocabulary)
-
-
-# The model fields that shape the encoder: a pretrained one fits only the same values.
-ENCODER_FIELDS = ("d_model", "num_heads", "key_dim", "num_layers", "intermediate_dim",
-                  "activation", "positional_encoding", "mask_zero", "norm_first",
-                  "layer_norm_epsilon")
 
 
 def with_pretrained_text(config: Config, pretrained: PretrainingRun) -> Config:

@@ -311,6 +311,9 @@ def test_fine_tune_is_one_choice_written_whole_by_kind_or_field_by_field(tmp_pat
      "all_minilm_l6_v2", "names no other starting weights"),
     (["dataset.train_file=mine.csv", "model.pretrained=auto", "model.pretrained_embeddings=null"],
      "all_minilm_l6_v2", "names no other starting weights"),
+    # The value a checkpoint needs is no sign of our own vectorizer.
+    (["dataset.train_file=mine.csv", "text.stop_words=none"], "all_minilm_l6_v2",
+     "names no other starting weights"),
 ])
 def test_pretrained_auto_resolves_by_what_the_config_names(overrides, expected, named,
                                                           tmp_path):
@@ -318,7 +321,7 @@ def test_pretrained_auto_resolves_by_what_the_config_names(overrides, expected, 
     config = load_config(None, overrides, notes)
     assert config.model.pretrained == expected
     [note] = notes.values()
-    assert note.startswith(f"model.pretrained: auto -> {expected or 'null'} (") and named in note
+    assert note.startswith(f"model.pretrained: auto -> {expected or 'null'}") and named in note
     # How to choose the other way, in the same line.
     other = "model.pretrained: null" if expected else "model.pretrained: all_minilm_l6_v2"
     assert other in note and "\n" not in note
@@ -365,3 +368,20 @@ def test_clashes_under_auto_name_the_field_the_user_set():
     with pytest.raises(ConfigError, match=r"^model\.pretrained_layers: only with"):
         load_config(None, ["dataset.train_file=mine.csv", "model.pretrained_layers=3",
                            "model.init_from=runs/p"])
+
+
+def test_auto_keeps_five_blocks_unless_pretrained_layers_is_written_even_as_null():
+    def layers(*overrides):
+        config = load_config(None, ["dataset.train_file=mine.csv", *overrides])
+        return config.model.pretrained_layers
+
+    assert (layers(), layers("model.pretrained_layers=2"), layers("model.pretrained_layers=null")
+            ) == (5, 2, None)
+    # Written by hand, the checkpoint keeps every block unless told otherwise.
+    assert layers("model.pretrained=all_minilm_l6_v2") is None
+
+
+def test_a_model_config_built_in_code_treats_auto_as_no_checkpoint_yet():
+    assert ModelConfig(init_from="runs/p").init_from == "runs/p"
+    with pytest.raises(ConfigError, match=r"^model\.fine_tune: head freezes"):
+        ModelConfig(fine_tune="head")

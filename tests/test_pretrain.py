@@ -11,7 +11,7 @@ import runs
 import train
 from config_files import load_config
 from starting_weights import starting_weights
-from tests.helpers import TINY
+from tests.helpers import ROOT, TINY
 from tests.review_fixture import write_reviews_fixture
 
 
@@ -105,3 +105,11 @@ def test_an_encoder_of_another_shape_is_refused_in_one_line(pretrained_run, tmp_
     assert train.main(["--config", TINY, "--set", f"model.init_from={tmp_path / 'nothing'}",
                        f"output.root={tmp_path}"]) == 2
     assert "model.init_from:" in capsys.readouterr().err
+
+
+def test_pretraining_builds_its_own_encoder_whatever_auto_would_choose(capsys):
+    # A config naming no encoder field: train.py would fine-tune MiniLM, pretrain.py not.
+    assert pretrain.main(["--config", str(ROOT / "configs" / "example_csv.yaml"), "--set",
+                          "model.pretrained=auto", "--print-config"]) == 0
+    printed = capsys.readouterr().out
+    assert "\n  pretrained: null\n" in printed and "\n  pretrained_layers: null\n" in printed

@@ -220,6 +220,10 @@ def test_auto_on_a_file_streamed_for_its_size_trains_from_scratch_and_says_why(m
     assert config.model.pretrained_layers == 5  # auto's recipe, dropped with the checkpoint
     assert scratch.model == dataclasses.replace(config.model, pretrained=None,
                                                 pretrained_layers=None)
-    assert notes["model.pretrained"].startswith("model.pretrained: auto -> null (the training "
+    assert notes["model.pretrained"].startswith("model.pretrained: auto -> null: the training "
                                                 "data is streamed, ")
     assert "model.pretrained: all_minilm_l6_v2 fine-tunes" in notes["model.pretrained"]
+    # A config that names how the checkpoint trains keeps it (LoRA streams; the frozen kinds
+    # then say why they cannot).
+    lora = load_config(None, [f"dataset.train_file={sample}", "model.fine_tune=lora"], {})
+    assert train.scratch_when_streamed(lora, {}) is lora
