@@ -54,6 +54,9 @@ def parse_args(argv):
                         help="the recipe's name in run names and the table")
     parser.add_argument("--sample", type=int, default=5000, help="rows per file")
     parser.add_argument("--out", type=Path, default=RESULTS, help="results folder")
+    parser.add_argument("--data-dir", default=None,
+                        help="TFDS folder of the built-in datasets the files are made from "
+                             "(default: TFDS_DATA_DIR or ~/tensorflow_datasets)")
     parser.add_argument("--reuse", action="store_true",
                         help="reuse finished runs (metrics.json and their timing) instead "
                              "of retraining")
@@ -193,7 +196,7 @@ def main(argv=None):
     folder = args.out / "own_file"
     rows = []
     for name in args.files:
-        path, stats = user_file(name, args.sample, folder)
+        path, stats = user_file(name, args.sample, folder, args.data_dir)
         print(f"{path.name}: {stats['rows']:,} rows, {stats['classes']} classes, median "
               f"{stats['median_words']:g} words ({stats['note']})", flush=True)
         config_path = folder / f"{name}.yaml"

@@ -54,20 +54,21 @@ def first_question(post):
     return " ".join(words) + "?" if len(words) >= 4 else None
 
 
-def pooled(dataset):
-    """(texts, class names per text) of every split of a built-in dataset."""
+def pooled(dataset, data_dir=None):
+    """(texts, class names per text) of every split of a built-in dataset (prepared in the
+    TFDS folder `data_dir`; None: TFDS_DATA_DIR or ~/tensorflow_datasets)."""
     from data import load_text_splits
 
-    splits = load_text_splits({"name": dataset})
+    splits = load_text_splits({"name": dataset, "data_dir": data_dir})
     texts = np.concatenate([splits.train[0], splits.validation[0], splits.test[0]])
     labels = np.concatenate([splits.train[1], splits.validation[1], splits.test[1]])
     return texts, np.asarray(splits.class_names)[labels]
 
 
-def user_texts(name):
+def user_texts(name, data_dir=None):
     """(texts, label names, note) of the file `name` before sampling; the note says what
     was found and dropped."""
-    texts, labels = pooled(SOURCES[name])
+    texts, labels = pooled(SOURCES[name], data_dir)
     if name == "reviews":
         return texts, labels, f"{len(texts):,} sentences"
     if name == "news":
@@ -85,13 +86,14 @@ def user_texts(name):
                                       f"classes under {MIN_CLASS_SIZE} dropped: {dropped}")
 
 
-def user_file(name, sample, folder):
-    """Writes `folder/name.csv` (unless it already holds the same rows); its path and
-    statistics: rows, classes, median words, what was found (`note`)."""
+def user_file(name, sample, folder, data_dir=None):
+    """Writes `folder/name.csv` (unless it already holds the same rows) from the built-in
+    dataset in the TFDS folder `data_dir`; its path and statistics: rows, classes, median
+    words, what was found (`note`)."""
     import pandas as pd
     from sklearn.model_selection import train_test_split
 
-    texts, labels, note = user_texts(name)
+    texts, labels, note = user_texts(name, data_dir)
     if sample < len(texts):
         texts, _, labels, _ = train_test_split(texts, labels, train_size=sample,
                                                stratify=labels, random_state=0)

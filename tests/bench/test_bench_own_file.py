@@ -38,7 +38,7 @@ def test_a_question_runs_from_its_opener_to_a_stop_phrase_or_the_next_question()
     assert len(first("does anyone " + "know " * 40).split()) == own_file_data.QUESTION_WORDS
 
 
-def test_the_files_are_samples_of_short_labelled_texts_written_once(tmp_path):
+def test_the_files_are_samples_of_short_labelled_texts_written_once(tmp_path, builtin_data_dir):
     notes = {"reviews": "12,752 sentences; 300 sampled",
              "news": "7,674 articles cut to 40 words; 300 sampled",
              # The misc.forsale posts ask little.
@@ -46,7 +46,7 @@ def test_the_files_are_samples_of_short_labelled_texts_written_once(tmp_path):
                           "(30); 300 sampled"}
     stats = {}
     for name in own_file_data.FILES:
-        path, stats[name] = own_file_data.user_file(name, 300, tmp_path)
+        path, stats[name] = own_file_data.user_file(name, 300, tmp_path, builtin_data_dir)
         header, rows = read_rows(path)
         assert header == ["text", "label"] and len(rows) == stats[name]["rows"] == 300
         labels = {label for _, label in rows}
@@ -65,18 +65,21 @@ def test_the_files_are_samples_of_short_labelled_texts_written_once(tmp_path):
             assert 4 <= min(words) and max(words) <= own_file_data.QUESTION_WORDS
     # Deterministic: the same rows, so the file is not written again.
     written = (tmp_path / "news.csv").stat().st_mtime_ns
-    assert own_file_data.user_file("news", 300, tmp_path)[1] == stats["news"]
+    assert own_file_data.user_file("news", 300, tmp_path, builtin_data_dir)[1] == stats["news"]
     assert (tmp_path / "news.csv").stat().st_mtime_ns == written
 
 
-def test_a_file_trains_from_a_config_naming_only_it_beside_tfidf_then_is_reused(tmp_path):
+def test_a_file_trains_from_a_config_naming_only_it_beside_tfidf_then_is_reused(
+        tmp_path, builtin_data_dir):
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
     from config_files import load_config
     from data import load_text_splits
 
-    args = ["--out", str(tmp_path), "--sample", "300", "--seeds", "0", "--files",
+    # The built-in datasets from the suite's own TFDS folder: nothing goes to ~.
+    args = ["--out", str(tmp_path), "--data-dir", builtin_data_dir, "--sample", "300",
+            "--seeds", "0", "--files",
             "questions", "--tag", "tiny", "--recipe", *TINY_RECIPE]
     assert bench.main(args) == 0
     config_path = tmp_path / "own_file" / "questions.yaml"
