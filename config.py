@@ -264,6 +264,12 @@ class Config:
     def run_name(self) -> str:
         return self.output.name or "run"
 
+    def without_checkpoint(self) -> Config:
+        """This config trained from scratch: no `model.pretrained`, nor the
+        `pretrained_layers` that `auto` gave it (a run that cannot use the checkpoint)."""
+        return dataclasses.replace(self, model=dataclasses.replace(
+            self.model, pretrained=None, pretrained_layers=None))
+
 
 # By each section's own name, in the order of `Config` (and of YAML dumps and docs).
 SECTIONS: dict[str, type[Section]] = {cls.section: cls for cls in (

@@ -158,8 +158,7 @@ def main(argv=None):
         print(f"pretrain.py: error: {error}", file=sys.stderr)
         return 2
     if notes:  # Pretraining builds its own encoder: model.pretrained: auto means none here.
-        config = dataclasses.replace(config, model=dataclasses.replace(
-            config.model, pretrained=None, pretrained_layers=None))
+        config = config.without_checkpoint()
     if args.print_config:
         print(commented_config(config), end="")
         return 0

@@ -213,8 +213,7 @@ def scratch_when_streamed(config: Config, notes: dict[str, str]) -> Config:
         f"the training data is streamed, {size} on disk, over dataset.streaming: auto's "
         "limit: training from scratch, as the pretrained encoder would take hours per epoch "
         f"on it; model.pretrained: {AUTO_CHECKPOINT} fine-tunes it anyway"))
-    return dataclasses.replace(config, model=dataclasses.replace(
-        model, pretrained=None, pretrained_layers=None))
+    return config.without_checkpoint()
 
 
 def main(argv=None):
