@@ -9,7 +9,7 @@ export TF_CPP_MIN_LOG_LEVEL ?= 3
 # The code runs from the checkout: `layers`, `models`, `data`, ... are imported from here.
 export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 # The packages whose docstring examples `make test` runs.
-DOCTEST_PATHS := layers models data tokenization inspection run_inspection config.py config_data.py config_training.py config_files.py runs.py reports.py errors.py downloads.py starting_weights tensorflow_start.py fitting.py compress.py export.py upgrade_run.py serve.py
+DOCTEST_PATHS := layers models data tokenization inspection config runtime engine compress.py export.py upgrade_run.py serve.py
 
 .PHONY: venv train test test-tensorflow test-layers-backends test-layers-torch test-layers-jax bench bench-accuracy bench-label-noise bench-own-file lint clean
 

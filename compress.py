@@ -42,8 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-import cli
-import runs
+from engine import cli, runs, saved_run
 
 HEADS_EXAMPLES = 500
 
@@ -111,7 +110,7 @@ def pruning_order(run, order, seed):
     if path.is_file():
         heads = json.loads(path.read_text())["heads"]
     else:
-        from run_inspection.heads import measure_run_heads
+        from engine.evaluation.heads import measure_run_heads
 
         split = runs.HEADS_SPLIT
         print(f"{path}: missing; measuring the heads on {HEADS_EXAMPLES} {split} examples")
@@ -161,7 +160,7 @@ def compress(run, target, amount=None, order="importance", seed=0, finetune_epoc
             warnings.filterwarnings("ignore", message=".*does not have a `quantize` method")
             model.quantize("int8")
     model.save(staging / runs.MODEL_FILE)
-    from fitting import finish_run
+    from engine.training.fitting import finish_run
 
     finish_run(staging, target, run.config.output.keep_checkpoints)
     return report
@@ -213,8 +212,8 @@ def finetune(run, classifier, epochs, run_dir):
 
     import keras
 
-    from fitting import epoch_steps, fit, make_callbacks, score_splits
-    from models import build_trainer
+    from engine.training.fitting import epoch_steps, fit, make_callbacks, score_splits
+    from engine.training.trainer import build_trainer
 
     training = dataclasses.replace(run.config.training, epochs=epochs, attention_images=0)
     keras.utils.set_random_seed(training.seed)
@@ -237,7 +236,7 @@ def main(argv=None):
         return fail("nothing to do: pass --prune-heads FRACTION|COUNT, --int8, or both")
     suffix = "_pruned" * (args.prune_heads is not None) + "_int8" * args.int8
     target = run_dir.parent / (args.name or f"{run_dir.name}{suffix}")
-    problem = runs.run_dir_problem(run_dir)
+    problem = saved_run.run_dir_problem(run_dir)
     if problem:
         return fail(problem)
     if target.exists():
@@ -253,7 +252,7 @@ def main(argv=None):
     from data import DataError
 
     try:
-        run = runs.load_run(run_dir)
+        run = saved_run.load_run(run_dir)
         report = compress(run, target, amount, args.order, args.seed, args.finetune_epochs,
                           args.int8)
     except (runs.RunError, DataError, ValueError) as error:

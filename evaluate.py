@@ -58,9 +58,8 @@ from pathlib import Path
 
 import numpy as np
 
-import cli
-import runs
 from config import ATTRIBUTION_METHODS
+from engine import cli, runs, saved_run
 
 # data, models, inspection and reports load TensorFlow, pandas and scikit-learn, which takes
 # seconds: the functions import them, so that `main` rejects bad arguments at once.
@@ -183,9 +182,9 @@ def export_source(args, report_name=None) -> str:
 
 
 def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20, requests=None):
-    """Evaluates one `runs.Run` on `split`, or on each of `data_files` when given.
+    """Evaluates one `saved_run.Run` on `split`, or on each of `data_files` when given.
 
-    `requests`: what else to measure on each (`run_inspection.measurements.Requests`:
+    `requests`: what else to measure on each (`evaluation.measurements.Requests`:
     faithfulness, heads, tokens, comparisons, slices); measurements of the folder not asked
     for again are kept.
 
@@ -197,10 +196,10 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20, req
         DataError: the data cannot be loaded or has labels the model does not know.
     """
     from data import load_labelled_file
+    from engine.evaluation.compare import check_same_labels
+    from engine.evaluation.measurements import Requests, carry_over, measure
+    from engine.reports import write_reports
     from models import predict_texts
-    from reports import write_reports
-    from run_inspection.compare import check_same_labels
-    from run_inspection.measurements import Requests, carry_over, measure
 
     requests = requests or Requests()
     for other in requests.others:  # before any work
@@ -229,7 +228,7 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20, req
 
 def format_reports(reports) -> str:
     """One row per (run, data): the headline table, side by side when there are several."""
-    from reports import format_table
+    from engine.reports import format_table
 
     keys = ("accuracy", "macro_f1", "weighted_f1", "loss", "num_examples")
     table = format_table([
@@ -272,16 +271,16 @@ def main(argv=None):
         return fail("--out names one export folder: give one RUN_DIR")
     problems = [cli.missing_input("--data", path) for path in args.data]
     problems += [cli.missing_input("--texts-file", args.texts_file)]
-    problems += [runs.run_dir_problem(run_dir) for run_dir in args.run_dirs]
-    problems += [runs.run_dir_problem(args.compare) if args.compare else None]
-    problems += [runs.dynamics_problem(run_dir) for run_dir in args.run_dirs if args.suspects]
+    problems += [saved_run.run_dir_problem(run_dir) for run_dir in args.run_dirs]
+    problems += [saved_run.run_dir_problem(args.compare) if args.compare else None]
+    problems += [saved_run.dynamics_problem(run_dir) for run_dir in args.run_dirs if args.suspects]
     if any(problems):
         return fail(next(problem for problem in problems if problem))
     cli.start_tensorflow()
-    import run_inspection
     from data import DataError, read_texts_file
-    from run_inspection.measurements import Requests, summaries
-    from run_inspection.suspects import suspects_report, suspects_summary
+    from engine import evaluation
+    from engine.evaluation.measurements import Requests, summaries
+    from engine.evaluation.suspects import suspects_report, suspects_summary
 
     options = {"overwrite": args.overwrite, "viewer_examples": args.viewer_examples,
                "methods": args.methods,
@@ -290,20 +289,20 @@ def main(argv=None):
     try:
         texts = read_texts_file(args.texts_file) if args.texts_file is not None else None
         if args.export_attention_ids is not None:
-            run_inspection.check_example_ids(args.export_attention_ids)
+            evaluation.check_example_ids(args.export_attention_ids)
         requests = Requests(args.faithfulness, args.heads, args.tokens,
-                            [runs.load_run(args.compare)] if args.compare else [],
+                            [saved_run.load_run(args.compare)] if args.compare else [],
                             min_count=args.min_count, slices=args.slices,
                             **({"method": args.method} if args.method else {}))
         for run_dir in args.run_dirs:
             # The export's folder is checked before any work: nothing is replaced unasked.
             name = export_source(args, Path(args.data[0]).stem if args.data else args.split)
-            out_dir = run_inspection.export_dir(run_dir, name, args.out)
+            out_dir = evaluation.export_dir(run_dir, name, args.out)
             if exporting:
-                run_inspection.check_export_target(out_dir, args.overwrite)
-            run = runs.load_run(run_dir)
+                evaluation.check_export_target(out_dir, args.overwrite)
+            run = saved_run.load_run(run_dir)
             if texts is not None:
-                viewers.append(run_inspection.export_texts_attention(
+                viewers.append(evaluation.export_texts_attention(
                     run, texts, args.texts_file, out_dir, **options))
                 continue
             run_reports = evaluate_run(run, args.split, args.data, args.batch_size, args.worst,
@@ -312,10 +311,10 @@ def main(argv=None):
             if args.suspects:
                 suspects.append((run_dir, suspects_report(run, args.suspects)))
             if export:
-                viewers.append(run_inspection.export_evaluation_attention(
+                viewers.append(evaluation.export_evaluation_attention(
                     run, run_reports[0], out_dir, args.export_attention,
                     args.export_attention_ids, **options))
-    except (runs.RunError, DataError, run_inspection.ExportError) as error:
+    except (runs.RunError, DataError, evaluation.ExportError) as error:
         return fail(error)
     if reports:
         print(format_reports(reports))

@@ -19,8 +19,7 @@ import argparse
 import sys
 from pathlib import Path
 
-import cli
-import runs
+from engine import cli, runs, saved_run
 
 
 def parse_args(argv):
@@ -37,7 +36,7 @@ def main(argv=None):
     args = parse_args(argv)
     fail = cli.error_reporter("export.py")
     run_dir = Path(args.run_dir)
-    problem = runs.run_dir_problem(run_dir)
+    problem = saved_run.run_dir_problem(run_dir)
     if problem:
         return fail(problem)
     default = "saved_model_token_ids" if args.token_ids_only else "saved_model"

@@ -28,9 +28,8 @@ import sys
 
 import numpy as np
 
-import cli
-import runs
 from config import ATTRIBUTION_METHODS
+from engine import cli, runs, saved_run
 
 # data, models and inspection load TensorFlow, which takes seconds: the functions import
 # them, so that `main` rejects bad arguments at once.
@@ -69,22 +68,22 @@ def predict(run, texts, explain=False, top=10, batch_size=256, method=None):
     """Predicts every text on the fast path; `explain` adds its words ranked by `method`.
 
     Args:
-        run: a `runs.Run`.
+        run: a `saved_run.Run`.
         texts: raw strings.
         explain: also rank each text's words by an attribution method (texts longer than
             the run's sequence length are cut).
         top: keep the `top` most important words; None keeps all.
         batch_size: texts per prediction batch.
         method: one of `inspection.methods.attribution.METHODS`; None: the run's best measured
-            one (`run_inspection.faithfulness.explanation_method`).
+            one (`engine.evaluation.faithfulness.explanation_method`).
 
     Returns:
         A list of `inspection.Prediction`s, one per text.
     """
     from data import check_texts
+    from engine.evaluation.faithfulness import explanation_method
     from inspection import Prediction, is_word_piece, known_token_counts, rank_tokens
     from models import predict_texts
-    from run_inspection.faithfulness import explanation_method
 
     texts = check_texts(texts)
     probabilities = predict_texts(run.model, texts, batch_size)  # (N, C)
@@ -154,7 +153,7 @@ def main(argv=None):
         return fail(f"--top must be at least 1, got {args.top}")
     if args.batch_size < 1:
         return fail(f"--batch-size must be at least 1, got {args.batch_size}")
-    problem = cli.missing_input("--texts-file", args.texts_file) or runs.run_dir_problem(
+    problem = cli.missing_input("--texts-file", args.texts_file) or saved_run.run_dir_problem(
         args.run_dir)
     if problem:
         return fail(problem)
@@ -168,7 +167,7 @@ def main(argv=None):
             texts += [text for _, text in numbered]
             lines += [line for line, _ in numbered]
         texts = check_texts(texts)
-        run = runs.load_run(args.run_dir)
+        run = saved_run.load_run(args.run_dir)
         predictions = predict(run, texts, explain=args.explain, top=args.top,
                               batch_size=args.batch_size, method=args.method)
     except (runs.RunError, DataError) as error:

@@ -9,7 +9,7 @@ The encoder (token and position embedding and the blocks, built by the same code
 the same layer names as the classifier's) learns to predict hidden tokens, BERT-style:
 `pretraining.mask_fraction` of each text's known tokens are replaced by a mask token (at
 least one per text). The corpus is `pretraining.corpus`: the dataset's training texts, the
-training texts of every built-in dataset, or a text file. The run folder (`runs.py`) holds
+training texts of every built-in dataset, or a text file. The run folder (`engine/runs.py`) holds
 the resolved config, `encoder.weights.h5`, `vocabulary.json`, `history.csv` and
 `metrics.json`; interrupted runs resume like training's. `train.py` with
 `model.init_from: runs/NAME` starts its classifier from this encoder, with its vocabulary.
@@ -24,11 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-import cli
-import fitting
-import runs
 from config import BUILTIN_DATASETS, Config, ConfigError, DatasetConfig
-from config_files import commented_config, load_config
+from config.files import commented_config, load_config
+from engine import cli, runs
+from engine.training import fitting
 
 
 def corpus_texts(config: Config) -> np.ndarray:
@@ -103,7 +102,8 @@ def run_pretraining(config: Config, *, overwrite=False, verbose=None) -> fitting
     """Trains, and saves into the run folder, the masked language model of `config`."""
     import keras
 
-    from models import build_masked_language_model, make_optimizer
+    from engine.training.masked_language_model import build_masked_language_model
+    from engine.training.trainer import make_optimizer
     from tokenization import sequence_cap
 
     start = time.perf_counter()

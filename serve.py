@@ -15,7 +15,7 @@ viewer in live mode and its JSON API (docs/live_lab.md):
     POST /api/predict     {"run", "texts": [...], "method", "attention": bool}
 
 The standard library's `ThreadingHTTPServer` serves it: one process, no dependency, a
-thread per connection; a run answers one request at a time (`run_inspection.live`).
+thread per connection; a run answers one request at a time (`engine.evaluation.live`).
 Nothing a request names reaches the file system: the page is rendered once at the start,
 and the runs are the ones given here. Binds 127.0.0.1 unless `--host` says otherwise, and
 answers only requests addressed to this machine or to that host (`allowed_hosts`; any,
@@ -34,8 +34,7 @@ import traceback
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import cli
-import runs
+from engine import cli, runs, saved_run
 
 MAX_BODY_BYTES = 2 * 1024 * 1024  # 64 texts of 10,000 characters, JSON-escaped, fit
 LOOPBACK = ("127.0.0.1", "localhost")
@@ -115,7 +114,7 @@ class LabHandler(BaseHTTPRequestHandler):
             request = json.loads(body)
         except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
             return self._error(HTTPStatus.BAD_REQUEST, "the body is not JSON")
-        from run_inspection.live import RequestError
+        from engine.evaluation.live import RequestError
 
         try:
             answer = self._answer(request)
@@ -130,7 +129,7 @@ class LabHandler(BaseHTTPRequestHandler):
 
     def _answer(self, request):
         """The JSON answer, as bytes, to a POST /api/predict body."""
-        from run_inspection.live import RequestError, check_texts
+        from engine.evaluation.live import RequestError, check_texts
 
         if not isinstance(request, dict):
             raise RequestError('the body must be a JSON object: {"run", "texts", ...}')
@@ -155,7 +154,7 @@ class LabHandler(BaseHTTPRequestHandler):
         self._error(code, message or HTTPStatus(code).phrase)
 
     def _lab(self, name):
-        from run_inspection.live import RequestError
+        from engine.evaluation.live import RequestError
 
         labs = self.server.labs
         if name is None and len(labs) == 1:
@@ -213,9 +212,9 @@ def allowed_hosts(host):
 
 def start_labs(run_dirs):
     """Loads each run and answers a text with each, so that its graphs are traced."""
-    from run_inspection.live import LiveRun, run_names
+    from engine.evaluation.live import LiveRun, run_names
 
-    labs = [LiveRun(name, runs.load_run(run_dir))
+    labs = [LiveRun(name, saved_run.load_run(run_dir))
             for name, run_dir in zip(run_names(run_dirs), run_dirs, strict=True)]
     for lab in labs:
         lab.answer(["warming up"], attention=True)  # what the page asks first
@@ -224,8 +223,8 @@ def start_labs(run_dirs):
 
 def live_page(labs):
     """The page: the viewer with no example yet, the first run's panels, and the live part."""
+    from engine.evaluation.live import page_data
     from inspection.rendering.viewer import LIVE_PAGE_POLICY, render_page, viewer_data
-    from run_inspection.live import page_data
 
     live = page_data(labs)
     first = live["runs"][0]
@@ -243,7 +242,7 @@ def main(argv=None):
         print(f"serve.py: warning: --host {args.host} lets other machines reach the lab, and "
               "it has no login; an SSH tunnel keeps it private (docs/live_lab.md)",
               file=sys.stderr)
-    problem = next(filter(None, map(runs.run_dir_problem, args.run_dirs)), None)
+    problem = next(filter(None, map(saved_run.run_dir_problem, args.run_dirs)), None)
     if problem:
         return fail(problem)
     cli.start_tensorflow()

@@ -6,7 +6,7 @@ Usage:
     python train.py --config configs/tiny.yaml --overwrite
 
 Steps: config -> data -> model -> fit -> save. The run folder (`runs/<config name>/` unless
-`output.name` says otherwise; its files: `runs.py`) receives the resolved config,
+`output.name` says otherwise; its files: `engine/runs.py`) receives the resolved config,
 `model.keras` (raw strings in, class probabilities out), `history.csv`, `labels.json`,
 TensorBoard logs and `metrics.json` (validation and test). Training happens in
 `runs/<name>.partial/`; if it is interrupted (Ctrl-C, kill), running the same command again
@@ -23,11 +23,17 @@ from pathlib import Path
 
 import numpy as np
 
-import cli
-import runs
 from config import AUTO_CHECKPOINT, AUTO_CHECKPOINT_LAYERS, Config, ConfigError
-from config_files import commented_config, load_config, pretrained_note
-from fitting import RunResult, epoch_steps, evaluate, finish_run, fit, make_callbacks
+from config.files import commented_config, load_config, pretrained_note
+from engine import cli, runs
+from engine.training.fitting import (
+    RunResult,
+    epoch_steps,
+    evaluate,
+    finish_run,
+    fit,
+    make_callbacks,
+)
 
 # Keras, TensorFlow and the modules built on them (data, models, inspection, reports) take
 # seconds to import: each step imports them itself, so that `main` reports a bad config at
@@ -47,11 +53,12 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
     Raises:
         ConfigError: a run folder is in the way (see `runs.prepare_run_dir`).
         DataError: the dataset cannot be loaded.
-        models.TrainingError: the loss became NaN, or the saved model does not reproduce.
+        TrainingError: the loss became NaN, or the saved model does not reproduce.
     """
-    from fine_tuning import fit_recipe
-    from models import describe_replicas, dtype_policy, input_worker, make_strategy
-    from starting_weights import starting_weights
+    from engine.training.distribution import describe_replicas, input_worker, make_strategy
+    from engine.training.recipes import fit_recipe
+    from engine.training.starting_weights import starting_weights
+    from engine.training.trainer import dtype_policy
 
     start = time.perf_counter()
     runs.check_writable(config)
@@ -117,10 +124,11 @@ def resolved_config(config: Config, data, recipe) -> Config:
 
 def dynamics_callbacks(training, data, trainer, run_dir: Path) -> list:
     """With `training.dynamics`, the callback that writes them: first, so that an epoch's
-    rows are on disk before its backup (`models.DynamicsLogger`)."""
+    rows are on disk before its backup (`dynamics.DynamicsLogger`)."""
     if not training.dynamics:
         return []
-    from models import DynamicsLogger, TrainingDynamics, text_hashes
+    from engine.training.dynamics import DynamicsLogger, TrainingDynamics
+    from inspection.methods.data_map import text_hashes
 
     texts = data.splits.train[0]
     dynamics = TrainingDynamics(len(texts))
@@ -155,11 +163,11 @@ def load_data(config: Config, weights, worker=(0, 1)):
 def build_model(config: Config, data, strategy, steps_per_epoch, weights, recipe=None):
     """(classifier, trainer): the classifier to save, and the compiled model that trains it.
 
-    The two share every layer; only the trainer holds the optimizer (`models.build_trainer`).
+    The two share every layer; only the trainer holds the optimizer (`trainer.build_trainer`).
     `weights` (`starting_weights.StartingWeights`) shapes the encoder and sets its starting
     weights; `recipe` (`fine_tuning`, by default the config's) freezes or adapts them.
     """
-    from fine_tuning import fit_recipe
+    from engine.training.recipes import fit_recipe
     from models import build_classifier
 
     recipe = recipe or fit_recipe(config.model)
@@ -181,7 +189,8 @@ def save(classifier, data, trim_padding, run_dir: Path) -> None:
     """Saves the end-to-end model, after checking that it reloads and predicts the same."""
     import tensorflow as tf
 
-    from models import TrainingError, build_end_to_end_model, load_end_to_end_model
+    from engine.training.trainer import TrainingError
+    from models import build_end_to_end_model, load_end_to_end_model
 
     model = build_end_to_end_model(data.vectorizer, classifier, trim_padding=trim_padding)
     texts = tf.constant(data.first_texts("validation", 64).astype(str))
@@ -232,7 +241,7 @@ def main(argv=None):
         return 0
     cli.start_tensorflow(find_devices=config.training.distribution != "multi_worker")
     from data import DataError
-    from models import TrainingError
+    from engine.training.trainer import TrainingError
 
     try:
         if "model.pretrained" in notes and config.model.pretrained:
@@ -260,7 +269,7 @@ def main(argv=None):
     if result.worker is not None:
         print(f"worker {result.worker} done; the chief wrote the run folder {result.run_dir}")
         return 0
-    from reports import format_run_summary
+    from engine.reports import format_run_summary
 
     print(format_run_summary(result.metrics, result.run_dir))
     return 0

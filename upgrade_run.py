@@ -27,10 +27,9 @@ from pathlib import Path
 
 import yaml
 
-import cli
-import runs
 from config import ModelConfig
-from config_files import load_config
+from config.files import load_config
+from engine import cli, runs
 
 
 def parse_args(argv):
@@ -114,8 +113,11 @@ def upgrade_model(run_dir):
 
 
 def upgrade_encoder(run_dir):
-    from models import build_masked_language_model
-    from models.upgrade import is_old_encoder_file, load_old_encoder_weights, upgraded_weights_copy
+    from engine.training.masked_language_model import (
+        build_masked_language_model,
+        load_old_encoder_weights,
+    )
+    from models.upgrade import is_old_encoder_file, upgraded_weights_copy
 
     path = run_dir / runs.ENCODER_WEIGHTS
     if not path.is_file() or not is_old_encoder_file(path):

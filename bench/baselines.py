@@ -36,7 +36,7 @@ def tfidf_lr(splits):
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
-    from reports import classification_metrics
+    from engine.reports import classification_metrics
 
     start = time.perf_counter()
     vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)

@@ -120,7 +120,7 @@ def parse_args(argv):
 
 
 def neural_config(dataset, model, seed):
-    from config_files import load_config
+    from config.files import load_config
 
     suffix = {"ours": "", "minilm": "_minilm", "keras_io_example": "_kerasio"}[model]
     overrides = [f"output.root={RESULTS / 'runs'}", f"output.name={dataset}{suffix}_seed{seed}",
@@ -136,7 +136,7 @@ def neural_run(config, cost, reuse, no_train):
     absent and not trained. `cost` is (real tokens, training FLOPs) of one epoch."""
     from train_cost import epoch_timer
 
-    from runs import METRICS_FILE
+    from engine.runs import METRICS_FILE
     from train import run_training
 
     run_dir = RESULTS / "runs" / config.output.name
@@ -158,7 +158,7 @@ def epoch_cost_of(config):
     """(real tokens, training FLOPs) of one training epoch of `config` (its seed's batches)."""
     from train_cost import epoch_cost
 
-    from starting_weights import starting_weights
+    from engine.training.starting_weights import starting_weights
     from train import load_data
 
     weights = starting_weights(config)
@@ -173,7 +173,7 @@ def tfidf_baseline(dataset, reuse, no_train):
     """TF-IDF + logistic regression (`baselines.tfidf_lr`) on the recipe's splits."""
     from baselines import tfidf_lr
 
-    from config_files import load_config
+    from config.files import load_config
     from data import load_text_splits
 
     path = RESULTS / "runs" / f"{dataset}_tfidf" / "metrics.json"

@@ -54,10 +54,10 @@ def mib(size: int) -> str:
 def main(argv=None):
     args = parse_args(argv)
     from data import DataError
+    from engine.runs import RunError, load_run
     from inspection import export_attention, load_attention
     from inspection.attention_tokens import ATTENTION_BATCH_SIZE
     from models import predict_texts
-    from runs import RunError, load_run
 
     start = time.perf_counter()
     try:

@@ -102,8 +102,8 @@ def main(argv=None):
     import numpy as np
     from bench_accuracy import BENCH_FILE, epoch_cost_of, neural_config, neural_run
 
-    import runs
-    from run_inspection.faithfulness import faithfulness_table, measure_run_faithfulness
+    from engine import saved_run
+    from engine.evaluation.faithfulness import faithfulness_table, measure_run_faithfulness
 
     # Runs of earlier invocations stay in the table: one dataset can be measured at a time.
     path = RESULTS / "faithfulness.json"
@@ -116,7 +116,7 @@ def main(argv=None):
             # Trained when missing, with bench_accuracy's bookkeeping, so that it reuses it.
             cost = None if (run_dir / BENCH_FILE).exists() else epoch_cost_of(config)
             neural_run(config, cost, reuse=True, no_train=False)
-            run = runs.load_run(run_dir)
+            run = saved_run.load_run(run_dir)
             texts, _ = run.load_split("validation")
             length = "short" if dataset == "rotten_tomatoes" else "long"
             examples = 6 if args.quick else args.examples or DEFAULT_EXAMPLES[(model, length)]

@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 import compress  # noqa: E402
-import runs  # noqa: E402
+from engine import runs, saved_run  # noqa: E402
 from models import predict_batches  # noqa: E402
 from models.pruning import pruned_classifier  # noqa: E402
 
@@ -121,7 +121,7 @@ def speedups(full, pruned, lengths, rounds):
 def bench_run(run_dir, args):
     """The run's results (see the module docstring), also written to RESULTS/<run>.json."""
     seconds = heads_seconds(run_dir)
-    run = runs.load_run(run_dir)
+    run = saved_run.load_run(run_dir)
     _, classifier = run.parts
     counts = classifier.encoder.head_counts
     pipelines = run.pipelines()

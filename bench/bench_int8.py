@@ -42,14 +42,14 @@ def main(argv=None):
     args = parse_args(argv)
     import numpy as np
 
-    import runs
+    from engine import runs, saved_run
     from models import load_end_to_end_model, predict_texts
 
     lines = ["| run | test accuracy float32 % | int8 % | model.keras float32 MB | int8 MB "
              "(ratio) | test split predicted, float32 s | int8 s (ratio) |",
              "|---" * 7 + "|"]
     for run_dir in args.runs:
-        run = runs.load_run(run_dir)
+        run = saved_run.load_run(run_dir)
         texts, labels = run.load_split("test")
         with tempfile.TemporaryDirectory() as folder:
             models = {}

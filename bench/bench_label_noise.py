@@ -102,7 +102,7 @@ def detection_row(run_dir, flipped, texts, labels):
     import pandas as pd
     from sklearn.metrics import roc_auc_score
 
-    import runs
+    from engine import runs, saved_run
     from inspection.methods.data_map import (
         SCORES,
         example_statistics,
@@ -110,7 +110,7 @@ def detection_row(run_dir, flipped, texts, labels):
         suspect_scores,
     )
 
-    rebuilt = runs.load_run(run_dir).load_split("train")[0]
+    rebuilt = saved_run.load_run(run_dir).load_split("train")[0]
     assert np.array_equal(np.asarray(rebuilt, dtype=str), np.asarray(texts, dtype=str))
     statistics = example_statistics(pd.read_parquet(run_dir / runs.DYNAMICS_FILE), len(texts))
     top = round(NOISE * len(texts))
@@ -154,10 +154,10 @@ def suspects_of(run_dir, count):
     """The positions of the run's `count` most suspect training labels (`DEFAULT_SCORE`)."""
     import pandas as pd
 
-    import runs
+    from engine import runs, saved_run
     from inspection.methods.data_map import example_statistics, suspect_order, suspect_scores
 
-    size = len(runs.load_run(run_dir).load_split("train")[0])
+    size = len(saved_run.load_run(run_dir).load_split("train")[0])
     statistics = example_statistics(pd.read_parquet(run_dir / runs.DYNAMICS_FILE), size)
     return suspect_order(suspect_scores(statistics))[:count]
 

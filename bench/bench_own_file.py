@@ -89,8 +89,8 @@ def train_run(config_path, name, seed, args):
 
 def run_record(run_dir, seed):
     """A finished run's accuracies, times and resolved recipe (its config.yaml)."""
-    import runs
-    from config_files import load_config
+    from config.files import load_config
+    from engine import runs
 
     metrics = json.loads((run_dir / runs.METRICS_FILE).read_text())
     config = load_config(run_dir / runs.CONFIG_FILE)
@@ -114,7 +114,7 @@ def baseline(config_path, recipe):
     """TF-IDF + LR on the splits train.py carves from the file; with their sizes."""
     from baselines import tfidf_lr
 
-    from config_files import load_config
+    from config.files import load_config
     from data import load_text_splits
 
     splits = load_text_splits(load_config(config_path, recipe).dataset)

@@ -33,9 +33,9 @@ import keras  # noqa: E402
 import pandas as pd  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-import fitting  # noqa: E402
 import train  # noqa: E402
-from config_files import load_config  # noqa: E402
+from config.files import load_config  # noqa: E402
+from engine.training import fitting  # noqa: E402
 
 
 class EpochTimer(keras.callbacks.Callback):

@@ -47,11 +47,11 @@ from bench_attention import interleaved_medians_ms  # noqa: E402  (bench/ is the
 from train_cost import forward_flops, matmul_peak_flops  # noqa: E402
 
 from config import ModelConfig  # noqa: E402
-from starting_weights.checkpoints import (  # noqa: E402
+from engine.training.starting_weights.checkpoints import (  # noqa: E402
     checkpoint_folder,
     read_checkpoint,
 )
-from starting_weights.pretrained_encoder import encoder_from_token_ids  # noqa: E402
+from engine.training.starting_weights.pretrained_encoder import encoder_from_token_ids  # noqa: E402
 
 TOLERANCE = 1e-4  # largest |ours - keras-hub| of a hidden state allowed
 NUM_CLASSES, LEARNING_RATE, WEIGHT_DECAY = 2, 1e-4, 0.01

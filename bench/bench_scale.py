@@ -96,8 +96,8 @@ def measure(spec: str, path: str, steps: int, warmup: int, batch_size: int) -> d
     import keras
 
     import train
-    from config_files import load_config
-    from models import make_strategy
+    from config.files import load_config
+    from engine.training.distribution import make_strategy
 
     config = load_config(ROOT / "configs" / "tiny.yaml", [
         "dataset.name=null", f"dataset.train_file={spec}",

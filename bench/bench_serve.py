@@ -16,7 +16,7 @@ Per run, measured by a client in this process over HTTP (keep-alive):
   with the answer's `token_count`) with its prediction, conservative gradient x input and
   every layer's attention; p50 and p95 of `--requests` requests after one untimed one.
 - batch: `--batch` texts, the prediction alone (`"method": null`), against
-  `predict.predict(run, texts)` on the same texts in this process (`runs.load_run`, one
+  `predict.predict(run, texts)` on the same texts in this process (`saved_run.load_run`, one
   untimed call each first), in turns, `--rounds` times; the ratio of the medians. The
   answers must agree (the largest probability difference is kept).
 Then the renderer (bench/serve_render.py): a made-up `--render-tokens` text with the first
@@ -191,9 +191,9 @@ def batch_texts(count, seed=0):
 def batch_part(server, run_dir, size, rounds):
     """The server's prediction alone against predict.predict, in turns."""
     import predict
-    import runs
+    from engine import saved_run
 
-    run, texts = runs.load_run(run_dir), batch_texts(size)
+    run, texts = saved_run.load_run(run_dir), batch_texts(size)
     server.predict(texts, method=None)  # warm-ups: the graphs, traced
     predict.predict(run, texts)
     times = {"server_s": [], "predict_s": []}

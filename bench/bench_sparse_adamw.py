@@ -24,7 +24,8 @@ import numpy as np  # noqa: E402
 from bench_attention import interleaved_medians_ms  # noqa: E402  (bench/ is the script's folder)
 
 from config import ModelConfig, TrainingConfig  # noqa: E402
-from models import build_classifier, build_trainer  # noqa: E402
+from engine.training.trainer import build_trainer  # noqa: E402
+from models import build_classifier  # noqa: E402
 
 BATCH, NUM_CLASSES, STEPS_PER_TIMING = 32, 8, 10
 OPTIMIZERS = ("adamw", "sparse_adamw")

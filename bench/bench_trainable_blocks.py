@@ -49,7 +49,7 @@ def one_run(dataset, blocks, seed, overrides, reuse, tag=""):
     """{test_accuracy, wall_time_s, epoch_seconds, epochs} of one run."""
     from train_cost import epoch_timer
 
-    from config_files import load_config
+    from config.files import load_config
     from train import run_training
 
     name = f"{dataset}_minilm_k{blocks}{tag}_seed{seed}"

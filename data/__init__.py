@@ -20,7 +20,7 @@ Example:
 >>> # datasets = build_datasets({"name": "bbc_news"}, {"sequence_length": 128}, 32, seed=0)
 """
 
-import tensorflow_start
+from runtime import tensorflow_start
 
 # `python -m data` runs this file before data/__main__.py, and the imports below load
 # TensorFlow: start it here, with its C++ start-up lines silenced as the commands do (not
@@ -41,8 +41,8 @@ from data.reading.labelled_files import (  # noqa: E402
 from data.reading.loading import load_text_splits, streamed_size  # noqa: E402
 from data.reading.texts_file import check_texts, read_texts_file  # noqa: E402
 from data.splitting.text_splits import TextSplits  # noqa: E402
-from downloads import PinnedWheel, fetch_wheel  # noqa: E402
-from errors import DataError  # noqa: E402
+from runtime.downloads import PinnedWheel, fetch_wheel  # noqa: E402
+from runtime.errors import DataError  # noqa: E402
 
 __all__ = [
     "BUILTIN_BUILDERS",

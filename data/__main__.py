@@ -12,10 +12,10 @@ import sys
 
 import pandas as pd
 
-import tensorflow_start
 from data.builders import BUILTIN_BUILDERS
 from data.reading.loading import get_builder, prepare
-from errors import DataError
+from runtime import tensorflow_start
+from runtime.errors import DataError
 
 
 def parse_args(argv):

@@ -25,8 +25,8 @@ from playwright.sync_api import sync_playwright
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import runs  # noqa: E402
 import serve  # noqa: E402
+from engine import runs, saved_run  # noqa: E402
 
 # Relative, as the page shows them.
 RUN_DIRS = [pathlib.Path("runs/default"), pathlib.Path("runs/default_int8")]
@@ -70,7 +70,7 @@ def screenshot(url):
 def main():
     os.chdir(ROOT)
     for run_dir in RUN_DIRS:
-        problem = runs.run_dir_problem(run_dir)
+        problem = saved_run.run_dir_problem(run_dir)
         if problem:
             sys.exit(f"make_live_screenshot.py: {problem}; run make train, then python "
                      f"compress.py {RUN_DIRS[0]} --int8")

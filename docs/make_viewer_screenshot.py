@@ -24,8 +24,8 @@ from playwright.sync_api import sync_playwright
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import runs  # noqa: E402
-from run_inspection.attention import export_run_attention  # noqa: E402
+from engine import runs, saved_run  # noqa: E402
+from engine.evaluation.attention import export_run_attention  # noqa: E402
 
 # Relative, as the page shows it (in the command that measures faithfulness).
 RUN_DIR = pathlib.Path("runs/default")
@@ -38,7 +38,7 @@ MIN_PROBABILITY = 0.9
 
 def main():
     os.chdir(ROOT)
-    problem = runs.run_dir_problem(RUN_DIR)
+    problem = saved_run.run_dir_problem(RUN_DIR)
     if problem:
         sys.exit(f"make_viewer_screenshot.py: {problem}; run make train first")
     if not (RUN_DIR / runs.EVAL_DIR / "validation" / "heads.json").is_file():
@@ -46,7 +46,7 @@ def main():
                  f"run python evaluate.py {RUN_DIR} --split validation "
                  "--heads 500 first")
     try:
-        run = runs.load_run(RUN_DIR)
+        run = saved_run.load_run(RUN_DIR)
     except runs.RunError as error:
         sys.exit(f"make_viewer_screenshot.py: {error}")
     with tempfile.TemporaryDirectory() as directory:

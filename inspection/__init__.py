@@ -1,6 +1,6 @@
 """Looking inside a trained classifier: attention export, rollout, heatmaps, offline viewer.
 
-The entry point is `export_attention` (`run_inspection.export_run_attention` for a run
+The entry point is `export_attention` (`engine.evaluation.export_run_attention` for a run
 folder); `load_attention` reads what it writes; `show` puts the viewer of some texts inline
 in a notebook. Inside:
 
@@ -17,7 +17,7 @@ in a notebook. Inside:
 Attention plumbing (trimming to real tokens, the class token, stacking the blocks' scores)
 lives in `attention_tokens`; which word each WordPiece piece belongs to, and which tokens
 are special, in `word_pieces`. Nothing here knows a run folder: the drivers that read and
-write runs are `run_inspection`'s.
+write runs are `engine.evaluation`'s.
 """
 
 from inspection.attention_export import export_attention, find_text_vectorization

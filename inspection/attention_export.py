@@ -78,7 +78,7 @@ def export_attention(
             Integrated Gradients costs a 32-row backward pass per example and
             leave-one-out T forward rows: pass fewer to export many long texts.
         faithfulness: the methods' faithfulness on these texts' split, for meta.json
-            and the viewer (`run_inspection.attention.faithfulness_block`); None: not
+            and the viewer (`engine.evaluation.attention.faithfulness_block`); None: not
             measured.
         pooling: the classifier's pooling, "mean", "max" or "cls". With "cls"
             the rollout importance is the row of token 0, "[CLS]": a word-level
@@ -95,10 +95,10 @@ def export_attention(
             numbers of the heads it kept (its run's compress.json): the maps are stored
             at those numbers, a removed head's all 0, and meta.json says which are real.
             None: each block's heads numbered from 0.
-        heads: the heads measured across a split (`run_inspection.attention.heads_block`
+        heads: the heads measured across a split (`engine.evaluation.attention.heads_block`
             of the run's heads.json), shown in the viewer's model view and heads panel; None: none.
         dataset: the words the model relies on, the training data map and the weak
-            slices (`run_inspection.dataset_panel.dataset_block` of the run's eval/
+            slices (`engine.evaluation.dataset_panel.dataset_block` of the run's eval/
             folder), shown in the viewer's Dataset panel; None: none.
         verbose: 1 shows a `keras.utils.Progbar`, 0 is silent.
 

@@ -119,30 +119,6 @@ def upgraded_classifier(old):
     return classifier
 
 
-def load_old_encoder_weights(model, path):
-    """Loads the `encoder.weights.h5` of a pretrain.py run saved before the classifier was
-    one class into `model`, a masked language model of `build_masked_language_model`.
-
-    Keras keyed that file by the functional graph's layers, in the order it called them;
-    calling the same layers in that order in a throwaway functional model gives Keras the
-    same keys, and its own loader fills the shared layers.
-    """
-    from models.masked_language_model import TakePositions, text_encoder
-
-    encoder = text_encoder(model)
-    take = next(layer for layer in model.layers if isinstance(layer, TakePositions))
-    logits_layer = model.layers[-1]
-    token_ids = keras.Input(shape=(None,), dtype="int64")
-    positions = keras.Input(shape=(), dtype="int64")
-    x = encoder.embedding_dropout(encoder.embedding(token_ids))  # (B, T, D)
-    for block in encoder.blocks:
-        x = block(x)
-    if encoder.final_norm is not None:
-        x = encoder.final_norm(x)
-    old = keras.Model([token_ids, positions], logits_layer(take(x, positions)))
-    old.load_weights(path)
-
-
 _PROJECTIONS = ("query_dense", "key_dense", "value_dense", "output_dense")
 
 

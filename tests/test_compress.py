@@ -9,7 +9,7 @@ import pytest
 import compress
 import evaluate
 import predict
-import runs
+from engine import runs, saved_run
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def test_the_pruned_run_predicts_as_the_masked_one_and_every_command_takes_it(ru
     assert report["heads_before"] == 2 and report["heads_after"] == 1
     [[layer, head]] = report["pruned_heads"]
     assert report["kept_heads"] == [[1 - head]]
-    original, pruned = runs.load_run(run_dir), runs.load_run(target)
+    original, pruned = saved_run.load_run(run_dir), saved_run.load_run(target)
     assert pruned.parts[1].encoder.blocks[0].num_heads == 1
     texts = ["a good film", "dull, dull and far too long", "fine"]
     ids = np.asarray(original.parts[0](np.array(texts)))
@@ -58,7 +58,7 @@ def test_the_int8_run_holds_int8_weights_and_every_command_takes_it(run_dir, arg
     target = run_dir.parent / name
     report = json.loads((target / runs.COMPRESS_FILE).read_text())
     assert report["int8"] is True and ("pruned_heads" in report) == ("--prune-heads" in args)
-    original, small = runs.load_run(run_dir), runs.load_run(target)
+    original, small = saved_run.load_run(run_dir), saved_run.load_run(target)
     attention = small.parts[1].encoder.blocks[0].self_attention
     assert attention.query_dense.quantization_mode == "int8"
     assert str(attention.query_dense._kernel.dtype) == "int8"
@@ -98,9 +98,9 @@ def test_an_existing_folder_is_never_written_over(run_dir, capsys):
 
 def test_heads_of_a_pruned_run_are_refused_in_one_line(tmp_path):
     from config import ModelConfig
+    from engine.evaluation.heads import measure_run_heads
     from models import build_classifier
     from models.pruning import pruned_classifier
-    from run_inspection.heads import measure_run_heads
 
     classifier = build_classifier(ModelConfig(d_model=8, num_heads=2, num_layers=2,
                                               intermediate_dim=8), 20, 8, num_classes=2)
@@ -118,7 +118,7 @@ def test_finetune_trains_the_pruned_model_and_an_interrupted_one_resumes(run_dir
                                                                           capsys):
     import keras
 
-    import fitting
+    from engine.training import fitting
 
     class Interrupt(keras.callbacks.Callback):
         def on_epoch_end(self, epoch, logs=None):
@@ -142,7 +142,7 @@ def test_finetune_trains_the_pruned_model_and_an_interrupted_one_resumes(run_dir
     assert report["finetune_epochs"] == 2 and report["finetuned"]["epochs"] == 2
     # Trained on: no longer the masked original's probabilities.
     [[layer, head]] = report["pruned_heads"]
-    original, pruned = runs.load_run(run_dir), runs.load_run(target)
+    original, pruned = saved_run.load_run(run_dir), saved_run.load_run(target)
     texts = ["a good film", "dull, dull and far too long", "fine"]
     mask = np.ones((1, 2), "float32")
     mask[layer, head] = 0.0

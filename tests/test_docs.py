@@ -188,8 +188,8 @@ def broken_links(pages):
 
 
 # A file of the repository named in backticks: `tests/test_train.py`, `configs/tiny.yaml`.
-NAMED_FILE = re.compile(r"`((?:bench|configs|data|docs|inspection|layers|models|run_inspection|"
-                        r"tests|tokenization)/[\w/.-]+\.(?:py|yaml|md|png|csv))`")
+NAMED_FILE = re.compile(r"`((?:bench|configs|data|docs|inspection|layers|models|engine|config|"
+                        r"runtime|tests|tokenization)/[\w/.-]+\.(?:py|yaml|md|png|csv))`")
 
 
 def test_files_the_pages_name_exist():

@@ -14,7 +14,7 @@ from tensorflow.core.protobuf import saved_model_pb2
 
 import compress
 import export
-import runs
+from engine import runs
 from models import get_model_parts, load_end_to_end_model
 
 TEXTS = ["a good film", "dull, dull and far too long", "fine", ""]

@@ -11,9 +11,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_packages_resolve_inside_the_repository():
-    code = ("import layers, models, data, tokenization, inspection, run_inspection, config, "
-            "runs, reports; print('\\n'.join(m.__file__ for m in (layers, models, data, "
-            "tokenization, inspection, run_inspection, config, runs, reports)))")
+    code = ("import layers, models, data, tokenization, inspection, engine, config, runtime; "
+            "print('\\n'.join(m.__file__ for m in (layers, models, data, tokenization, "
+            "inspection, engine, config, runtime)))")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                             text=True, check=True)
     for path in result.stdout.split():
@@ -24,7 +24,7 @@ def test_nothing_generic_is_installed_into_site_packages():
     # Run from a folder outside the checkout: only an installed package could be found.
     code = ("import importlib.util as u; "
             "print([n for n in ('layers', 'models', 'data', 'tokenization', 'inspection', "
-            "'run_inspection', 'config', 'runs') "
+            "'engine', 'config', 'runtime') "
             "if u.find_spec(n)])")
     result = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True,
                             text=True, check=True, env={"PATH": "/usr/bin:/bin"})
@@ -35,7 +35,7 @@ def test_registered_names_are_those_saved_models_carry():
     import layers
     import models
     import tokenization
-    from starting_weights.pretrained_encoder import PaddingMask
+    from engine.training.starting_weights.pretrained_encoder import PaddingMask
 
     registered = [models.TextEncoder, models.TransformerClassifier, PaddingMask,
                   tokenization.WordPieceTokenizer]

@@ -72,7 +72,7 @@ def test_a_text_with_no_known_word_gets_a_warning(tiny_run_dir, capsys):
 
 
 def test_library_ranks_every_real_token_and_importances_sum_to_one(tiny_run_dir):
-    from runs import load_run
+    from engine.runs import load_run
 
     run = load_run(tiny_run_dir)
     [prediction] = predict.predict(run, ["the plot was dull and boring"], explain=True, top=None,
@@ -87,8 +87,8 @@ def test_library_ranks_every_real_token_and_importances_sum_to_one(tiny_run_dir)
 
 def test_explain_uses_the_best_measured_method_else_conservative_gradients(tiny_run_dir,
                                                                           tmp_path):
+    from engine.runs import load_run
     from inspection.methods.attribution import attribute
-    from runs import load_run
 
     run_dir = tmp_path / "run"
     shutil.copytree(tiny_run_dir, run_dir)

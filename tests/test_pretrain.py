@@ -7,10 +7,10 @@ import pytest
 import tensorflow as tf
 
 import pretrain
-import runs
 import train
-from config_files import load_config
-from starting_weights import starting_weights
+from config.files import load_config
+from engine import runs
+from engine.training.starting_weights import starting_weights
 from tests.helpers import ROOT, TINY
 from tests.review_fixture import write_reviews_fixture
 
@@ -74,8 +74,7 @@ def test_train_starts_from_the_pretrained_encoder(pretrained_run, tmp_path):
     assert data.vectorizer.get_vocabulary() == pretrained.vocabulary
     classifier, _ = train.build_model(config, data, tf.distribute.get_strategy(), steps,
                                       weights)
-    from models import build_masked_language_model
-    from models.masked_language_model import text_encoder
+    from engine.training.masked_language_model import build_masked_language_model, text_encoder
 
     encoder = build_masked_language_model(pretrained.config.model, len(pretrained.vocabulary) + 1,
                                           config.text.sequence_length)

@@ -19,7 +19,7 @@ import pytest
 import compress
 import predict
 import serve
-from run_inspection.live import MAX_CHARACTERS, MAX_TEXTS
+from engine.evaluation.live import MAX_CHARACTERS, MAX_TEXTS
 from tests.lab_server import predict as ask
 from tests.lab_server import request, running_lab
 

@@ -10,7 +10,7 @@ import pytest
 
 import compress
 import evaluate
-from run_inspection.live import MAX_CHARACTERS
+from engine.evaluation.live import MAX_CHARACTERS
 from tests.inspection.viewer_browser import browser, watched_page  # noqa: F401
 from tests.lab_server import predict, request, running_lab
 

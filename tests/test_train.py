@@ -14,13 +14,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import cli
-import fitting
-import runs
 import train
 from config import TrainingConfig
-from config_files import load_config
-from models import StopOnNonFiniteLoss, TrainingError
+from config.files import load_config
+from engine import cli, runs
+from engine.training import fitting
+from engine.training.trainer import StopOnNonFiniteLoss, TrainingError
 from tests.helpers import (
     ROOT,
     TINY,
@@ -52,8 +51,8 @@ def test_tiny_trains_end_to_end_and_its_saved_model_reloads(tiny_run_dir):
     # The saved end-to-end model, reloaded in safe mode in this process, reproduces the
     # validation metrics computed during training from the token-id pipeline.
     from data import load_text_splits
+    from engine.reports import classification_metrics
     from models import load_end_to_end_model
-    from reports import classification_metrics
 
     texts, labels = load_text_splits(load_config(tiny_run / "config.yaml").dataset).validation
     model = load_end_to_end_model(tiny_run / "model.keras")
@@ -107,10 +106,10 @@ KILLED_MID_EPOCH = """
 import os, signal, sys
 import keras
 sys.path.insert(0, {root!r})
-import cli
-import runs
+from engine import cli
+from engine import runs
 import train
-from config_files import load_config
+from config.files import load_config
 
 class KillMidEpoch(keras.callbacks.Callback):
     def on_train_batch_begin(self, batch, logs=None):
@@ -301,7 +300,7 @@ def test_auto_sequence_length_is_resolved_and_saved(tiny_run_dir):
     # The fixture's reviews have 5 to 14 words: the cap rounds up to 16.
     config = load_config(tiny_run_dir / "config.yaml")
     assert config.text.sequence_length == 16
-    from runs import load_run
+    from engine.runs import load_run
 
     vectorizer, _ = load_run(tiny_run_dir).parts
     assert vectorizer.get_config()["output_sequence_length"] == 16

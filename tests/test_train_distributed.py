@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import runs
 import train
+from engine import runs
 from tests.helpers import ROOT, metrics_of, tiny_args
 
 MIRRORED = """

@@ -4,12 +4,12 @@
 import numpy as np
 import pytest
 
-import runs
 import train
-from config_files import load_config
+from config.files import load_config
+from engine import runs
+from engine.training.starting_weights import classifier_from_adapter
+from engine.training.starting_weights.checkpoints import read_tensors
 from models import get_model_parts, load_end_to_end_model
-from starting_weights import classifier_from_adapter
-from starting_weights.checkpoints import read_tensors
 from tests.helpers import TINY, InterruptAfterEpoch, pretrained_args
 
 TOKEN_IDS = np.array([[101, 2023, 2143, 2001, 2204, 102, 0, 0],

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-import runs
 import train
-from config_files import load_config
-from starting_weights import starting_weights
-from starting_weights.checkpoints import read_tensors
+from config.files import load_config
+from engine import runs
+from engine.training.starting_weights import starting_weights
+from engine.training.starting_weights.checkpoints import read_tensors
 from tests.helpers import ROOT, TINY, InterruptAfterEpoch, pretrained_args
 from tests.models.int8_round_trip import TEXTS, quantized_round_trip
 

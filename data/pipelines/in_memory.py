@@ -37,7 +37,8 @@ def make_pipelines(
     `lower_states`, train and validation batches are `((token_ids, states (B, A, D)),
     label)`, the frozen lower blocks' states computed once (`data.pipelines.lower_states`).
     With `positions`, train batches carry a third element: each text's position in the
-    split, int64 (B,) (what `models.TrainingDynamics` records by); the order is the same.
+    split, int64 (B,) (what `engine.training.dynamics.TrainingDynamics` records by); the
+    order is the same.
 
     T is the longest text of the batch (at most the vectoriser's sequence length). Texts
     are vectorised inside tf.data (never inside the trained model: string tensors fail

@@ -21,7 +21,7 @@ from data.reading.shards import (
 )
 from data.splitting.stratified import carve_splits
 from data.splitting.text_splits import TextSplits
-from errors import DataError
+from runtime.errors import DataError
 
 
 def load_file_split(

@@ -10,7 +10,7 @@ from data.reading.read_plan import read_plan
 from data.reading.shards import human_size, shard_paths, total_bytes
 from data.splitting.stratified import carve_splits
 from data.splitting.text_splits import TextSplits
-from errors import DataError
+from runtime.errors import DataError
 
 
 def get_builder(name: str, data_dir: str | None = None) -> tfds.core.DatasetBuilder:

@@ -17,7 +17,7 @@ import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
 from data.reading.shards import row_name
-from errors import DataError
+from runtime.errors import DataError
 
 # pyarrow's unit of reading and parsing CSV and JSON: a record batch holds about this many
 # bytes of the file. Parquet batches hold this many rows.

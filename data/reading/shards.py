@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from errors import DataError
+from runtime.errors import DataError
 
 SUPPORTED_SUFFIXES = (".csv", ".tsv", ".jsonl", ".parquet")
 _GLOB_CHARACTERS = ("*", "?", "[")

@@ -7,7 +7,7 @@ is `cli.TEXTS_FILE_HELP`), which the errors name.
 import sys
 from pathlib import Path
 
-from errors import DataError
+from runtime.errors import DataError
 
 TEXTS_FILE_FLAG = "--texts-file"
 

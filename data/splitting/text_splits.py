@@ -4,7 +4,7 @@ import dataclasses
 
 import numpy as np
 
-from errors import DataError
+from runtime.errors import DataError
 
 
 @dataclasses.dataclass

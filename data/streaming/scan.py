@@ -12,7 +12,7 @@ import tensorflow as tf
 
 from data.reading.shards import label_ids
 from data.splitting.hashed import split_parts
-from errors import DataError
+from runtime.errors import DataError
 
 
 def count_labels(source, edges: list[int], seed: int,

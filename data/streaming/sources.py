@@ -16,7 +16,7 @@ import tensorflow_datasets as tfds
 
 from data.reading.record_batches import BLOCK_BYTES, check_columns, read_batches
 from data.reading.shards import label_ids, row_name
-from errors import DataError
+from runtime.errors import DataError
 
 BATCHES = (tf.TensorSpec((None,), tf.string), tf.TensorSpec((None,), tf.int64))
 # Shards read at once, round robin: more mixes the training stream better, each costs a

@@ -2,7 +2,7 @@
 
 Training records, per epoch, each training example's probability of its own label, its
 margin (own logit minus the largest other) and whether it was right
-(`models.TrainingDynamics`). Per example, over the epochs:
+(`engine.training.dynamics.TrainingDynamics`). Per example, over the epochs:
 
 - confidence: the mean probability of its own label, and variability: its standard
   deviation (Data Cartography, Swayamdipta et al. 2020); correctness: the share of epochs
@@ -13,6 +13,8 @@ A mislabelled example is one the model learns late or never: low confidence, neg
 margin. `suspect_scores` ranks by the score the label-noise bench chose
 (`bench/bench_label_noise.py`, docs/data_quality.md).
 """
+
+import hashlib
 
 import numpy as np
 import pandas as pd
@@ -54,11 +56,21 @@ def example_statistics(dynamics: pd.DataFrame, num_examples: int) -> pd.DataFram
     return statistics
 
 
+def text_hashes(texts) -> np.ndarray:
+    """A 16-hex-digit BLAKE2b hash of each text (UTF-8): the file's key beside the position.
+
+    Example:
+    >>> first, again, other = text_hashes(["a", "a", "b"])
+    >>> first == again, first == other, len(first)
+    (True, False, 16)
+    """
+    return np.array([hashlib.blake2b(str(text).encode(), digest_size=8).hexdigest()
+                     for text in texts], dtype=object)
+
+
 def recorded_texts_match(dynamics: pd.DataFrame, texts) -> bool:
     """Whether `texts` (the training split rebuilt) are those whose dynamics were recorded:
     every recorded position holds a text of the recorded hash."""
-    from models import text_hashes
-
     first = dynamics.drop_duplicates("position")
     positions = first["position"].to_numpy()
     if positions.max(initial=-1) >= len(texts):

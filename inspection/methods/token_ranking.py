@@ -84,7 +84,7 @@ def rank_tokens(run, texts, top=None, method="rollout"):
     longer than the run's sequence length are cut.
 
     Args:
-        run: a `runs.Run`.
+        run: a `saved_run.Run`.
         texts: raw strings.
         top: keep the `top` most important words; None keeps all.
         method: the attribution method.

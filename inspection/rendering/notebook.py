@@ -67,7 +67,7 @@ def show(run_or_model, texts, methods=None, class_names=None, heads=None, kept_h
     """The attention viewer of `texts`, for a notebook cell to show.
 
     Args:
-        run_or_model: a loaded run (`runs.load_run(...)`: its model, class names and
+        run_or_model: a loaded run (`saved_run.load_run(...)`: its model, class names and
             pooling are used), or an end-to-end Keras model (raw strings -> probabilities,
             `models.load_end_to_end_model(path)`).
         texts: a list of raw strings; every one is embedded in the page.
@@ -75,7 +75,7 @@ def show(run_or_model, texts, methods=None, class_names=None, heads=None, kept_h
             None: predict.py's default and rollout.
         class_names: the class names; None: the run's, or "0", "1", ... for a model.
         heads: the heads measured across a split, for the model view and heads panel
-            (`run_inspection.attention.heads_block`); None: none.
+            (`engine.evaluation.attention.heads_block`); None: none.
         kept_heads: a pruned model's heads per layer by their original numbers (its
             compress.json's); None: each layer's heads numbered from 0.
         title: the page's title.
@@ -95,7 +95,7 @@ def show(run_or_model, texts, methods=None, class_names=None, heads=None, kept_h
     >>> view = show(build_end_to_end_model(vectorizer, classifier), ["good film"])
     >>> view.records[0].tokens, view._repr_html_().startswith("<iframe srcdoc=")
     (['good', 'film'], True)
-    >>> # show(runs.load_run("runs/default"), ["a wonderful film"]).save("/tmp/view.html")
+    >>> # show(saved_run.load_run("runs/default"), ["a wonderful film"]).save("/tmp/view.html")
     """
     vectorizer, classifier, names, pooling = _parts(run_or_model)
     texts = _check_texts(texts)
@@ -130,7 +130,7 @@ def _parts(run_or_model):
     if all(hasattr(run_or_model, name) for name in ("parts", "class_names", "pooling")):
         vectorizer, classifier = run_or_model.parts
         return vectorizer, classifier, list(run_or_model.class_names), run_or_model.pooling
-    raise ValueError("run_or_model must be a loaded run (runs.load_run) or an end-to-end "
+    raise ValueError("run_or_model must be a loaded run (saved_run.load_run) or an end-to-end "
                      f"Keras model. Received: run_or_model={run_or_model!r:.80}")
 
 

@@ -28,7 +28,7 @@ against it.
 
 The model view (as BertViz's) draws every layer x head of the example as a small canvas;
 a click opens that head in the heatmap. Given a run's heads measured across a split
-(`heads`, from its heads.json through `run_inspection.attention.heads_block`), each
+(`heads`, from its heads.json through `engine.evaluation.attention.heads_block`), each
 thumbnail's border shows the head's importance, and the heads panel shows any of the
 measures as a layers x heads grid with its colour scale. Layers and heads count from 0, as
 in heads.json. A pruned model's removed heads (`meta["kept_heads"]`) are shown as pruned,
@@ -87,10 +87,10 @@ def write_viewer(path, records, class_names, meta=None, title="Attention viewer"
             their original numbers) says which heads are real; without it every head is.
         title: page title.
         heads: optional, the heads measured across a split
-            (`run_inspection.attention.heads_block` of a run's heads.json): their
+            (`engine.evaluation.attention.heads_block` of a run's heads.json): their
             importance on the model view's thumbnails and every measure in the heads
             panel.
-        dataset: optional, the Dataset panel (`run_inspection.dataset_panel.dataset_block`
+        dataset: optional, the Dataset panel (`engine.evaluation.dataset_panel.dataset_block`
             of a run's eval/ folder): with tokens.json's fields, per class its top words
             (a click lists the embedded examples with it); with `data_map`, the training
             data map as a scatter; with `slices`, the weak slices. Any of the three.

@@ -74,7 +74,7 @@ def test_a_file_trains_from_a_config_naming_only_it_beside_tfidf_then_is_reused(
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
-    from config_files import load_config
+    from config.files import load_config
     from data import load_text_splits
 
     # The built-in datasets from the suite's own TFDS folder: nothing goes to ~.

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from starting_weights.checkpoints import read_checkpoint
+from engine.training.starting_weights.checkpoints import read_checkpoint
 from tests.models.bert_reference import write_tiny_checkpoint
 
 ROOT = Path(__file__).resolve().parents[2]

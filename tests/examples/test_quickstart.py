@@ -15,7 +15,7 @@ import pytest
 from nbclient import NotebookClient
 
 import predict
-import runs
+from engine import saved_run
 from inspection import attention_image_size
 from tests.inspection.viewer_browser import DATA_BLOCK
 
@@ -62,7 +62,7 @@ def executed(tiny_run_dir, tmp_path_factory, monkeypatch_module):
     notebook.cells.append(nbformat.v4.new_code_cell("import sys\nprint(sys.executable)"))
     NotebookClient(notebook, timeout=CELL_TIMEOUT_S, startup_timeout=30, kernel_name="python3",
                    resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
-    return notebook, runs.load_run(run_dir)
+    return notebook, saved_run.load_run(run_dir)
 
 
 @pytest.fixture(scope="module")

@@ -123,8 +123,8 @@ def test_the_learned_class_token_gets_zero_and_the_words_keep_their_scores(tmp_p
 
 
 def test_word_pieces_sum_into_their_words(tmp_path, tiny_checkpoint):
-    from starting_weights import load_checkpoint_into
-    from starting_weights.checkpoints import read_checkpoint
+    from engine.training.starting_weights import load_checkpoint_into
+    from engine.training.starting_weights.checkpoints import read_checkpoint
 
     checkpoint = read_checkpoint(tiny_checkpoint)
     config = ModelConfig(pretrained=str(tiny_checkpoint), pooling="cls")

@@ -12,8 +12,8 @@ from PIL import Image
 
 import evaluate
 import predict
-import runs
 import train
+from engine import runs, saved_run
 from inspection import attention_image_size, load_attention
 from tests.helpers import pretrained_args, read_images
 from tests.inspection.viewer_browser import open_viewer
@@ -86,7 +86,7 @@ def test_the_saved_run_scores_every_method_over_the_pieces(run_dir, export):
 
     assert export.attribution_methods == list(METHODS)
     assert export.faithfulness is None  # a texts file: no split was measured
-    vectorizer, classifier = runs.load_run(run_dir).parts
+    vectorizer, classifier = saved_run.load_run(run_dir).parts
     token_ids = vectorizer(tf.constant(TEXTS)).numpy()  # (3, T)
     for record, ids in zip(export.records(), token_ids, strict=True):
         ids = ids[ids != 0]  # (T,): [CLS] ... [SEP], each a scored token id
@@ -162,7 +162,7 @@ def test_the_viewer_joins_the_pieces_and_marks_the_special_tokens(browser, expor
 
 
 def test_tensorboard_images_have_a_row_per_piece(run_dir):
-    run = runs.load_run(run_dir)
+    run = saved_run.load_run(run_dir)
     vectorizer, _ = run.parts
     texts, _ = run.load_split("validation")
     token_ids = vectorizer(tf.constant(list(texts[:2]))).numpy()  # (2, T)
@@ -177,10 +177,10 @@ def test_tensorboard_images_have_a_row_per_piece(run_dir):
 
 def test_a_classifier_on_minilm_exports_6_blocks_of_12_heads(tmp_path, minilm_folder):
     from config import ModelConfig
+    from engine.training.starting_weights import load_checkpoint_into
+    from engine.training.starting_weights.checkpoints import read_checkpoint
     from inspection import export_attention
     from models import build_classifier, build_end_to_end_model
-    from starting_weights import load_checkpoint_into
-    from starting_weights.checkpoints import read_checkpoint
 
     checkpoint = read_checkpoint(minilm_folder)
     config = ModelConfig(pretrained=str(minilm_folder), pooling="cls")

@@ -9,8 +9,8 @@ import keras
 import numpy as np
 import pytest
 
-from starting_weights.checkpoints import read_checkpoint, read_tensors
-from starting_weights.pretrained_encoder import encoder_from_token_ids
+from engine.training.starting_weights.checkpoints import read_checkpoint, read_tensors
+from engine.training.starting_weights.pretrained_encoder import encoder_from_token_ids
 from tests.models.bert_reference import numpy_bert, write_tiny_checkpoint
 
 # (B, T) ids of the tiny vocabulary: [CLS] ... [SEP], then padding.

@@ -4,7 +4,7 @@ quantization tests of the from-scratch and the pretrained runs."""
 import numpy as np
 import pytest
 
-import runs
+from engine import runs
 from models import load_end_to_end_model
 
 TEXTS = np.array(["a good film", "dull, dull and far too long", "fine"], dtype=object)

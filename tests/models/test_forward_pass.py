@@ -7,8 +7,8 @@ import pytest
 import tensorflow as tf
 
 from config import ModelConfig
+from engine.training.starting_weights.checkpoints import read_checkpoint
 from models import build_classifier, token_vectors
-from starting_weights.checkpoints import read_checkpoint
 
 TOKEN_IDS = np.array([[4, 7, 9, 3, 0], [3, 0, 0, 0, 0], [5, 6, 7, 8, 9]])
 KINDS = [

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from config import ModelConfig
-from config_files import load_config
+from config.files import load_config
 from layers import TokenAndPositionEmbedding, TransformerEncoderBlock
 from models import build_classifier
 

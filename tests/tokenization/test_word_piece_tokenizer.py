@@ -49,7 +49,7 @@ def test_hard_cases_give_the_reference_ids(tiny_tokenizer_json):
 
 
 def test_minilm_vocabulary_on_hard_cases(minilm_folder):
-    from starting_weights.checkpoints import read_checkpoint
+    from engine.training.starting_weights.checkpoints import read_checkpoint
 
     tokenizer = read_checkpoint(minilm_folder).tokenizer()
     texts = HARD_CASES + ["word " * 700]
@@ -58,7 +58,7 @@ def test_minilm_vocabulary_on_hard_cases(minilm_folder):
 
 def test_minilm_ids_on_500_texts_of_every_builtin_dataset(minilm_folder, builtin_data_dir):
     from data import BUILTIN_BUILDERS, load_text_splits
-    from starting_weights.checkpoints import read_checkpoint
+    from engine.training.starting_weights.checkpoints import read_checkpoint
 
     tokenizer = read_checkpoint(minilm_folder).tokenizer(sequence_length=512)
     for name in BUILTIN_BUILDERS:

@@ -112,7 +112,7 @@ def test_a_model_gets_numbered_class_names(stand_in):
 
 def test_a_run_gives_its_parts_class_names_and_pooling(view, stand_in):
     end_to_end, classifier, vectorizer = stand_in
-    # What show reads of a `runs.Run` (inspection does not import runs).
+    # What show reads of a `saved_run.Run` (inspection does not import runs).
     run = types.SimpleNamespace(model=end_to_end, parts=(vectorizer, classifier),
                                 class_names=["bad", "good"], pooling="mean", run_dir="runs/x")
     from_run = show(run, TEXTS)

@@ -4,8 +4,8 @@ run's eval/ folder holds (tests/data_quality_fixture.py) through the export's bl
 
 import pytest
 
+from engine.evaluation.dataset_panel import dataset_block
 from inspection.rendering.viewer import write_viewer
-from run_inspection.dataset_panel import dataset_block
 from tests.data_quality_fixture import HOSTILE_TEXT, LONG_TEXT, write_data_quality_files
 from tests.helpers import CLASS_NAMES, make_records
 from tests.inspection.viewer_browser import open_viewer

@@ -1,0 +1,33 @@
+"""Inspection of a finished run, into its folder: the drivers that read a run (`runs`) and
+write what `inspection` computes next to it, for evaluate.py, predict.py and compress.py.
+
+- `attention`: attention exports into `RUN_DIR/attention/<source>/` (`evaluate.py
+  --export-attention`), with the split's faithfulness and heads when measured.
+- `faithfulness`: every attribution method's faithfulness on a split (`evaluate.py
+  --faithfulness`), and the method predict.py trusts (`explanation_method`).
+- `heads`: every attention head across a split (`evaluate.py --heads`, `compress.py
+  --prune-heads`).
+
+`inspection` itself takes models, texts and arrays and writes where it is told; it never
+imports this package.
+"""
+
+from engine.evaluation.attention import (
+    ExportError,
+    check_example_ids,
+    check_export_target,
+    export_dir,
+    export_evaluation_attention,
+    export_run_attention,
+    export_texts_attention,
+)
+
+__all__ = [
+    "ExportError",
+    "check_example_ids",
+    "check_export_target",
+    "export_dir",
+    "export_evaluation_attention",
+    "export_run_attention",
+    "export_texts_attention",
+]

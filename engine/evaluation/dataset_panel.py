@@ -1,0 +1,120 @@
+"""What the viewer's Dataset panel shows of a run's eval/ folder, for the attention export.
+
+Any of three files, each optional:
+    eval/<split>/tokens.json    the words the model relies on (`tokens.viewer_block`)
+    eval/train/data_map.json    the training data map (`evaluate.py --suspects`): the
+                                regions' shares and a sample of points with the suspects
+    eval/<split>/slices.json    the weak slices (`evaluate.py --slices`)
+tokens.json and slices.json are the export's own split's, else the validation or test
+split's, else any split's (`tokens.viewer_path`). The block keeps only what the panel
+draws, floats to 3 digits: a data map of 3000 points is about 1 MB of the page, mostly
+the points' texts.
+
+Example:
+>>> dataset_block(Path("runs/nothere"), "test") is None
+True
+"""
+
+import json
+import math
+from pathlib import Path
+
+from engine import runs
+from engine.evaluation import suspects, tokens
+from engine.evaluation.slices import SLICES_FILE
+
+DIGITS = 3
+
+
+def dataset_block(run_dir, data_name=None):
+    """The Dataset panel's data: tokens.json's fields (`tokens.viewer_block`), plus
+    `data_map` and `slices` when the run has those files; None when it has none of them.
+
+    Raises:
+        ValueError: a file is not what its command writes; the message says how to measure
+            again.
+    """
+    block = tokens.viewer_block(run_dir, data_name) or {}
+    data_map = data_map_block(run_dir)
+    if data_map is not None:
+        block["data_map"] = data_map
+    slices = slices_block(run_dir, data_name)
+    if slices is not None:
+        block["slices"] = slices
+    return block or None
+
+
+def data_map_block(run_dir):
+    """What the panel draws of `RUN_DIR/eval/train/data_map.json`; None without one.
+
+    Returns:
+        {"source", "split", "examples", "epochs", "regions": {region: share},
+        "region_rule", "points": [{"position", "text", "label", "model_label",
+        "confidence", "variability", "correctness", "suspect_rank"}, ...]}.
+    """
+    path = Path(run_dir) / runs.EVAL_DIR / suspects.SPLIT / suspects.MAP_FILE
+    if not path.is_file():
+        return None
+    try:
+        measured = json.loads(path.read_text(encoding="utf-8"))
+        points = [_point(point) for point in measured["points"]]
+        return {"source": str(path), "split": str(measured["split"]),
+                "examples": int(measured["examples"]), "epochs": int(measured["epochs"]),
+                "regions": {str(region): _rounded(share)
+                            for region, share in measured["regions"].items()},
+                "region_rule": str(measured["region_rule"]),
+                # An example no epoch saw has no numbers to draw (NaN, which JSON lacks).
+                "points": [point for point in points if point is not None]}
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise ValueError(f"{path} is not a data map of evaluate.py --suspects "
+                         f"({type(error).__name__}: {error}); measure again: python "
+                         f"evaluate.py {run_dir} --suspects") from None
+
+
+def slices_block(run_dir, data_name=None):
+    """What the panel shows of a split's slices.json (`data_name`'s, else validation's or
+    test's, else any); None without one.
+
+    Returns:
+        {"source", "split", "examples", "accuracy", "correction", "candidates" (how many
+        slices were tested), "weak_slices": [{"slice", "kind", "size", "accuracy",
+        "accuracy_ci"}, ...]} (in the file's order).
+    """
+    path = tokens.viewer_path(run_dir, SLICES_FILE, data_name)
+    if path is None:
+        return None
+    try:
+        measured = json.loads(path.read_text(encoding="utf-8"))
+        weak = [{"slice": str(entry["slice"]), "kind": str(entry["kind"]),
+                 "size": int(entry["size"]), "accuracy": _rounded(entry["accuracy"]),
+                 "accuracy_ci": [_rounded(bound) for bound in entry["accuracy_ci"]]}
+                for entry in measured["weak_slices"]]
+        return {"source": str(path), "split": path.parent.name,
+                "examples": int(measured["examples"]),
+                "accuracy": _rounded(measured["accuracy"]),
+                "correction": str(measured["correction"]),
+                "candidates": len(measured["slices"]), "weak_slices": weak}
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise ValueError(f"{path} is not a slices file of evaluate.py --slices "
+                         f"({type(error).__name__}: {error}); measure again: python "
+                         f"evaluate.py {run_dir} --split {path.parent.name} "
+                         "--slices") from None
+
+
+def _point(point):
+    """A data map point as the page keeps it; None when its numbers are not finite."""
+    numbers = {key: float(point[key]) for key in ("confidence", "variability", "correctness")}
+    if not all(math.isfinite(value) for value in numbers.values()):
+        return None
+    rank = point.get("suspect_rank")
+    return {"position": int(point["position"]), "text": str(point["text"])[:suspects.POINT_TEXT],
+            "label": str(point["label"]), "model_label": str(point["model_label"]),
+            **{key: round(value, DIGITS) for key, value in numbers.items()},
+            "suspect_rank": None if rank is None else int(rank)}
+
+
+def _rounded(value):
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"a number is {value}")
+    return round(value, DIGITS)

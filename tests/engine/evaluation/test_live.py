@@ -1,0 +1,49 @@
+"""engine/evaluation/live.py: what the live lab tells the page about a run, and its answers."""
+
+import json
+import shutil
+
+import pytest
+
+import evaluate
+from engine import saved_run
+from engine.evaluation.live import LiveRun, RequestError
+
+
+@pytest.fixture(scope="module")
+def measured_run(tiny_run_dir, tmp_path_factory):
+    """A copy of the tiny run with its methods' faithfulness measured on validation."""
+    run_dir = tmp_path_factory.mktemp("live") / "tiny"
+    shutil.copytree(tiny_run_dir, run_dir, ignore=shutil.ignore_patterns("eval", "attention"))
+    assert evaluate.main([str(run_dir), "--split", "validation", "--faithfulness", "12"]) == 0
+    return run_dir
+
+
+def test_the_page_gets_the_measured_faithfulness_and_starts_on_its_best(measured_run):
+    lab = LiveRun("tiny", saved_run.load_run(measured_run))
+    measured = json.loads((measured_run / "eval" / "validation" / "faithfulness.json").read_text())
+    panels = lab.panels()
+    assert panels["faithfulness"]["best_method"] == measured["best_method"] == lab.default_method
+    assert panels["faithfulness"]["examples"] == 12 and panels["heads"] is None
+    assert panels["problems"] == []
+    [answer] = lab.answer(["a wonderful film"])
+    assert answer["explanation_method"] == measured["best_method"]
+
+
+def test_a_damaged_file_leaves_its_panel_out_and_says_why(measured_run, tmp_path):
+    run_dir = tmp_path / "tiny"
+    shutil.copytree(measured_run, run_dir)
+    (run_dir / "eval" / "validation" / "heads.json").write_text("{}")
+    panels = LiveRun("tiny", saved_run.load_run(run_dir)).panels()
+    assert panels["heads"] is None and panels["faithfulness"] is not None
+    [problem] = panels["problems"]
+    assert "heads.json is not a heads file" in problem and "--heads" in problem
+
+
+def test_an_unknown_method_is_a_request_error(measured_run):
+    lab = LiveRun("tiny", saved_run.load_run(measured_run))
+    with pytest.raises(RequestError, match="method must be null or one of rollout"):
+        lab.answer(["film"], method="saliency")
+    [answer] = lab.answer(["film"], method=None)
+    assert set(answer) == {"text", "predicted_label", "probabilities", "known_tokens",
+                           "truncated", "token_count"}
