@@ -1,6 +1,6 @@
 """engine/training/recipes.py: one recipe per `model.fine_tune` kind, each with its own
-checks, what it trains, the trainer it builds and what it leaves in the run folder. (train.py runs each
-recipe end to end: tests/test_train_pretrained.py, tests/test_train_lora.py.)"""
+checks, what it trains, the trainer it builds and what it leaves in the run folder. (train.py
+runs each recipe end to end: tests/test_train_pretrained.py, tests/test_train_lora.py.)"""
 
 import numpy as np
 import pytest
