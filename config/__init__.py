@@ -1,6 +1,7 @@
-"""The run's settings: the one schema (`schema`, with its sections in `data_sections` and
-`training_section`), config files read and written (`files`) and the typed core under them
-(`typed`). None of them imports TensorFlow, so a bad config is reported at once.
+"""The run's settings: the one schema (`schema`, with its sections in `data_sections`,
+`model_section` and `training_section`), config files read and written (`files`) and the
+typed core under them (`typed`, and `yaml_and_overrides`: its values as text). None of them
+imports TensorFlow, so a bad config is reported at once.
 
 `from config import ModelConfig` names the schema's public parts; `config.files` is imported
 by those who read or write config files.
@@ -34,9 +35,30 @@ from config.schema import (
     earlier_version_message,
 )
 
-__all__ = ["ATTRIBUTION_METHODS", "AUTO_CHECKPOINT", "AUTO_CHECKPOINT_LAYERS", "AUTO_TRAINING",
-           "BUILTIN_DATASETS", "Config", "ConfigError", "DATASET_SOURCES", "DatasetConfig",
-           "ENCODER_FIELDS", "FINE_TUNE_KINDS", "FineTuneConfig", "LORA_TARGETS", "ModelConfig",
-           "OutputConfig", "POOLINGS", "PRETRAINED_EMBEDDINGS", "PretrainingConfig",
-           "ReplacedKeyError", "SECTIONS", "STANDARDIZE", "TextConfig", "TrainingConfig",
-           "auto_pretrained", "earlier_version_message"]
+__all__ = [
+    "ATTRIBUTION_METHODS",
+    "AUTO_CHECKPOINT",
+    "AUTO_CHECKPOINT_LAYERS",
+    "AUTO_TRAINING",
+    "BUILTIN_DATASETS",
+    "Config",
+    "ConfigError",
+    "DATASET_SOURCES",
+    "DatasetConfig",
+    "ENCODER_FIELDS",
+    "FINE_TUNE_KINDS",
+    "FineTuneConfig",
+    "LORA_TARGETS",
+    "ModelConfig",
+    "OutputConfig",
+    "POOLINGS",
+    "PRETRAINED_EMBEDDINGS",
+    "PretrainingConfig",
+    "ReplacedKeyError",
+    "SECTIONS",
+    "STANDARDIZE",
+    "TextConfig",
+    "TrainingConfig",
+    "auto_pretrained",
+    "earlier_version_message",
+]

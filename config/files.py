@@ -31,19 +31,22 @@ from config import (
     Config,
     auto_pretrained,
     typed,
+    yaml_and_overrides,
 )
 
-__all__ = ["commented_config", "dump_config", "field_reference", "load_config",
-           "parse_overrides"]
+__all__ = ["commented_config", "dump_config", "field_reference", "load_config", "parse_overrides"]
 
 
 def parse_overrides(overrides: list[str] | tuple[str, ...]) -> dict[str, dict[str, Any]]:
     """Parses ['model.num_layers=4', ...] into {'model': {'num_layers': 4}} with typed values."""
-    return typed.parse_overrides(SECTIONS, overrides)
+    return yaml_and_overrides.parse_overrides(SECTIONS, overrides)
 
 
-def load_config(path: str | Path | None, overrides: list[str] | tuple[str, ...] = (),
-                notes: dict[str, str] | None = None) -> Config:
+def load_config(
+    path: str | Path | None,
+    overrides: list[str] | tuple[str, ...] = (),
+    notes: dict[str, str] | None = None,
+) -> Config:
     """Loads a YAML config over the defaults, applies `section.field=value` overrides, checks.
 
     Args:
@@ -60,22 +63,23 @@ def load_config(path: str | Path | None, overrides: list[str] | tuple[str, ...] 
     Raises:
         ConfigError: one line naming the offending key.
     """
-    values = typed.read_yaml(SECTIONS, path) if path is not None else {}
+    values = yaml_and_overrides.read_yaml(SECTIONS, path) if path is not None else {}
     parsed = parse_overrides(list(overrides))
     if set(parsed.get("dataset", {})) & set(DATASET_SOURCES):
         # An override naming a dataset source replaces the file's source, not adds to it.
         for key in DATASET_SOURCES:
             values.get("dataset", {}).pop(key, None)
     for section, fields in parsed.items():
-        values[section] = typed.merged(values.get(section, {}), fields)
+        values[section] = yaml_and_overrides.merged(values.get(section, {}), fields)
     model = values.setdefault("model", {})
     if model.get("pretrained", "auto") == "auto":
         model["pretrained"], why = auto_pretrained(values)
         if model["pretrained"] == AUTO_CHECKPOINT and "pretrained_layers" not in model:
             model["pretrained_layers"] = AUTO_CHECKPOINT_LAYERS
         if notes is not None:
-            notes["model.pretrained"] = pretrained_note(model["pretrained"], why,
-                                                        model.get("pretrained_layers"))
+            notes["model.pretrained"] = pretrained_note(
+                model["pretrained"], why, model.get("pretrained_layers")
+            )
     config = Config(**{
         section: cls.from_mapping(values.get(section, {})) for section, cls in SECTIONS.items()
     })  # fmt: skip
@@ -91,8 +95,10 @@ def pretrained_note(value: str | None, why: str, layers: int | None = None) -> s
     if value is None:
         return f"model.pretrained: auto -> null: {why}"
     blocks = f"its first {layers} blocks (model.pretrained_layers)" if layers else "every block"
-    return (f"model.pretrained: auto -> {value} ({why}): fine-tuning {blocks}; "
-            "model.pretrained: null trains from scratch instead")
+    return (
+        f"model.pretrained: auto -> {value} ({why}): fine-tuning {blocks}; "
+        "model.pretrained: null trains from scratch instead"
+    )
 
 
 def dump_config(config: Config) -> str:
@@ -103,18 +109,22 @@ def dump_config(config: Config) -> str:
 def commented_config(config: Config) -> str:
     """The resolved config as YAML with each field's comment from the schema above it
     (`train.py --print-config`); `load_config` reads it back to an equal Config."""
-    return typed.commented_yaml(SECTIONS, config)
+    return yaml_and_overrides.commented_yaml(SECTIONS, config)
 
 
 def field_reference() -> str:
     """docs/config.md: every field of the schema with its type, default and comment."""
-    return _reference(SECTIONS, intro=(
-        "Generated from `config/schema.py` by `python -m config.files > docs/config.md` "
-        "(a test checks "
-        "that it is current). A config file holds only what differs from these defaults "
-        "(`base: OTHER.yaml` starts from another file); `--set section.field=value` "
-        "overrides a field; `train.py --config FILE --print-config` prints the resolved "
-        "config with these comments."))
+    return _reference(
+        SECTIONS,
+        intro=(
+            "Generated from `config/schema.py` by `python -m config.files > docs/config.md` "
+            "(a test checks "
+            "that it is current). A config file holds only what differs from these defaults "
+            "(`base: OTHER.yaml` starts from another file); `--set section.field=value` "
+            "overrides a field; `train.py --config FILE --print-config` prints the resolved "
+            "config with these comments."
+        ),
+    )
 
 
 def _reference(sections: dict[str, type[typed.Section]], intro: str) -> str:
@@ -127,9 +137,15 @@ def _reference(sections: dict[str, type[typed.Section]], intro: str) -> str:
         comments, starts, first = section.field_comments(), section.comment_starts(), None
         lines += [f"## `{name}`", "", "| field | type | default | meaning |", "|---|---|---|---|"]
         for item in dataclasses.fields(section):
-            default = item.default if item.default is not dataclasses.MISSING else (
-                item.default_factory() if item.default_factory is not dataclasses.MISSING
-                else None)
+            default = (
+                item.default
+                if item.default is not dataclasses.MISSING
+                else (
+                    item.default_factory()
+                    if item.default_factory is not dataclasses.MISSING
+                    else None
+                )
+            )
             default = dataclasses.asdict(default) if dataclasses.is_dataclass(default) else default
             annotation = section.field_type(item.name)
             if typed.is_section(annotation):
@@ -138,8 +154,10 @@ def _reference(sections: dict[str, type[typed.Section]], intro: str) -> str:
                 first, meaning = item.name, comments[item.name].replace("|", "\\|")
             else:
                 meaning = f"see `{first}`" if comments.get(item.name) else ""
-            lines.append(f"| `{item.name}` | {typed.expected_type(annotation)} | "
-                         f"`{json.dumps(default)}` | {meaning} |")
+            lines.append(
+                f"| `{item.name}` | {typed.expected_type(annotation)} | "
+                f"`{json.dumps(default)}` | {meaning} |"
+            )
         lines.append("")
     return "\n".join(lines)
 
