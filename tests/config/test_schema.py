@@ -1,95 +1,15 @@
-"""Config schema: loading, typed overrides, and one test per validation error."""
+"""Config schema (config/schema.py and its sections): the defaults, a comment per field,
+and one test per validation error, each naming the key."""
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 
-from config import ConfigError, ModelConfig
-from config.files import commented_config, dump_config, load_config, parse_overrides
+from config import SECTIONS, ModelConfig
+from config.files import commented_config, dump_config, load_config
+from tests.config.config_text import error_of, write
 
-CONFIGS = sorted(Path(__file__).resolve().parents[2].joinpath("configs").glob("*.yaml"))
 BASE = ["dataset.name=bbc_news"]
-
-
-def write(tmp_path, text):
-    path = tmp_path / "config.yaml"
-    path.write_text(text)
-    return path
-
-
-def error_of(path=None, overrides=()):
-    with pytest.raises(ConfigError) as info:
-        load_config(path, list(overrides))
-    message = str(info.value)
-    assert "\n" not in message
-    return message
-
-
-def test_file_and_overrides_are_typed_and_merged(tmp_path):
-    path = write(tmp_path, "dataset:\n  name: reuters_r8\nmodel:\n  num_layers: 3\n")
-    config = load_config(path, ["model.num_layers=4", "training.learning_rate=1e-3",
-                                "training.mixed_precision=true", "model.key_dim=null",
-                                "model.key_dim=8"])
-    assert config.dataset.name == "reuters_r8"
-    assert config.model.num_layers == 4
-    assert config.training.learning_rate == pytest.approx(1e-3)
-    assert config.training.mixed_precision is True
-    assert config.model.key_dim == 8
-    assert config.output.name == "config"  # The file's stem.
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        config.model.num_layers = 1
-
-
-def test_resolved_config_round_trips(tmp_path):
-    config = load_config(None, BASE + ["model.pooling=cls", "training.clipnorm=null"])
-    path = write(tmp_path, dump_config(config))
-    assert load_config(path) == config
-
-
-def test_integers_are_accepted_for_floats(tmp_path):
-    path = write(tmp_path, "dataset:\n  name: bbc_news\ntraining:\n  learning_rate: 1\n")
-    assert load_config(path).training.learning_rate == 1.0
-
-
-def test_parse_overrides_types():
-    assert parse_overrides(["model.norm_first=no", "training.epochs=3"]) == {
-        "model": {"norm_first": False}, "training": {"epochs": 3}
-    }
-
-
-@pytest.mark.parametrize(
-    "text, key",
-    [
-        ("modle:\n  d_model: 8\n", "modle: unknown section"),
-        ("model:\n  num_heds: 2\n", "model.num_heds: unknown key"),
-        ("model:\n  d_model: '64'\n", "model.d_model: expected an integer"),
-        ("training:\n  epochs: true\n", "training.epochs: expected an integer"),
-        ("training:\n  mixed_precision: 1\n", "training.mixed_precision: expected true or false"),
-        ("model:\n  dropout: null\n", "model.dropout: must not be null"),
-        ("model: [1, 2]\n", "model: expected a mapping"),
-        ("model:\n  d_model: [\n", "is not valid YAML"),
-    ],
-)
-def test_file_errors_name_the_key(tmp_path, text, key):
-    assert key in error_of(write(tmp_path, "dataset:\n  name: bbc_news\n" + text))
-
-
-@pytest.mark.parametrize(
-    "override, key",
-    [
-        ("model.num_heds=2", "model.num_heds: unknown key"),
-        ("modle.d_model=2", "modle: unknown section"),
-        ("model=2", "model: keys look like section.field"),
-        ("model.d_model", "model.d_model: overrides look like section.field=value"),
-        ("model.d_model=6.5", "model.d_model: expected an integer"),
-        ("model.d_model=null", "model.d_model: expected an integer"),
-        ("training.learning_rate=fast", "training.learning_rate: must be a positive num"),
-        ("model.norm_first=maybe", "model.norm_first: expected true or false"),
-    ],
-)
-def test_override_errors_name_the_key(override, key):
-    assert key in error_of(overrides=BASE + [override])
 
 
 @pytest.mark.parametrize(
@@ -107,8 +27,10 @@ def test_override_errors_name_the_key(override, key):
         (["training.batch_size=0"], "training.batch_size: must be positive"),
         (["training.epochs=-1"], "training.epochs: must be a positive integer or auto"),
         (["training.epochs=many"], "training.epochs: must be a positive integer or auto"),
-        (["training.early_stopping_patience=-1"],
-         "training.early_stopping_patience: must be a non-negative integer or auto"),
+        (
+            ["training.early_stopping_patience=-1"],
+            "training.early_stopping_patience: must be a non-negative integer or auto",
+        ),
         (["training.learning_rate=0"], "training.learning_rate: must be a positive number"),
         (["training.steps_per_epoch=0"], "training.steps_per_epoch: must be positive"),
         (["training.weight_decay=-0.1"], "training.weight_decay: must not be negative"),
@@ -118,14 +40,17 @@ def test_override_errors_name_the_key(override, key):
         (["model.token_dropout=1.0"], "model.token_dropout: must be in [0, 1)"),
         (["training.label_smoothing=-0.1"], "training.label_smoothing: must be in [0, 1)"),
         (["dataset.validation_fraction=0"], "dataset.validation_fraction: must be in (0, 1)"),
-        (["dataset.validation_fraction=0.5", "dataset.test_fraction=0.5"],
-         "dataset.test_fraction"),
+        (["dataset.validation_fraction=0.5", "dataset.test_fraction=0.5"], "dataset.test_fraction"),
         (["model.pooling=sum"], "model.pooling: must be one of mean, max, cls"),
         (["model.attention_block_size=0"], "model.attention_block_size: must be positive"),
-        (["model.attention_block_size=64", "model.pooling=cls"],
-         "model.attention_block_size: the class token would attend to the first block only"),
-        (["model.token_dropout=0.1", "model.mask_zero=false"],
-         "model.token_dropout: dropped words become padding, which only model.mask_zero"),
+        (
+            ["model.attention_block_size=64", "model.pooling=cls"],
+            "model.attention_block_size: the class token would attend to the first block only",
+        ),
+        (
+            ["model.token_dropout=0.1", "model.mask_zero=false"],
+            "model.token_dropout: dropped words become padding, which only model.mask_zero",
+        ),
         (["training.distribution=tpu"], "training.distribution: must be one of"),
         (["training.monitor=accuracy"], "training.monitor: must be one of val_loss, val_accuracy"),
         (["dataset.name=mnist"], "dataset.name: must be one of"),
@@ -142,127 +67,72 @@ def test_missing_dataset_is_an_error():
     assert error_of().startswith("dataset.name: no dataset given")
 
 
-def test_missing_file_is_an_error(tmp_path):
-    assert "cannot read config file" in error_of(tmp_path / "nope.yaml")
-
-
-@pytest.mark.parametrize("path", CONFIGS, ids=[path.name for path in CONFIGS])
-def test_every_config_file_loads_and_says_how_to_run_it(path):
-    config = load_config(path)
-    assert config.output.name == path.stem
-    header = path.read_text().split("\n\n")[0]
-    command = "pretrain.py" if "\npretraining:" in path.read_text() else "train.py"
-    assert f"python {command} --config configs/{path.name}" in header
-    assert "Expect" in header
-
-
 def test_model_config_is_the_default_section_with_auto_resolved():
     assert ModelConfig().pretrained == "auto"
-    assert load_config(None, BASE).model == ModelConfig(pretrained="all_minilm_l6_v2",
-                                                        pretrained_layers=5)
+    assert load_config(None, BASE).model == ModelConfig(
+        pretrained="all_minilm_l6_v2", pretrained_layers=5
+    )
 
 
 def test_tfds_catalog_dataset_and_split_names_reach_the_dataset_section():
-    config = load_config(None, [
-        "dataset.tfds_name=imdb_reviews", "dataset.validation_split=train[:10%]",
-        "dataset.train_split=train[10%:]", "dataset.text_column=review",
-    ])
+    config = load_config(
+        None,
+        [
+            "dataset.tfds_name=imdb_reviews",
+            "dataset.validation_split=train[:10%]",
+            "dataset.train_split=train[10%:]",
+            "dataset.text_column=review",
+        ],
+    )
     dataset = config.dataset
     assert dataset.tfds_builder_name == "imdb_reviews"
     assert (dataset.train_split, dataset.validation_split, dataset.test_split) == (
-        "train[10%:]", "train[:10%]", "test"
+        "train[10%:]",
+        "train[:10%]",
+        "test",
     )
     assert dataset.text_column == "review"
 
 
-def test_a_config_with_a_base_holds_only_what_differs(tmp_path):
-    write(tmp_path, "dataset:\n  name: bbc_news\nmodel:\n  d_model: 32\n  num_heads: 2\n")
-    variant = tmp_path / "variant.yaml"
-    variant.write_text("base: config.yaml\nmodel:\n  num_heads: 4\n")
-    config = load_config(variant)
-    assert (config.dataset.name, config.model.d_model, config.model.num_heads) == (
-        "bbc_news", 32, 4)
-    assert config.output.name == "variant"
-    # The default recipe is written once: configs/default.yaml is the MiniLM recipe cut to
-    # 3 blocks and one epoch, everything else as rotten_tomatoes_minilm.yaml says.
-    default, recipe = (load_config(Path(CONFIGS[0]).parent / f"{name}.yaml")
-                       for name in ("default", "rotten_tomatoes_minilm"))
-    assert (default.model.pretrained_layers, default.training.epochs) == (3, 1)
-    assert dataclasses.replace(
-        default, output=recipe.output,
-        model=dataclasses.replace(default.model, pretrained_layers=None),
-        training=dataclasses.replace(default.training, epochs=recipe.training.epochs)) == recipe
-
-
-def test_a_base_that_includes_itself_is_an_error(tmp_path):
-    loop = tmp_path / "loop.yaml"
-    loop.write_text("base: loop.yaml\n")
-    assert "includes itself" in error_of(loop)
-
-
-def test_a_dataset_source_override_replaces_the_files_source(tmp_path):
-    path = write(tmp_path, "dataset:\n  name: bbc_news\n  text_column: body\n")
-    config = load_config(path, ["dataset.tfds_name=imdb_reviews"])
-    assert (config.dataset.name, config.dataset.tfds_name) == (None, "imdb_reviews")
-    assert config.dataset.text_column == "body"  # only the source is replaced
-    config = load_config(path, ["dataset.train_file=mine.csv"])
-    assert (config.dataset.name, config.dataset.train_file) == (None, "mine.csv")
-
-
-def test_docs_config_md_is_the_current_field_reference():
-    from config.files import field_reference
-
-    docs = Path(__file__).resolve().parents[2] / "docs" / "config.md"
-    assert docs.read_text() == field_reference(), \
-        "regenerate: python -m config.files > docs/config.md"
-    assert "| `learning_rate` | a number or a string | `\"auto\"` |" in docs.read_text()
-
-
 def test_every_field_has_a_comment_in_the_schema():
-    from config import SECTIONS
-
     for name, section in SECTIONS.items():
         comments = section.field_comments()
         missing = [item.name for item in dataclasses.fields(section) if not comments.get(item.name)]
         assert not missing, f"{name}: fields without a comment: {missing}"
 
 
-def test_a_list_field_reads_from_yaml_and_overrides_and_round_trips(tmp_path):
-    from config.files import commented_config
-
-    path = write(tmp_path, "dataset:\n  train_file: x.csv\n  labels: [0, pos]\n")
-    config = load_config(path, ["dataset.streaming=true"])
-    # YAML's numbers are the label strings they spell.
-    assert config.dataset.labels == ["0", "pos"] and config.dataset.streaming is True
-    assert load_config(None, ["dataset.train_file=x.csv", "dataset.labels=[neg, pos]"]
-                       ).dataset.labels == ["neg", "pos"]
-    for text in (dump_config(config), commented_config(config)):
-        assert load_config(write(tmp_path, text)) == config
-
-
-@pytest.mark.parametrize("override, message", [
-    ("dataset.labels=neg", "dataset.labels: expected a list of strings or null, got 'neg'"),
-    ("dataset.labels=[a, a]", "dataset.labels: must name two labels or more, each once"),
-    ("dataset.streaming=maybe", "dataset.streaming: must be true, false or auto"),
-    ("text.adapt_sample=0", "text.adapt_sample: must be positive"),
-])
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("dataset.labels=neg", "dataset.labels: expected a list of strings or null, got 'neg'"),
+        ("dataset.labels=[a, a]", "dataset.labels: must name two labels or more, each once"),
+        ("dataset.streaming=maybe", "dataset.streaming: must be true, false or auto"),
+        ("text.adapt_sample=0", "text.adapt_sample: must be positive"),
+    ],
+)
 def test_streaming_fields_are_checked(override, message):
     assert error_of(overrides=["dataset.train_file=x.csv", override]).startswith(message)
 
 
 def test_a_stratified_split_cannot_stream():
-    assert error_of(overrides=["dataset.train_file=x.csv", "dataset.streaming=true",
-                               "dataset.split_method=stratified"]).startswith(
-        "dataset.split_method: stratified needs every row in memory")
+    assert error_of(
+        overrides=[
+            "dataset.train_file=x.csv",
+            "dataset.streaming=true",
+            "dataset.split_method=stratified",
+        ]
+    ).startswith("dataset.split_method: stratified needs every row in memory")
 
 
 def test_auto_training_fields_depend_on_a_checkpoint_and_numbers_stay():
     config = load_config(None, BASE + ["training.epochs=7"])
     scratch, pretrained = config.training.resolved(), config.training.resolved(pretrained=True)
-    assert (scratch.learning_rate, scratch.epochs, scratch.early_stopping_patience) == (
-        2e-3, 7, 3)
-    assert (pretrained.learning_rate, pretrained.epochs,
-            pretrained.early_stopping_patience) == (1e-4, 7, 2)
+    assert (scratch.learning_rate, scratch.epochs, scratch.early_stopping_patience) == (2e-3, 7, 3)
+    assert (pretrained.learning_rate, pretrained.epochs, pretrained.early_stopping_patience) == (
+        1e-4,
+        7,
+        2,
+    )
     assert config.training.resolved(pretrained=True).resolved() == pretrained
     lora = config.training.resolved(pretrained=True, lora=True)
     assert (lora.learning_rate, lora.epochs, lora.early_stopping_patience) == (3e-3, 7, 2)
@@ -270,8 +140,10 @@ def test_auto_training_fields_depend_on_a_checkpoint_and_numbers_stay():
 
 def test_fine_tune_is_one_choice_written_whole_by_kind_or_field_by_field(tmp_path):
     base = tmp_path / "base.yaml"
-    base.write_text("dataset: {name: bbc_news}\nmodel:\n  pretrained: all_minilm_l6_v2\n"
-                    "  fine_tune: {kind: lora, targets: [query, key]}\n")
+    base.write_text(
+        "dataset: {name: bbc_news}\nmodel:\n  pretrained: all_minilm_l6_v2\n"
+        "  fine_tune: {kind: lora, targets: [query, key]}\n"
+    )
     variant = tmp_path / "variant.yaml"
     variant.write_text("base: base.yaml\nmodel:\n  fine_tune: {rank: 4}\n")
     # A file's mapping without a kind, and `--set section.field.key`, add to the choice.
@@ -282,13 +154,18 @@ def test_fine_tune_is_one_choice_written_whole_by_kind_or_field_by_field(tmp_pat
     # A kind replaces the choice whole; lora's defaults are written out.
     config = load_config(variant, ["model.fine_tune=lora"])
     assert (config.model.fine_tune.rank, config.model.fine_tune.targets) == (8, ["query", "value"])
-    assert "  fine_tune: {kind: lora, rank: 8, targets: [query, value]}" in commented_config(
-        config).splitlines()
+    assert (
+        "  fine_tune: {kind: lora, rank: 8, targets: [query, value]}"
+        in commented_config(config).splitlines()
+    )
     assert load_config(write(tmp_path, dump_config(config))).model == config.model
     assert ModelConfig(pretrained="x", fine_tune="head").fine_tune.kind == "head"  # directly
     assert error_of(variant, ["model.lora_rank=4"]) == (
-        "model.lora_rank: replaced by model.fine_tune: {kind: lora, rank: R}")
+        "model.lora_rank: replaced by model.fine_tune: {kind: lora, rank: R}"
+    )
     assert error_of(variant, ["model.fine_tune=[lora]"]).startswith(
-        "model.fine_tune: expected a mapping such as {kind: ...}")
+        "model.fine_tune: expected a mapping such as {kind: ...}"
+    )
     assert error_of(variant, ["model.num_heads.rank=2"]) == (
-        "model.num_heads.rank: model.num_heads has no fields; set model.num_heads=VALUE")
+        "model.num_heads.rank: model.num_heads has no fields; set model.num_heads=VALUE"
+    )
