@@ -56,7 +56,7 @@ def make_callbacks(training, data, run_dir: Path, classifier=None) -> list:
     import keras
     import tensorflow as tf
 
-    from engine.training.trainer import (
+    from engine.training.callbacks import (
         HistoryLogger,
         RandomStateBackup,
         ResumableEarlyStopping,
@@ -74,7 +74,11 @@ def make_callbacks(training, data, run_dir: Path, classifier=None) -> list:
         RandomStateBackup(run_dir / runs.BACKUP_DIR / "random_state.npy"),
         StopOnNonFiniteLoss(),
         keras.callbacks.ModelCheckpoint(
-            best_path, monitor=monitor, mode=mode, save_best_only=True, save_weights_only=True,
+            best_path,
+            monitor=monitor,
+            mode=mode,
+            save_best_only=True,
+            save_weights_only=True,
             # A resumed run must only replace the best checkpoint with a better one.
             initial_value_threshold=(min if mode == "min" else max)(earlier) if earlier else None,
         ),
@@ -83,21 +87,25 @@ def make_callbacks(training, data, run_dir: Path, classifier=None) -> list:
     ]
     if training.attention_images:
         texts = data.first_texts("validation", training.attention_images)
-        callbacks.append(AttentionImagesCallback(
-            str(run_dir / runs.ATTENTION_LOGS_DIR),
-            np.asarray(data.vectorizer(tf.constant(texts.astype(str)))),  # (B, T)
-            classifier,
-            vocabulary=data.vectorizer.get_vocabulary(),
-        ))
+        callbacks.append(
+            AttentionImagesCallback(
+                str(run_dir / runs.ATTENTION_LOGS_DIR),
+                np.asarray(data.vectorizer(tf.constant(texts.astype(str)))),  # (B, T)
+                classifier,
+                vocabulary=data.vectorizer.get_vocabulary(),
+            )
+        )
     if training.early_stopping_patience:
         # fit() restores the best epoch from its checkpoint.
-        callbacks.append(ResumableEarlyStopping(
-            earlier, monitor=monitor, mode=mode, patience=training.early_stopping_patience))
+        callbacks.append(
+            ResumableEarlyStopping(
+                earlier, monitor=monitor, mode=mode, patience=training.early_stopping_patience
+            )
+        )
     return callbacks
 
 
-def fit(trainer, pipelines, steps_per_epoch, training, run_dir, callbacks, verbose,
-        replay=True):
+def fit(trainer, pipelines, steps_per_epoch, training, run_dir, callbacks, verbose, replay=True):
     """Fits, then loads the best epoch's weights by `training.monitor` (across resumes too).
 
     A resumed run (BackupAndRestore restores weights, optimizer and epoch) also gets the
@@ -140,8 +148,10 @@ def score_splits(classifier, pipelines, num_classes) -> dict:
 
     splits = ("validation", "test")
     predictions = predict_batches(classifier, *(pipelines[split] for split in splits))
-    return {split: classification_metrics(labels, probabilities, num_classes)
-            for split, (probabilities, labels) in zip(splits, predictions)}
+    return {
+        split: classification_metrics(labels, probabilities, num_classes)
+        for split, (probabilities, labels) in zip(splits, predictions)
+    }
 
 
 def evaluate(classifier, pipelines, class_names, training, run_dir) -> dict:

@@ -1,4 +1,5 @@
-"""The `training` config section mapped to Keras: the compiled trainer and its optimizer.
+"""The `training` config section mapped to Keras: the compiled trainer and its optimizer
+(the callbacks it trains with are `engine/training/callbacks.py`'s).
 
 The trainer is a functional model around the classifier (the same layers) that carries the loss,
 the metrics and the optimizer, so the classifier itself stays uncompiled: saved inside
@@ -6,120 +7,14 @@ the metrics and the optimizer, so the classifier itself stays uncompiled: saved 
 """
 
 import contextlib
-import math
-import os
 
 import keras
-import numpy as np
 
 from engine.training.sparse_adamw import SparseAdamW
 
 
 class TrainingError(RuntimeError):
     """Training failed in a way the user can act on; the message is one line."""
-
-
-class StopOnNonFiniteLoss(keras.callbacks.TerminateOnNaN):
-    """Keras' TerminateOnNaN(raise_error=True), whose error says where and what to try.
-
-    Raising (rather than stop_training) skips BackupAndRestore.on_train_end, so the last
-    good epoch's backup survives for a resume.
-
-    Example:
-    >>> callback = StopOnNonFiniteLoss()
-    >>> callback.on_epoch_begin(2)
-    >>> callback.on_batch_end(4, {"loss": float("nan")})
-    Traceback (most recent call last):
-    ...
-    engine.training.trainer.TrainingError: training loss became nan at epoch 3, batch 5: \
-lower training.learning_rate, keep training.clipnorm set, or turn off training.mixed_precision
-    """
-
-    def __init__(self):
-        super().__init__(raise_error=True)
-        self.epoch = 0
-
-    def on_epoch_begin(self, epoch, logs=None):
-        self.epoch = epoch
-
-    def on_batch_end(self, batch, logs=None):
-        loss = (logs or {}).get("loss")
-        if loss is not None and not math.isfinite(float(loss)):
-            raise TrainingError(
-                f"training loss became {float(loss)} at epoch {self.epoch + 1}, batch "
-                f"{batch + 1}: lower training.learning_rate, keep training.clipnorm set, or "
-                "turn off training.mixed_precision"
-            )
-
-
-class ResumableEarlyStopping(keras.callbacks.EarlyStopping):
-    """EarlyStopping that carries on from a resumed run's finished epochs.
-
-    Keras' EarlyStopping starts counting afresh in every `fit`, so after a resume its best
-    value and patience would restart. This one replays `earlier` (the monitored values of
-    the finished epochs, from history.csv) at the start of training: it stops at the same
-    epoch as the uninterrupted run would. It never restores weights itself: train.py loads
-    the best checkpoint, which survives resumes.
-
-    Example:
-    >>> callback = ResumableEarlyStopping([0.5, 0.4, 0.45], monitor="val_loss", mode="min")
-    >>> callback.on_train_begin()
-    >>> callback.best, callback.wait, callback.best_epoch
-    (0.4, 1, 1)
-    """
-
-    def __init__(self, earlier, **kwargs):
-        super().__init__(restore_best_weights=False, **kwargs)
-        self.earlier = list(earlier)
-
-    def on_train_begin(self, logs=None):
-        super().on_train_begin(logs)
-        if self.monitor_op is None:
-            self._set_monitor_op()
-        for epoch, value in enumerate(self.earlier):
-            self.wait += 1
-            if self._is_improvement(value, self.best):
-                self.best, self.best_epoch, self.wait = value, epoch, 0
-
-
-class HistoryLogger(keras.callbacks.CSVLogger):
-    """Keras' CSVLogger with epochs counted from 1, as training prints them and as
-    metrics.json's `best_epoch` counts (CSVLogger itself writes Keras' 0-based index)."""
-
-    def on_epoch_end(self, epoch, logs=None):
-        super().on_epoch_end(epoch + 1, logs)
-
-
-class RandomStateBackup(keras.callbacks.Callback):
-    """Backs up the dropout layers' random state with every epoch; restores it on resume.
-
-    Keras' BackupAndRestore saves weights and optimizer, not the seed generators' states
-    (`model.variables`, not `model.weights`), so a resumed run would draw the dropout masks
-    of its first epoch again. Put it right after BackupAndRestore, with a path in the same
-    backup folder (which BackupAndRestore deletes when training ends).
-    """
-
-    def __init__(self, path):
-        super().__init__()
-        self.path = str(path)
-
-    def _states(self):
-        return [variable for variable in self.model.variables
-                if "seed_generator_state" in variable.path]
-
-    def on_train_begin(self, logs=None):
-        if os.path.exists(self.path):
-            saved = np.load(self.path, allow_pickle=False)
-            for variable, value in zip(self._states(), saved, strict=True):
-                variable.assign(value)
-
-    def on_epoch_end(self, epoch, logs=None):
-        states = self._states()
-        if not states:
-            return
-        staged = f"{self.path}.partial.npy"
-        np.save(staged, np.stack([np.asarray(state) for state in states]))
-        os.replace(staged, self.path)
 
 
 def make_optimizer(training, steps_per_epoch):
@@ -160,7 +55,8 @@ def make_optimizer(training, steps_per_epoch):
         return optimizer
     if training.optimizer == "adam":
         return _replica_safe(keras.optimizers.Adam)(
-            learning_rate=learning_rate, clipnorm=training.clipnorm)
+            learning_rate=learning_rate, clipnorm=training.clipnorm
+        )
     return _replica_safe(keras.optimizers.SGD)(
         learning_rate=learning_rate, momentum=0.9, clipnorm=training.clipnorm
     )
@@ -185,13 +81,17 @@ def _replica_safe(optimizer_class):
 
         def _backend_update_step(self, grads, trainable_variables, learning_rate):
             # Keras' TensorFlow _backend_update_step, with the clipping moved after its sum.
-            variables = [v.value if isinstance(v, keras.Variable) else v
-                         for v in trainable_variables]
+            variables = [
+                v.value if isinstance(v, keras.Variable) else v for v in trainable_variables
+            ]
             summed = self._all_reduce_sum_gradients(list(zip(grads, variables)))
             clipped = optimizer_class._clip_gradients(self, [grad for grad, _ in summed])
             tf.__internal__.distribute.interim.maybe_merge_call(
-                self._distributed_tf_update_step, self._distribution_strategy,
-                list(zip(clipped, variables)), learning_rate)
+                self._distributed_tf_update_step,
+                self._distribution_strategy,
+                list(zip(clipped, variables)),
+                learning_rate,
+            )
 
     ClipAfterAllReduce.__name__ = optimizer_class.__name__
     return ClipAfterAllReduce
@@ -245,8 +145,10 @@ class Trainer(keras.Model):
         strategy = self._distribute_strategy
         if strategy is None or not strategy.extended._in_multi_worker_mode():
             return logs
-        return {name: keras.ops.reshape(value, (1,)) if len(value.shape) == 0 else value
-                for name, value in logs.items()}
+        return {
+            name: keras.ops.reshape(value, (1,)) if len(value.shape) == 0 else value
+            for name, value in logs.items()
+        }
 
     def _maybe_symbolic_build(self, iterator=None, data_batch=None):
         if iterator is None or data_batch is not None:
@@ -258,7 +160,8 @@ class Trainer(keras.Model):
         # process (and resumes would replay the wrong orders).
         spec = iterator.data_adapter.get_tf_dataset().element_spec
         spec = keras.tree.map_structure(
-            lambda value: getattr(value, "_value_specs", (value,))[0], spec)
+            lambda value: getattr(value, "_value_specs", (value,))[0], spec
+        )
         if self.dynamics is not None:
             spec = spec[:2]  # (inputs, labels): the positions are no sample weights
         with self.distribute_strategy.scope():
@@ -286,14 +189,19 @@ def build_trainer(classifier, training, steps_per_epoch, start_block=None):
         trainer = Trainer(token_ids, classifier(token_ids), name="trainer")
     else:
         states = keras.Input(shape=(None, classifier.encoder.d_model), name="hidden_states")
-        trainer = Trainer([token_ids, states], classifier(
-            token_ids, hidden_states=states, start_block=start_block), name="trainer")
+        trainer = Trainer(
+            [token_ids, states],
+            classifier(token_ids, hidden_states=states, start_block=start_block),
+            name="trainer",
+        )
     trainer.compile(
         optimizer=make_optimizer(training, steps_per_epoch),
         # Categorical (one-hot) targets: the only Keras cross-entropy with label_smoothing.
         loss=keras.losses.CategoricalCrossentropy(label_smoothing=training.label_smoothing),
-        metrics=[keras.metrics.CategoricalAccuracy(name="accuracy"),
-                 keras.metrics.F1Score(average="macro", name="macro_f1")],
+        metrics=[
+            keras.metrics.CategoricalAccuracy(name="accuracy"),
+            keras.metrics.F1Score(average="macro", name="macro_f1"),
+        ],
         jit_compile=training.jit_compile,
     )
     return trainer
