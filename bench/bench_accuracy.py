@@ -31,7 +31,6 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -39,6 +38,8 @@ from pathlib import Path
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from accuracy_report import format_table, summarize  # noqa: E402
+
 RESULTS = ROOT / "bench" / "results"
 DATASETS = ("reuters_r8", "reuters_r52", "twenty_newsgroups", "rotten_tomatoes", "bbc_news")
 
@@ -107,15 +108,28 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=list(DATASETS))
     # The MiniLM rows cost about 10 to 40 minutes a run here: asked for by name only.
-    parser.add_argument("--models", nargs="+", choices=MODELS,
-                        default=["ours", "keras_io_example", "tfidf_logistic_regression"],
-                        help="which rows to train or read back (default: all but minilm)")
-    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2],
-                        help="training seeds of the neural models (default: 0 1 2)")
-    parser.add_argument("--reuse", action="store_true",
-                        help="reuse finished runs in bench/results/runs instead of retraining")
-    parser.add_argument("--no-train", action="store_true",
-                        help="train nothing; report the finished runs only")
+    parser.add_argument(
+        "--models",
+        nargs="+",
+        choices=MODELS,
+        default=["ours", "keras_io_example", "tfidf_logistic_regression"],
+        help="which rows to train or read back (default: all but minilm)",
+    )
+    parser.add_argument(
+        "--seeds",
+        nargs="+",
+        type=int,
+        default=[0, 1, 2],
+        help="training seeds of the neural models (default: 0 1 2)",
+    )
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="reuse finished runs in bench/results/runs instead of retraining",
+    )
+    parser.add_argument(
+        "--no-train", action="store_true", help="train nothing; report the finished runs only"
+    )
     return parser.parse_args(argv)
 
 
@@ -123,8 +137,11 @@ def neural_config(dataset, model, seed):
     from config.files import load_config
 
     suffix = {"ours": "", "minilm": "_minilm", "keras_io_example": "_kerasio"}[model]
-    overrides = [f"output.root={RESULTS / 'runs'}", f"output.name={dataset}{suffix}_seed{seed}",
-                 f"training.seed={seed}"]
+    overrides = [
+        f"output.root={RESULTS / 'runs'}",
+        f"output.name={dataset}{suffix}_seed{seed}",
+        f"training.seed={seed}",
+    ]
     if model == "keras_io_example":
         overrides += KERAS_IO_EXAMPLE
     recipe = f"{dataset}_minilm" if model == "minilm" else dataset
@@ -141,15 +158,20 @@ def neural_run(config, cost, reuse, no_train):
 
     run_dir = RESULTS / "runs" / config.output.name
     if (reuse or no_train) and (run_dir / BENCH_FILE).exists():
-        return {**json.loads((run_dir / METRICS_FILE).read_text()),
-                **json.loads((run_dir / BENCH_FILE).read_text())}
+        return {
+            **json.loads((run_dir / METRICS_FILE).read_text()),
+            **json.loads((run_dir / BENCH_FILE).read_text()),
+        }
     if no_train:
         return None
     print(f"\n=== {config.output.name} ===", flush=True)
     timer = epoch_timer()
     result = run_training(config, overwrite=True, callbacks=[timer])
-    timings = {"epoch_seconds": [round(seconds, 3) for seconds in timer.seconds],
-               "real_tokens_per_epoch": cost[0], "train_flops_per_epoch": cost[1]}
+    timings = {
+        "epoch_seconds": [round(seconds, 3) for seconds in timer.seconds],
+        "real_tokens_per_epoch": cost[0],
+        "train_flops_per_epoch": cost[1],
+    }
     (result.run_dir / BENCH_FILE).write_text(json.dumps(timings, indent=2) + "\n")
     return {**result.metrics, **timings}
 
@@ -188,62 +210,6 @@ def tfidf_baseline(dataset, reuse, no_train):
     return metrics
 
 
-def summarize(runs, peak):
-    """Mean and standard deviation over seeds, wall time and throughput of one model."""
-    runs = [run for run in runs if run is not None]
-    if not runs:
-        return None
-
-    def spread(values):
-        values = [100 * value for value in values]
-        return {"mean": statistics.fmean(values),
-                "std": statistics.stdev(values) if len(values) > 1 else 0.0}
-
-    summary = {
-        "seeds": len(runs),
-        "test_accuracy": spread([run["test"]["accuracy"] for run in runs]),
-        "test_macro_f1": spread([run["test"]["macro_f1"] for run in runs]),
-        "validation_accuracy": spread([run["validation"]["accuracy"] for run in runs]),
-        "wall_time_s": statistics.fmean(run["wall_time_s"] for run in runs),
-        "epochs": [run.get("epochs") for run in runs],
-    }
-    if "epoch_seconds" in runs[0]:
-        # The median epoch: the first one also traces the step for its shapes.
-        seconds = statistics.median(s for run in runs for s in run["epoch_seconds"])
-        summary["real_tokens_per_s"] = runs[0]["real_tokens_per_epoch"] / seconds
-        summary["train_flops_per_s"] = runs[0]["train_flops_per_epoch"] / seconds
-        summary["share_of_peak"] = summary["train_flops_per_s"] / peak
-    return summary
-
-
-def format_table(summaries):
-    header = ("dataset", "model", "test accuracy %", "test macro-F1 %", "epochs",
-              "wall time / run", "real tokens/s", "train GFLOP/s (share of peak)")
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for dataset, by_model in summaries.items():
-        for model, summary in by_model.items():
-            if summary is None:
-                continue
-
-            def spread(key, summary=summary):
-                value = summary[key]
-                return (f"{value['mean']:.2f}" if summary["seeds"] == 1
-                        else f"{value['mean']:.2f} ± {value['std']:.2f}")
-
-            epochs = [epoch for epoch in summary["epochs"] if epoch is not None]
-            throughput = "-"
-            if "real_tokens_per_s" in summary:
-                throughput = (f"{summary['train_flops_per_s'] / 1e9:.1f} "
-                              f"({summary['share_of_peak']:.1%})")
-            lines.append("| " + " | ".join((
-                dataset, model.replace("_", " "), spread("test_accuracy"),
-                spread("test_macro_f1"), "/".join(map(str, epochs)) or "-",
-                f"{summary['wall_time_s']:.0f} s",
-                f"{summary['real_tokens_per_s']:,.0f}" if "real_tokens_per_s" in summary
-                else "-", throughput)) + " |")
-    return "\n".join(lines)
-
-
 def main(argv=None):
     args = parse_args(argv)
     from train_cost import matmul_peak_flops
@@ -253,11 +219,16 @@ def main(argv=None):
     results, summaries = {}, {}
     for dataset in args.datasets:
         results[dataset] = {}
-        configs = {model: [neural_config(dataset, model, seed) for seed in args.seeds]
-                   for model in NEURAL_MODELS if model in args.models}
+        configs = {
+            model: [neural_config(dataset, model, seed) for seed in args.seeds]
+            for model in NEURAL_MODELS
+            if model in args.models
+        }
         # Seed 0's epoch stands for every seed's: the same texts, shuffled otherwise.
-        costs = {model: None if args.no_train else epoch_cost_of(runs[0])
-                 for model, runs in configs.items()}
+        costs = {
+            model: None if args.no_train else epoch_cost_of(runs[0])
+            for model, runs in configs.items()
+        }
         # Seed by seed, ours then the keras.io example: this shared machine's speed drifts
         # over minutes, and the two models' times are compared.
         for model in configs:
@@ -265,21 +236,30 @@ def main(argv=None):
         for index in range(len(args.seeds)):
             for model, runs in configs.items():
                 results[dataset][model].append(
-                    neural_run(runs[index], costs[model], args.reuse, args.no_train))
+                    neural_run(runs[index], costs[model], args.reuse, args.no_train)
+                )
         if "tfidf_logistic_regression" in args.models:
             results[dataset]["tfidf_logistic_regression"] = [
-                tfidf_baseline(dataset, args.reuse, args.no_train)]
-        summaries[dataset] = {model: summarize(runs, peak)
-                              for model, runs in results[dataset].items()}
+                tfidf_baseline(dataset, args.reuse, args.no_train)
+            ]
+        summaries[dataset] = {
+            model: summarize(runs, peak) for model, runs in results[dataset].items()
+        }
     table = format_table(summaries)
-    machine = (f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores, "
-               f"float32 matmul peak {peak / 1e9:.1f} GFLOP/s, {time.strftime('%Y-%m-%d')}, "
-               f"seeds {' '.join(map(str, args.seeds))}")
+    machine = (
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores, "
+        f"float32 matmul peak {peak / 1e9:.1f} GFLOP/s, {time.strftime('%Y-%m-%d')}, "
+        f"seeds {' '.join(map(str, args.seeds))}"
+    )
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "accuracy.md").write_text(f"{machine}\n\n{table}\n")
-    (RESULTS / "accuracy.json").write_text(json.dumps(
-        {"machine": machine, "peak_flops_per_s": peak, "summaries": summaries,
-         "runs": results}, indent=2) + "\n")
+    (RESULTS / "accuracy.json").write_text(
+        json.dumps(
+            {"machine": machine, "peak_flops_per_s": peak, "summaries": summaries, "runs": results},
+            indent=2,
+        )
+        + "\n"
+    )
     print(f"\n{machine}\n\n{table}\n\npublished anchors (test accuracy %):")
     for dataset in args.datasets:
         print(f"  {dataset}: {ANCHORS[dataset]}")

@@ -3,19 +3,24 @@
 Usage:
     make bench
     python bench/bench_attention.py [--lengths 64 256 1024] [--repeats 10] [--no-memory]
+    python bench/bench_attention.py --tiny  # two short lengths, 3 repeats: the suite's check
 
 Self-attention with batch 32, d_model 128, 4 heads (key_dim 32) and a padding mask on the
 last eighth of each sequence, on the TensorFlow backend. Each step is a `tf.function` (the
 same compilation for both layers); the two layers run interleaved, one step each in turn
 (alternating which goes first), and the table shows medians in milliseconds and the ratio
-ours / Keras. Peak memory is the
-growth of the process's peak resident memory during one training step, measured in a fresh
-subprocess per layer so the two do not share allocator pools.
+ours / Keras. Peak memory is what one training step allocates beyond what was allocated
+before it: the peak of TensorFlow's allocator statistics (`get_memory_info`) over the step,
+minus its bytes in use at the start. TensorFlow keeps those statistics on GPU, and on CPU
+only with its BFC allocator, so they are read in a fresh subprocess started with
+`TF_CPU_ALLOCATOR_USE_BFC=true`. They count the tensors a step allocates, not the pages the
+process holds: the growth of the peak resident memory read 0 MiB when the step fitted into
+pages an earlier allocation had left. Where the statistics are not available the table says
+"not measurable here".
 """
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -33,6 +38,10 @@ from layers import MultiHeadAttention  # noqa: E402
 
 BATCH, D_MODEL, NUM_HEADS = 32, 128, 4
 MODES = ("train", "infer", "infer+scores")
+IMPLEMENTATIONS = ("ours", "keras")
+# --tiny: enough to see every row and ratio, in seconds.
+TINY_LENGTHS, TINY_REPEATS = (16, 32), 3
+NOT_MEASURABLE = "not measurable here"
 
 
 def make_layer(implementation):
@@ -97,45 +106,92 @@ def interleaved_medians_ms(steps, repeats, warmups=2):
 
 def time_length(length, repeats):
     x, mask = make_inputs(length)
-    steps = {name: make_steps(make_layer(name), x, mask) for name in ("ours", "keras")}
-    return {mode: interleaved_medians_ms({name: steps[name][mode] for name in steps}, repeats)
-            for mode in MODES}
+    steps = {name: make_steps(make_layer(name), x, mask) for name in IMPLEMENTATIONS}
+    return {
+        mode: interleaved_medians_ms({name: steps[name][mode] for name in steps}, repeats)
+        for mode in MODES
+    }
 
 
-def peak_memory_mib(implementation, length):
-    """Peak RSS growth (MiB) of one training step, in a fresh process."""
+def peak_memory_mib(length):
+    """{implementation: MiB one training step allocates}, measured in a fresh process whose
+    CPU allocator keeps statistics; None where TensorFlow keeps none (the child says so)."""
     completed = subprocess.run(
-        [sys.executable, __file__, "--memory-child", implementation, str(length)],
-        capture_output=True, text=True, check=True,
+        [sys.executable, __file__, "--memory-child", str(length)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "TF_CPU_ALLOCATOR_USE_BFC": "true"},
     )
-    return float(completed.stdout.strip().splitlines()[-1])
+    found = dict(
+        line.split()
+        for line in completed.stdout.splitlines()
+        if line.split()[:1] and line.split()[0] in IMPLEMENTATIONS
+    )
+    return {
+        name: None if found.get(name, "none") == "none" else float(found[name])
+        for name in IMPLEMENTATIONS
+    }
 
 
-def memory_child(implementation, length):
+def memory_child(length):
+    """Prints "<implementation> <MiB>" per layer: the allocator's peak during one training
+    step minus its bytes in use before it ("none" without allocator statistics)."""
+    device = "GPU:0" if tf.config.list_physical_devices("GPU") else "CPU:0"
     x, mask = make_inputs(length)
-    train = make_steps(make_layer(implementation), x, mask)["train"]
-    train.get_concrete_function()  # trace outside the measured step
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    run_once(train)
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print((after - before) / 1024)
+    trains = {name: make_steps(make_layer(name), x, mask)["train"] for name in IMPLEMENTATIONS}
+    for train in trains.values():
+        train.get_concrete_function()  # trace outside the measured step
+    for name, train in trains.items():
+        try:
+            tf.config.experimental.reset_memory_stats(device)
+            before = tf.config.experimental.get_memory_info(device)["current"]
+        except ValueError:  # "Allocator stats not available"
+            print(name, "none")
+            continue
+        run_once(train)
+        peak = tf.config.experimental.get_memory_info(device)["peak"]
+        print(name, (peak - before) / 2**20, flush=True)
 
 
-def main(argv=None):
+def memory_row(length, memory):
+    """The memory table's row; a layer without a measurement gets NOT_MEASURABLE."""
+    ours, theirs = memory["ours"], memory["keras"]
+    if not ours or not theirs:  # None, or nothing allocated: no ratio to show
+        cells = [f"{value:.1f}" if value else NOT_MEASURABLE for value in (ours, theirs)]
+        return f"| {length} | train | {cells[0]} | {cells[1]} | {NOT_MEASURABLE} |"
+    return f"| {length} | train | {ours:.1f} | {theirs:.1f} | {ours / theirs:.2f} |"
+
+
+def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lengths", type=int, nargs="+", default=[64, 256, 1024])
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--no-memory", action="store_true")
-    parser.add_argument("--memory-child", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--tiny",
+        action="store_true",
+        help=f"lengths {TINY_LENGTHS}, {TINY_REPEATS} repeats: a quick check "
+        "that every row prints, not a measurement",
+    )
+    parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.memory_child:
-        memory_child(args.memory_child[0], int(args.memory_child[1]))
-        return 0
-    if args.repeats < 10:
+    if args.tiny:
+        args.lengths, args.repeats = list(TINY_LENGTHS), TINY_REPEATS
+    elif args.repeats < 10 and args.memory_child is None:
         parser.error(f"--repeats must be at least 10 for stable medians. Received: {args.repeats}")
+    return args
 
-    print(f"batch {BATCH}, d_model {D_MODEL}, {NUM_HEADS} heads, TensorFlow {tf.__version__}, "
-          f"Keras {keras.__version__}, {os.cpu_count()} CPU cores, median of {args.repeats}")
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.memory_child is not None:
+        memory_child(args.memory_child)
+        return 0
+    print(
+        f"batch {BATCH}, d_model {D_MODEL}, {NUM_HEADS} heads, TensorFlow {tf.__version__}, "
+        f"Keras {keras.__version__}, {os.cpu_count()} CPU cores, median of {args.repeats}"
+    )
     print()
     print("| length | mode | ours (ms) | Keras (ms) | ours / Keras |")
     print("|---:|---|---:|---:|---:|")
@@ -143,16 +199,19 @@ def main(argv=None):
         results = time_length(length, args.repeats)
         for mode in MODES:
             ours, theirs = results[mode]["ours"], results[mode]["keras"]
-            print(f"| {length} | {mode} | {ours:.1f} | {theirs:.1f} | {ours / theirs:.2f} |",
-                  flush=True)
+            print(
+                f"| {length} | {mode} | {ours:.1f} | {theirs:.1f} | {ours / theirs:.2f} |",
+                flush=True,
+            )
     if not args.no_memory:
         length = max(args.lengths)
-        ours, theirs = peak_memory_mib("ours", length), peak_memory_mib("keras", length)
         print()
-        print("| length | peak memory growth, one training step | ours (MiB) | Keras (MiB) |"
-              " ours / Keras |")
+        print(
+            "| length | memory allocated by one training step | ours (MiB) | Keras (MiB) |"
+            " ours / Keras |"
+        )
         print("|---:|---|---:|---:|---:|")
-        print(f"| {length} | train | {ours:.0f} | {theirs:.0f} | {ours / theirs:.2f} |")
+        print(memory_row(length, peak_memory_mib(length)))
     return 0
 
 

@@ -40,7 +40,6 @@ import argparse
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -49,26 +48,40 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from label_noise_data import NOISE, base_splits, flip, write_csv  # noqa: E402
+from label_noise_detection import detection_row, run_metrics, suspects_of  # noqa: E402
+from label_noise_report import format_tables, merged  # noqa: E402
+
+from engine import runs  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 FOLDER = RESULTS / "label_noise"
 DATASETS = ("rotten_tomatoes", "reuters_r8", "newsgroups_5k")
-RECIPES = {"rotten_tomatoes": "configs/rotten_tomatoes.yaml",
-           "reuters_r8": "configs/reuters_r8.yaml", "newsgroups_5k": None}
-MINILM = {"rotten_tomatoes": "configs/rotten_tomatoes_minilm.yaml",
-          "reuters_r8": "configs/reuters_r8_minilm.yaml"}
+RECIPES = {
+    "rotten_tomatoes": "configs/rotten_tomatoes.yaml",
+    "reuters_r8": "configs/reuters_r8.yaml",
+    "newsgroups_5k": None,
+}
+MINILM = {
+    "rotten_tomatoes": "configs/rotten_tomatoes_minilm.yaml",
+    "reuters_r8": "configs/reuters_r8_minilm.yaml",
+}
 
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=list(DATASETS))
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--parts", nargs="+",
-                        choices=("detection", "recovery", "slice", "cost"),
-                        default=["detection", "recovery", "slice", "cost"])
-    parser.add_argument("--minilm", action="store_true",
-                        help="add the MiniLM recipes to detection (rotten_tomatoes and "
-                             "reuters_r8, the first seed)")
+    parser.add_argument(
+        "--parts",
+        nargs="+",
+        choices=("detection", "recovery", "slice", "cost"),
+        default=["detection", "recovery", "slice", "cost"],
+    )
+    parser.add_argument(
+        "--minilm",
+        action="store_true",
+        help="add the MiniLM recipes to detection (rotten_tomatoes and reuters_r8, the first seed)",
+    )
     parser.add_argument("--reuse", action="store_true")
     return parser.parse_args(argv)
 
@@ -78,88 +91,33 @@ def train_run(name, files, recipe, seed, reuse, *overrides):
     import train
 
     run_dir = FOLDER / name
-    if reuse and (run_dir / "model.keras").is_file():
+    if reuse and (run_dir / runs.MODEL_FILE).is_file():
         return run_dir
     if recipe is None:
         recipe = FOLDER / "files_only.yaml"
         # The defaults from scratch (model.pretrained: auto would fine-tune MiniLM).
         recipe.write_text("dataset:\n  train_file: placeholder.csv\nmodel:\n  pretrained: null\n")
     train_file, validation_file, test_file = files
-    assert train.main(["--config", str(ROOT / recipe), "--overwrite", "--set",
-                       "dataset.name=null", f"dataset.train_file={train_file}",
-                       f"dataset.validation_file={validation_file}",
-                       f"dataset.test_file={test_file}", f"output.root={FOLDER}",
-                       f"output.name={name}", f"training.seed={seed}", *overrides]) == 0
-    return run_dir
-
-
-def metrics(run_dir):
-    return json.loads((run_dir / "metrics.json").read_text())
-
-
-def detection_row(run_dir, flipped, texts, labels):
-    """Our scores' and cleanlab's recall among the top 5% and AUROC on one noisy run."""
-    import pandas as pd
-    from sklearn.metrics import roc_auc_score
-
-    from engine import runs, saved_run
-    from inspection.methods.data_map import (
-        SCORES,
-        example_statistics,
-        suspect_order,
-        suspect_scores,
+    assert (
+        train.main(
+            [
+                "--config",
+                str(ROOT / recipe),
+                "--overwrite",
+                "--set",
+                "dataset.name=null",
+                f"dataset.train_file={train_file}",
+                f"dataset.validation_file={validation_file}",
+                f"dataset.test_file={test_file}",
+                f"output.root={FOLDER}",
+                f"output.name={name}",
+                f"training.seed={seed}",
+                *overrides,
+            ]
+        )
+        == 0
     )
-
-    rebuilt = saved_run.load_run(run_dir).load_split("train")[0]
-    assert np.array_equal(np.asarray(rebuilt, dtype=str), np.asarray(texts, dtype=str))
-    statistics = example_statistics(pd.read_parquet(run_dir / runs.DYNAMICS_FILE), len(texts))
-    top = round(NOISE * len(texts))
-    row = {"examples": len(texts), "flipped": int(flipped.sum())}
-    for score in SCORES:
-        scores = suspect_scores(statistics, score)
-        order = suspect_order(scores)
-        values = np.nan_to_num(scores, nan=-np.inf)
-        row[score] = {"recall": float(flipped[order[:top]].sum() / flipped.sum()),
-                      "auroc": float(roc_auc_score(flipped, values))}
-    started = time.perf_counter()
-    row["cleanlab"] = cleanlab_row(texts, labels, flipped, top)
-    row["cleanlab"]["seconds"] = round(time.perf_counter() - started, 1)
-    row["random"] = {"recall": NOISE, "auroc": 0.5}
-    row["test_accuracy"] = metrics(run_dir)["test"]["accuracy"]
-    row["train_seconds"] = metrics(run_dir)["wall_time_s"]
-    return row
-
-
-def cleanlab_row(texts, labels, flipped, top):
-    """cleanlab.find_label_issues on 5-fold cross-validated TF-IDF + LR probabilities."""
-    from cleanlab.filter import find_label_issues
-    from cleanlab.rank import get_label_quality_scores
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.metrics import roc_auc_score
-    from sklearn.model_selection import StratifiedKFold, cross_val_predict
-
-    features = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True).fit_transform(
-        [str(text) for text in texts])
-    probabilities = cross_val_predict(
-        LogisticRegression(C=10, max_iter=2000), features, labels, method="predict_proba",
-        cv=StratifiedKFold(5, shuffle=True, random_state=0))
-    issues = find_label_issues(labels, probabilities, return_indices_ranked_by="self_confidence")
-    quality = get_label_quality_scores(labels, probabilities)
-    return {"recall": float(flipped[issues[:top]].sum() / flipped.sum()),
-            "auroc": float(roc_auc_score(flipped, -quality)), "issues": int(len(issues))}
-
-
-def suspects_of(run_dir, count):
-    """The positions of the run's `count` most suspect training labels (`DEFAULT_SCORE`)."""
-    import pandas as pd
-
-    from engine import runs, saved_run
-    from inspection.methods.data_map import example_statistics, suspect_order, suspect_scores
-
-    size = len(saved_run.load_run(run_dir).load_split("train")[0])
-    statistics = example_statistics(pd.read_parquet(run_dir / runs.DYNAMICS_FILE), size)
-    return suspect_order(suspect_scores(statistics))[:count]
+    return run_dir
 
 
 def dataset_files(dataset, seed):
@@ -184,32 +142,49 @@ def main(argv=None):
     args = parse_args(argv)
     FOLDER.mkdir(parents=True, exist_ok=True)
     # The parts not run this time keep their rows from the last report.
-    previous = (json.loads((RESULTS / "label_noise.json").read_text())
-                if (RESULTS / "label_noise.json").is_file() else {})
+    previous = (
+        json.loads((RESULTS / "label_noise.json").read_text())
+        if (RESULTS / "label_noise.json").is_file()
+        else {}
+    )
     report = {"detection": [], "recovery": [], "cost": [], "slice": None}
-    report.update({part: previous[part] for part in report
-                   if part in previous and part not in args.parts})
-    earlier = {part: previous.get(part, []) for part in ("detection", "recovery")
-               if part in args.parts}
+    report.update(
+        {part: previous[part] for part in report if part in previous and part not in args.parts}
+    )
+    earlier = {
+        part: previous.get(part, []) for part in ("detection", "recovery") if part in args.parts
+    }
     for dataset in args.datasets if {"detection", "recovery"} & set(args.parts) else ():
         for seed in args.seeds:
             paths, flipped, texts, noisy, names = dataset_files(dataset, seed)
-            files = {variant: (paths[variant], paths["validation"], paths["test"])
-                     for variant in ("clean", "noisy")}
+            files = {
+                variant: (paths[variant], paths["validation"], paths["test"])
+                for variant in ("clean", "noisy")
+            }
             recipes = [("scratch", RECIPES[dataset])]
             if args.minilm and dataset in MINILM and seed == args.seeds[0]:
                 recipes.append(("minilm", MINILM[dataset]))
             for recipe_name, recipe in recipes:
-                noisy_run = train_run(f"{dataset}_{recipe_name}_noisy_{seed}", files["noisy"],
-                                      recipe, seed, args.reuse, "training.dynamics=true")
+                noisy_run = train_run(
+                    f"{dataset}_{recipe_name}_noisy_{seed}",
+                    files["noisy"],
+                    recipe,
+                    seed,
+                    args.reuse,
+                    "training.dynamics=true",
+                )
                 if "detection" in args.parts:
                     row = detection_row(noisy_run, flipped, texts, noisy)
-                    report["detection"].append({"dataset": dataset, "recipe": recipe_name,
-                                                "seed": seed, **row})
+                    report["detection"].append(
+                        {"dataset": dataset, "recipe": recipe_name, "seed": seed, **row}
+                    )
                     print(json.dumps(report["detection"][-1]), flush=True)
                 if "recovery" in args.parts and recipe_name == "scratch":
-                    report["recovery"].append(recovery_row(
-                        dataset, seed, recipe, files, noisy_run, texts, noisy, names, args))
+                    report["recovery"].append(
+                        recovery_row(
+                            dataset, seed, recipe, files, noisy_run, texts, noisy, names, args
+                        )
+                    )
                     print(json.dumps(report["recovery"][-1]), flush=True)
                 write_report(report, earlier)
     if "slice" in args.parts:
@@ -231,6 +206,7 @@ def planted_slice(dataset, reuse):
     first class only (5% of each split's texts, at random word boundaries), and in
     training those are labelled the second class, as an annotator's rule gone wrong."""
     import evaluate
+    from engine.evaluation.slices import SLICES_FILE
 
     splits = base_splits(dataset)
     names = list(splits.class_names)
@@ -240,8 +216,9 @@ def planted_slice(dataset, reuse):
         texts, labels = (np.asarray(column).copy() for column in getattr(splits, split))
         first_class = np.flatnonzero(labels == 0)
         # At most half of the class: the rest keeps it a class of the training split.
-        chosen = rng.choice(first_class, min(len(first_class) // 2, round(NOISE * len(texts))),
-                            replace=False)
+        chosen = rng.choice(
+            first_class, min(len(first_class) // 2, round(NOISE * len(texts))), replace=False
+        )
         for index in chosen:
             words = str(texts[index]).split()
             site = rng.integers(len(words) + 1)
@@ -250,31 +227,51 @@ def planted_slice(dataset, reuse):
                 labels[index] = 1
         files.append(FOLDER / "data" / f"planted_slice_{dataset}_{split}.csv")
         write_csv(files[-1], texts, labels, names)
-    run_dir = train_run(f"planted_slice_{dataset}", files, RECIPES[dataset], 0, reuse,
-                        "training.dynamics=false")
+    run_dir = train_run(
+        f"planted_slice_{dataset}", files, RECIPES[dataset], 0, reuse, "training.dynamics=false"
+    )
     assert evaluate.main([str(run_dir), "--slices"]) == 0
-    report = json.loads((run_dir / "eval" / "test" / "slices.json").read_text())
-    first = [{key: entry[key] for key in ("slice", "size", "accuracy", "accuracy_ci",
-                                          "excess_errors")}
-             for entry in report["weak_slices"][:3]]
-    return {"dataset": dataset, "accuracy": report["accuracy"],
-            "candidates": len(report["slices"]), "weak": len(report["weak_slices"]),
-            "first": first, "met": bool(first) and first[0]["slice"] == f"word: {PLANTED_WORD}"}
+    report = json.loads((run_dir / runs.EVAL_DIR / "test" / SLICES_FILE).read_text())
+    first = [
+        {key: entry[key] for key in ("slice", "size", "accuracy", "accuracy_ci", "excess_errors")}
+        for entry in report["weak_slices"][:3]
+    ]
+    return {
+        "dataset": dataset,
+        "accuracy": report["accuracy"],
+        "candidates": len(report["slices"]),
+        "weak": len(report["weak_slices"]),
+        "first": first,
+        "met": bool(first) and first[0]["slice"] == f"word: {PLANTED_WORD}",
+    }
 
 
 def recovery_row(dataset, seed, recipe, files, noisy_run, texts, noisy, names, args):
     """Test accuracy of the clean, noisy and cleaned (top-5% suspects removed) runs."""
-    clean_run = train_run(f"{dataset}_scratch_clean_{seed}", files["clean"], recipe, seed,
-                          args.reuse, "training.dynamics=false")
+    clean_run = train_run(
+        f"{dataset}_scratch_clean_{seed}",
+        files["clean"],
+        recipe,
+        seed,
+        args.reuse,
+        "training.dynamics=false",
+    )
     removed = suspects_of(noisy_run, round(NOISE * len(texts)))
     keep = np.setdiff1d(np.arange(len(texts)), removed)
     cleaned_file = FOLDER / "data" / f"{dataset}_cleaned_{seed}.csv"
     write_csv(cleaned_file, np.asarray(texts)[keep], noisy[keep], names)
-    cleaned_run = train_run(f"{dataset}_scratch_cleaned_{seed}",
-                            (cleaned_file, *files["noisy"][1:]), recipe, seed, args.reuse,
-                            "training.dynamics=false")
-    accuracy = {name: metrics(run)["test"]["accuracy"] for name, run in
-                (("clean", clean_run), ("noisy", noisy_run), ("cleaned", cleaned_run))}
+    cleaned_run = train_run(
+        f"{dataset}_scratch_cleaned_{seed}",
+        (cleaned_file, *files["noisy"][1:]),
+        recipe,
+        seed,
+        args.reuse,
+        "training.dynamics=false",
+    )
+    accuracy = {
+        name: run_metrics(run)["test"]["accuracy"]
+        for name, run in (("clean", clean_run), ("noisy", noisy_run), ("cleaned", cleaned_run))
+    }
     return {"dataset": dataset, "seed": seed, **accuracy}
 
 
@@ -284,38 +281,42 @@ def cost_rows(args):
     paths, *_ = dataset_files("rotten_tomatoes", 0)
     files = (paths["noisy"], paths["validation"], paths["test"])
     for recipe_name, recipe, overrides in (
-            ("rotten_tomatoes from scratch", RECIPES["rotten_tomatoes"], []),
-            ("rotten_tomatoes MiniLM, 100 steps", MINILM["rotten_tomatoes"],
-             ["training.epochs=1", "training.steps_per_epoch=100"])):
+        ("rotten_tomatoes from scratch", RECIPES["rotten_tomatoes"], []),
+        (
+            "rotten_tomatoes MiniLM, 100 steps",
+            MINILM["rotten_tomatoes"],
+            ["training.epochs=1", "training.steps_per_epoch=100"],
+        ),
+    ):
         seconds = {False: [], True: []}
         for repeat in range(2):
             for dynamics in (False, True):
-                run = train_run(f"cost_{len(rows)}_{dynamics}_{repeat}", files, recipe, 0,
-                                False, f"training.dynamics={str(dynamics).lower()}",
-                                *overrides)
-                seconds[dynamics].append(metrics(run)["wall_time_s"])
+                run = train_run(
+                    f"cost_{len(rows)}_{dynamics}_{repeat}",
+                    files,
+                    recipe,
+                    0,
+                    False,
+                    f"training.dynamics={str(dynamics).lower()}",
+                    *overrides,
+                )
+                seconds[dynamics].append(run_metrics(run)["wall_time_s"])
         off, on = np.median(seconds[False]), np.median(seconds[True])
-        rows.append({"recipe": recipe_name, "off_s": seconds[False], "on_s": seconds[True],
-                     "overhead": float(on / off - 1)})
+        rows.append(
+            {
+                "recipe": recipe_name,
+                "off_s": seconds[False],
+                "on_s": seconds[True],
+                "overhead": float(on / off - 1),
+            }
+        )
         print(json.dumps(rows[-1]), flush=True)
     return rows
-
-
-def merged(rows, previous):
-    """`rows`, after the `previous` rows of runs not measured again (by dataset, recipe,
-    seed)."""
-    def key(row):
-        return row.get("dataset"), row.get("recipe"), row.get("seed")
-
-    again = {key(row) for row in rows}
-    return [row for row in previous if key(row) not in again] + rows
 
 
 def write_report(report, earlier):
     """Writes `report`, its detection and recovery rows after the `earlier` rows of runs
     this bench run did not measure again."""
-    from label_noise_report import format_tables
-
     report = {**report, **{part: merged(report[part], rows) for part, rows in earlier.items()}}
     (RESULTS / "label_noise.json").write_text(json.dumps(report, indent=2) + "\n")
     (RESULTS / "label_noise.md").write_text(format_tables(report) + "\n")

@@ -28,67 +28,15 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
-DATA_DIR = ROOT / "bench" / "results" / "scale_data"
+sys.path.insert(0, str(ROOT / "bench"))
+from scale_data import write_dataset  # noqa: E402
+
 RESULTS = ROOT / "bench" / "results" / "scale.json"
 FULL_ROWS, QUICK_ROWS = (100_000, 1_000_000, 10_000_000), (2_000, 20_000)
 PATHS = ("memory", "stream")
-ROWS_PER_SHARD, CHUNK_ROWS = 1_000_000, 100_000
-# Synthetic reviews: Zipf-distributed filler words and one cue word that gives the label.
-VOCABULARY = 30_000
-CUES = {"neg": ("awful", "dull", "boring", "weak"), "pos": ("great", "moving", "superb", "fine")}
 # Issue 28's goals.
 MEMORY_GOAL_GB, FIRST_STEP_GOAL_S, THROUGHPUT_GOAL, FLAT_GOAL = 3.0, 60.0, 0.9, 1.25
-
-
-def synthetic_rows(count: int, seed: int) -> tuple[list[str], list[str]]:
-    """`count` (texts, labels) of 7 to 20 words, the same for the same seed."""
-    rng = np.random.default_rng(seed)
-    words = np.array([f"w{index}" for index in range(VOCABULARY)], dtype=object)
-    lengths = rng.integers(6, 20, count)
-    filler = words[np.minimum(rng.zipf(1.3, int(lengths.sum())), VOCABULARY) - 1]
-    labels = np.where(rng.integers(0, 2, count) == 1, "pos", "neg")
-    cues = rng.integers(0, 4, count)
-    texts = [" ".join(row) + " " + CUES[label][cue] for row, label, cue in
-             zip(np.split(filler, np.cumsum(lengths)[:-1]), labels, cues, strict=True)]
-    return texts, labels.tolist()
-
-
-def shard_sizes(rows: int, per_shard: int = ROWS_PER_SHARD) -> list[int]:
-    """Rows of each shard: full shards, then the rest.
-
-    Example:
-    >>> shard_sizes(2_500_000)
-    [1000000, 1000000, 500000]
-    """
-    return [per_shard] * (rows // per_shard) + ([rows % per_shard] if rows % per_shard else [])
-
-
-def write_dataset(rows: int, file_format: str, folder: Path = DATA_DIR) -> str:
-    """The glob of `rows` synthetic rows in `file_format` shards, written unless already there."""
-    import pyarrow as pa
-    import pyarrow.csv as pa_csv
-    import pyarrow.parquet as pq
-
-    target = folder / f"{file_format}-{rows}"
-    marker = target / "written.json"
-    if marker.exists() and json.loads(marker.read_text()) == {"rows": rows}:
-        return str(target / f"*.{file_format}")
-    target.mkdir(parents=True, exist_ok=True)
-    schema = pa.schema([("text", pa.string()), ("label", pa.string())])
-    for shard, size in enumerate(shard_sizes(rows, ROWS_PER_SHARD)):
-        path = target / f"part-{shard:03d}.{file_format}"
-        writer = (pq.ParquetWriter(path, schema) if file_format == "parquet"
-                  else pa_csv.CSVWriter(path, schema))
-        with writer:
-            for start in range(0, size, CHUNK_ROWS):
-                texts, labels = synthetic_rows(min(CHUNK_ROWS, size - start),
-                                               seed=shard * 1000 + start // CHUNK_ROWS)
-                writer.write_table(pa.table({"text": texts, "label": labels}, schema=schema))
-    marker.write_text(json.dumps({"rows": rows}))
-    return str(target / f"*.{file_format}")
 
 
 def measure(spec: str, path: str, steps: int, warmup: int, batch_size: int) -> dict:
@@ -99,12 +47,19 @@ def measure(spec: str, path: str, steps: int, warmup: int, batch_size: int) -> d
     from config.files import load_config
     from engine.training.distribution import make_strategy
 
-    config = load_config(ROOT / "configs" / "tiny.yaml", [
-        "dataset.name=null", f"dataset.train_file={spec}",
-        f"dataset.streaming={'true' if path == 'stream' else 'false'}",
-        f"training.batch_size={batch_size}", "training.epochs=1",
-        f"training.steps_per_epoch={steps}", "text.sequence_length=32",
-        "text.vocabulary_size=20000"])
+    config = load_config(
+        ROOT / "configs" / "tiny.yaml",
+        [
+            "dataset.name=null",
+            f"dataset.train_file={spec}",
+            f"dataset.streaming={'true' if path == 'stream' else 'false'}",
+            f"training.batch_size={batch_size}",
+            "training.epochs=1",
+            f"training.steps_per_epoch={steps}",
+            "text.sequence_length=32",
+            "text.vocabulary_size=20000",
+        ],
+    )
 
     class StepTimes(keras.callbacks.Callback):
         def __init__(self):
@@ -119,8 +74,14 @@ def measure(spec: str, path: str, steps: int, warmup: int, batch_size: int) -> d
     data, pipelines, steps = train.load_data(config)
     _, trainer = train.build_model(config, data, strategy, steps)
     timer = StepTimes()
-    trainer.fit(pipelines["train"], epochs=1, steps_per_epoch=steps, callbacks=[timer],
-                verbose=0, shuffle=False)
+    trainer.fit(
+        pipelines["train"],
+        epochs=1,
+        steps_per_epoch=steps,
+        callbacks=[timer],
+        verbose=0,
+        shuffle=False,
+    )
     ends = timer.ends
     return {
         "first_step_s": ends[0] - start,
@@ -132,12 +93,21 @@ def measure(spec: str, path: str, steps: int, warmup: int, batch_size: int) -> d
 
 def run_measurement(spec, path, steps, warmup, batch_size, timeout) -> dict:
     """`measure` in a fresh process: its own peak RSS. A failed one gives its error."""
-    command = [sys.executable, __file__, "--measure", spec, path, str(steps), str(warmup),
-               str(batch_size)]
+    command = [
+        sys.executable,
+        __file__,
+        "--measure",
+        spec,
+        path,
+        str(steps),
+        str(warmup),
+        str(batch_size),
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"}
     try:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
-                                cwd=ROOT, env=env)
+        result = subprocess.run(
+            command, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env
+        )
     except subprocess.TimeoutExpired:
         return {"error": f"over {timeout} s"}
     lines = result.stdout.strip().splitlines()
@@ -155,8 +125,10 @@ def summarize(results: list[dict]) -> dict:
     summary = {}
     for key, group in sorted(groups.items()):
         good = [result for result in group if "error" not in result]
-        summary[key] = {name: statistics.median(result[name] for result in good) if good else None
-                        for name in ("peak_rss_gb", "first_step_s", "rows_per_s")}
+        summary[key] = {
+            name: statistics.median(result[name] for result in good) if good else None
+            for name in ("peak_rss_gb", "first_step_s", "rows_per_s")
+        }
         summary[key]["runs"] = len(good)
         summary[key]["errors"] = [result["error"] for result in group if "error" in result]
     return summary
@@ -173,25 +145,45 @@ def goals(summary: dict, rows: list[int], formats: list[str]) -> list[tuple[str,
     for file_format in formats:
         peak = value(largest, file_format, "stream", "peak_rss_gb")
         first = value(largest, file_format, "stream", "first_step_s")
-        lines.append((f"{file_format}, {largest:,} rows streamed: peak memory under "
-                      f"{MEMORY_GOAL_GB:g} GB", _show(peak, "{:.2f} GB"),
-                      peak is not None and peak < MEMORY_GOAL_GB))
-        lines.append((f"{file_format}, {largest:,} rows streamed: first step within "
-                      f"{FIRST_STEP_GOAL_S:g} s", _show(first, "{:.1f} s"),
-                      first is not None and first <= FIRST_STEP_GOAL_S))
+        lines.append(
+            (
+                f"{file_format}, {largest:,} rows streamed: peak memory under "
+                f"{MEMORY_GOAL_GB:g} GB",
+                _show(peak, "{:.2f} GB"),
+                peak is not None and peak < MEMORY_GOAL_GB,
+            )
+        )
+        lines.append(
+            (
+                f"{file_format}, {largest:,} rows streamed: first step within "
+                f"{FIRST_STEP_GOAL_S:g} s",
+                _show(first, "{:.1f} s"),
+                first is not None and first <= FIRST_STEP_GOAL_S,
+            )
+        )
         if below is None:
             continue
         streamed = value(below, file_format, "stream", "rows_per_s")
         in_memory = value(below, file_format, "memory", "rows_per_s")
         ratio = streamed / in_memory if streamed and in_memory else None
-        lines.append((f"{file_format}, {below:,} rows: streamed throughput within "
-                      f"{1 - THROUGHPUT_GOAL:.0%} of in memory", _show(ratio, "{:.2f}x"),
-                      ratio is not None and ratio >= THROUGHPUT_GOAL))
+        lines.append(
+            (
+                f"{file_format}, {below:,} rows: streamed throughput within "
+                f"{1 - THROUGHPUT_GOAL:.0%} of in memory",
+                _show(ratio, "{:.2f}x"),
+                ratio is not None and ratio >= THROUGHPUT_GOAL,
+            )
+        )
         small = value(below, file_format, "stream", "peak_rss_gb")
         growth = peak / small if peak and small else None
-        lines.append((f"{file_format}: streamed peak memory flat from {below:,} to "
-                      f"{largest:,} rows (within {FLAT_GOAL - 1:.0%})",
-                      _show(growth, "{:.2f}x"), growth is not None and growth <= FLAT_GOAL))
+        lines.append(
+            (
+                f"{file_format}: streamed peak memory flat from {below:,} to "
+                f"{largest:,} rows (within {FLAT_GOAL - 1:.0%})",
+                _show(growth, "{:.2f}x"),
+                growth is not None and growth <= FLAT_GOAL,
+            )
+        )
     return lines
 
 
@@ -201,18 +193,34 @@ def _show(number, pattern):
 
 def format_table(summary: dict) -> str:
     """The summary as one row per rows x format, the two paths side by side."""
-    header = ("| rows | format | peak GB memory / stream | first step s memory / stream "
-              "| rows/s memory / stream |")
+    header = (
+        "| rows | format | peak GB memory / stream | first step s memory / stream "
+        "| rows/s memory / stream |"
+    )
     lines = [header, "|---|---|---|---|---|"]
     for size, file_format in sorted({(key[0], key[1]) for key in summary}):
         cells = []
-        for name, pattern in (("peak_rss_gb", "{:.2f}"), ("first_step_s", "{:.1f}"),
-                              ("rows_per_s", "{:,.0f}")):
-            pair = [summary[size, file_format, path][name]
-                    if (size, file_format, path) in summary else "-" for path in PATHS]
-            cells.append(" / ".join("failed" if number is None else
-                                    number if number == "-" else pattern.format(number)
-                                    for number in pair))
+        for name, pattern in (
+            ("peak_rss_gb", "{:.2f}"),
+            ("first_step_s", "{:.1f}"),
+            ("rows_per_s", "{:,.0f}"),
+        ):
+            pair = [
+                summary[size, file_format, path][name]
+                if (size, file_format, path) in summary
+                else "-"
+                for path in PATHS
+            ]
+            cells.append(
+                " / ".join(
+                    "failed"
+                    if number is None
+                    else number
+                    if number == "-"
+                    else pattern.format(number)
+                    for number in pair
+                )
+            )
         lines.append(f"| {size:,} | {file_format} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -220,19 +228,27 @@ def format_table(summary: dict) -> str:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="+", default=list(FULL_ROWS))
-    parser.add_argument("--formats", nargs="+", choices=("csv", "parquet"),
-                        default=["csv", "parquet"])
+    parser.add_argument(
+        "--formats", nargs="+", choices=("csv", "parquet"), default=["csv", "parquet"]
+    )
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--warmup", type=int, default=50, help="steps left out of rows/s")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--timeout", type=int, default=3600, help="seconds per measurement")
-    parser.add_argument("--memory-max-rows", type=int, metavar="N",
-                        help="measure the in-memory path only up to N rows (it needs about "
-                             "0.9 KB and 90 us a row: 9 GB and 15 min at 10M); '-' in the "
-                             "table above")
-    parser.add_argument("--quick", action="store_true",
-                        help="2,000 and 20,000 rows, 12 steps: checks the script, not the goals")
+    parser.add_argument(
+        "--memory-max-rows",
+        type=int,
+        metavar="N",
+        help="measure the in-memory path only up to N rows (it needs about "
+        "0.9 KB and 90 us a row: 9 GB and 15 min at 10M); '-' in the "
+        "table above",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="2,000 and 20,000 rows, 12 steps: checks the script, not the goals",
+    )
     parser.add_argument("--measure", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure:  # The child: one measurement, printed as the last line.
@@ -241,8 +257,11 @@ def main(argv=None):
         return 0
     if args.quick:
         args.rows, args.steps, args.warmup = list(QUICK_ROWS), 12, 4
-    specs = {(rows, file_format): write_dataset(rows, file_format)
-             for rows in args.rows for file_format in args.formats}
+    specs = {
+        (rows, file_format): write_dataset(rows, file_format)
+        for rows in args.rows
+        for file_format in args.formats
+    }
     results = []
     for repeat in range(args.repeats):
         for rows in args.rows:
@@ -251,10 +270,15 @@ def main(argv=None):
                 for path in PATHS if repeat % 2 == 0 else PATHS[::-1]:
                     if path == "memory" and rows > (args.memory_max_rows or rows):
                         continue
-                    result = run_measurement(specs[rows, file_format], path, args.steps,
-                                             args.warmup, args.batch_size, args.timeout)
-                    results.append({"rows": rows, "format": file_format, "path": path,
-                                    **result})
+                    result = run_measurement(
+                        specs[rows, file_format],
+                        path,
+                        args.steps,
+                        args.warmup,
+                        args.batch_size,
+                        args.timeout,
+                    )
+                    results.append({"rows": rows, "format": file_format, "path": path, **result})
                     print(f"{rows:>10,} {file_format:8} {path:7} {result}", flush=True)
     summary = summarize(results)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

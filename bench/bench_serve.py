@@ -46,31 +46,38 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from serve_render import WORDS, time_model_view  # noqa: E402
+from serve_report import METHOD, format_table, goals  # noqa: E402
 
-START_GOAL_S, P50_GOAL_MS, P95_GOAL_MS, RATIO_GOAL, RENDER_GOAL_MS = 15.0, 150.0, 300.0, 0.5, 2000
-METHOD = "conservative_gradient_x_input"
 FIRST_TEXT = "a wonderful, moving film"
 
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", nargs="+",
-                        default=["runs/default", "runs/rotten_tomatoes_minilm"],
-                        help="finished run folders (default: the make train run and the "
-                             "Rotten Tomatoes MiniLM run)")
+    parser.add_argument(
+        "--runs",
+        nargs="+",
+        default=["runs/default", "runs/rotten_tomatoes_minilm"],
+        help="finished run folders (default: the make train run and the "
+        "Rotten Tomatoes MiniLM run)",
+    )
     parser.add_argument("--starts", type=int, default=3, help="server starts per run")
     parser.add_argument("--requests", type=int, default=200, help="timed one-text requests")
     parser.add_argument("--batch", type=int, default=32, help="texts in the batch part")
     parser.add_argument("--rounds", type=int, default=10, help="batch rounds of each side")
     parser.add_argument("--render-tokens", type=int, default=512, help="the rendered text's tokens")
     parser.add_argument("--renders", type=int, default=3, help="timed renders")
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results",
-                        help="folder for serve.json and serve.md")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=ROOT / "bench" / "results",
+        help="folder for serve.json and serve.md",
+    )
     args = parser.parse_args(argv)
     for name in ("starts", "requests", "batch", "rounds", "render_tokens", "renders"):
         if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be at least 1, got "
-                         f"{getattr(args, name)}")
+            parser.error(
+                f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}"
+            )
     return args
 
 
@@ -82,8 +89,12 @@ class Server:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"}
         self.stderr = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
-            [sys.executable, str(ROOT / "serve.py"), str(run_dir), "--port", "0"], cwd=ROOT,
-            env=env, stdout=subprocess.PIPE, stderr=self.stderr)
+            [sys.executable, str(ROOT / "serve.py"), str(run_dir), "--port", "0"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+        )
         self.url = self._served_url(timeout)
         self.ready_s = time.perf_counter() - self.started
         host, port = self.url.removeprefix("http://").rstrip("/").rsplit(":", 1)
@@ -112,8 +123,9 @@ class Server:
         """(seconds, JSON answer) of one request; fails unless 200."""
         started = time.perf_counter()
         headers = {"Content-Type": "application/json"} if body is not None else {}
-        self.connection.request(method, path, body=None if body is None else json.dumps(body),
-                                headers=headers)
+        self.connection.request(
+            method, path, body=None if body is None else json.dumps(body), headers=headers
+        )
         response = self.connection.getresponse()
         answer = response.read()
         seconds = time.perf_counter() - started
@@ -122,8 +134,9 @@ class Server:
         return seconds, json.loads(answer)
 
     def predict(self, texts, method="default", attention=False):
-        return self.request("POST", "/api/predict",
-                            {"texts": texts, "method": method, "attention": attention})
+        return self.request(
+            "POST", "/api/predict", {"texts": texts, "method": method, "attention": attention}
+        )
 
     def stop(self):
         """Ctrl-C: the exit code serve.py gives SIGINT."""
@@ -147,12 +160,19 @@ def start_part(run_dir, starts):
         server.predict([FIRST_TEXT], attention=True)
         seconds.append(round(time.perf_counter() - server.started, 2))
         ready.append(round(server.ready_s, 2))
-        print(f"  start {attempt + 1}: answer after {seconds[-1]:.2f} s (URL after "
-              f"{ready[-1]:.2f} s)", flush=True)
+        print(
+            f"  start {attempt + 1}: answer after {seconds[-1]:.2f} s (URL after "
+            f"{ready[-1]:.2f} s)",
+            flush=True,
+        )
         if attempt < starts - 1:
             exit_codes.append(server.stop())
-    return server, {"seconds": seconds, "ready_seconds": ready, "exit_codes": exit_codes,
-                    "median_s": statistics.median(seconds)}
+    return server, {
+        "seconds": seconds,
+        "ready_seconds": ready,
+        "exit_codes": exit_codes,
+        "median_s": statistics.median(seconds),
+    }
 
 
 def capped_text(server, cap):
@@ -163,7 +183,7 @@ def capped_text(server, cap):
         count = answer["answers"][0]["token_count"]
         if count <= cap:
             return " ".join(words), count
-        words = words[:len(words) - (count - cap)]
+        words = words[: len(words) - (count - cap)]
 
 
 def latency_part(server, cap, requests):
@@ -175,11 +195,14 @@ def latency_part(server, cap, requests):
         seconds, answer = server.predict([text], METHOD, attention=True)
         client.append(1000 * seconds)
         inside.append(1000 * answer["seconds"])
-    return {"token_count": count, "requests": requests,
-            "p50_ms": round(float(np.percentile(client, 50)), 1),
-            "p95_ms": round(float(np.percentile(client, 95)), 1),
-            "server_p50_ms": round(float(np.percentile(inside, 50)), 1),
-            "ms": [round(value, 1) for value in client]}
+    return {
+        "token_count": count,
+        "requests": requests,
+        "p50_ms": round(float(np.percentile(client, 50)), 1),
+        "p95_ms": round(float(np.percentile(client, 95)), 1),
+        "server_p50_ms": round(float(np.percentile(inside, 50)), 1),
+        "ms": [round(value, 1) for value in client],
+    }
 
 
 def batch_texts(count, seed=0):
@@ -200,22 +223,30 @@ def batch_part(server, run_dir, size, rounds):
     difference = 0.0
     for turn in range(rounds):
         # In turns, each side first every other round: neither always meets a warmer cache.
-        for side in ("server_s", "predict_s")[::1 if turn % 2 == 0 else -1]:
+        for side in ("server_s", "predict_s")[:: 1 if turn % 2 == 0 else -1]:
             started = time.perf_counter()
             if side == "server_s":
                 _, answer = server.predict(texts, method=None)
             else:
                 predictions = predict.predict(run, texts)
             times[side].append(round(time.perf_counter() - started, 4))
-        difference = max([difference] + [
-            abs(served["probabilities"][name] - value) for served, prediction in
-            zip(answer["answers"], predictions, strict=True)
-            for name, value in prediction.probabilities.items()])
+        difference = max(
+            [difference]
+            + [
+                abs(served["probabilities"][name] - value)
+                for served, prediction in zip(answer["answers"], predictions, strict=True)
+                for name, value in prediction.probabilities.items()
+            ]
+        )
     medians = {name: round(statistics.median(values), 4) for name, values in times.items()}
-    return {"texts": size, "rounds": rounds, **times,
-            **{name.replace("_s", "_median_s"): value for name, value in medians.items()},
-            "ratio": round(medians["server_s"] / medians["predict_s"], 3),
-            "max_probability_difference": difference}
+    return {
+        "texts": size,
+        "rounds": rounds,
+        **times,
+        **{name.replace("_s", "_median_s"): value for name, value in medians.items()},
+        "ratio": round(medians["server_s"] / medians["predict_s"], 3),
+        "max_probability_difference": difference,
+    }
 
 
 def bench_run(run_dir, args):
@@ -230,68 +261,45 @@ def bench_run(run_dir, args):
         print(f"  batch: {batch['ratio']}x", flush=True)
     finally:
         start["exit_codes"].append(server.stop())
-    return {"run_dir": str(run_dir), "name": run["name"], "layers": len(run["kept_heads"]),
-            "heads": max(map(len, run["kept_heads"])), "class_names": run["class_names"],
-            "sequence_length": run["sequence_length"], "start": start, "latency": latency,
-            "batch": batch}
-
-
-def goals(report):
-    """(goal, measured, met) of every run and of the renderer."""
-    rows = []
-    for run in report["runs"]:
-        name, start, latency, batch = run["run_dir"], run["start"], run["latency"], run["batch"]
-        rows += [
-            (f"{name}: command to first answer <= {START_GOAL_S:g} s (median of "
-             f"{len(start['seconds'])})", f"{start['median_s']:.2f} s",
-             start["median_s"] <= START_GOAL_S),
-            (f"{name}: Ctrl-C exits 0", ", ".join(map(str, start["exit_codes"])),
-             all(code == 0 for code in start["exit_codes"])),
-            (f"{name}: {latency['token_count']}-token text, prediction + {METHOD} + every "
-             f"layer's attention, p50 <= {P50_GOAL_MS:g} ms ({latency['requests']} requests)",
-             f"{latency['p50_ms']:.1f} ms", latency["p50_ms"] <= P50_GOAL_MS),
-            (f"{name}: the same, p95 <= {P95_GOAL_MS:g} ms", f"{latency['p95_ms']:.1f} ms",
-             latency["p95_ms"] <= P95_GOAL_MS),
-            (f"{name}: {batch['texts']} texts, prediction alone, server / predict.predict <= "
-             f"{RATIO_GOAL:g}x (medians of {batch['rounds']} rounds)",
-             f"{batch['ratio']:.2f}x ({1000 * batch['server_median_s']:.0f} / "
-             f"{1000 * batch['predict_median_s']:.0f} ms)", batch["ratio"] <= RATIO_GOAL)]
-    render = report["render"]
-    goal = (f"{render.get('tokens', '?')}-token text's model view in headless Chromium < "
-            f"{RENDER_GOAL_MS / 1000:g} s (navigation start to the first frame painted after "
-            "every thumbnail is drawn)")
-    if "error" in render:
-        return rows + [(goal, render["error"], False)]
-    return rows + [(f"{goal}, {render['layers']} x {render['heads']} heads, median of "
-                    f"{len(render['page_ms'])}", f"{render['median_ms']:.0f} ms",
-                    render["median_ms"] < RENDER_GOAL_MS)]
-
-
-def format_table(report):
-    lines = [f"{report['machine']}, {report['date']}", "", f"    {report['command']}", "",
-             "| goal | measured | met |", "|---|---|---|"]
-    lines += [f"| {goal} | {measured} | {'yes' if met else 'NO'} |"
-              for goal, measured, met in goals(report)]
-    return "\n".join(lines)
+    return {
+        "run_dir": str(run_dir),
+        "name": run["name"],
+        "layers": len(run["kept_heads"]),
+        "heads": max(map(len, run["kept_heads"])),
+        "class_names": run["class_names"],
+        "sequence_length": run["sequence_length"],
+        "start": start,
+        "latency": latency,
+        "batch": batch,
+    }
 
 
 def main(argv=None, browser=None):
     """Runs the bench; `browser`: a Playwright Chromium to render in (the tests' shared
     one: a process runs one Playwright), None: the render starts its own."""
     args = parse_args(argv)
-    report = {"machine": f"{platform.processor() or platform.machine()}, "
-                         f"{len(os.sched_getaffinity(0))} CPU cores",
-              "date": time.strftime("%Y-%m-%d"),
-              "command": " ".join(["python bench/bench_serve.py", *(argv or sys.argv[1:])]),
-              "settings": {name: value for name, value in vars(args).items() if name != "out"},
-              "runs": [bench_run(run_dir, args) for run_dir in args.runs]}
+    report = {
+        "machine": f"{platform.processor() or platform.machine()}, "
+        f"{len(os.sched_getaffinity(0))} CPU cores",
+        "date": time.strftime("%Y-%m-%d"),
+        "command": " ".join(["python bench/bench_serve.py", *(argv or sys.argv[1:])]),
+        "settings": {name: value for name, value in vars(args).items() if name != "out"},
+        "runs": [bench_run(run_dir, args) for run_dir in args.runs],
+    }
     first = report["runs"][0]
     with tempfile.TemporaryDirectory() as folder:
-        report["render"] = time_model_view(folder, args.render_tokens, first["layers"],
-                                           first["heads"], first["class_names"], args.renders,
-                                           browser)
-    report["goals"] = [{"goal": goal, "measured": measured, "met": met}
-                       for goal, measured, met in goals(report)]
+        report["render"] = time_model_view(
+            folder,
+            args.render_tokens,
+            first["layers"],
+            first["heads"],
+            first["class_names"],
+            args.renders,
+            browser,
+        )
+    report["goals"] = [
+        {"goal": goal, "measured": measured, "met": met} for goal, measured, met in goals(report)
+    ]
     table = format_table(report)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "serve.json").write_text(json.dumps(report, indent=2) + "\n")

@@ -34,13 +34,17 @@ import numpy as np
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from engine import runs  # noqa: E402
+
 RESULTS = ROOT / "bench" / "results"
 WORD = "zqxv"
 PLANTED_CLASS = 1
 SHARE = 0.10
-RECIPES = {"scratch": ["model.pretrained=null"],
-           # 3 epochs: the published rows' (training.epochs: auto was 3 then, 2 now).
-           "pretrained": ["model.pretrained=all_minilm_l6_v2", "training.epochs=3"]}
+RECIPES = {
+    "scratch": ["model.pretrained=null"],
+    # 3 epochs: the published rows' (training.epochs: auto was 3 then, 2 now).
+    "pretrained": ["model.pretrained=all_minilm_l6_v2", "training.epochs=3"],
+}
 TOP = 20
 
 
@@ -49,8 +53,9 @@ def parse_args(argv):
     parser.add_argument("--dataset", default="rotten_tomatoes")
     parser.add_argument("--examples", type=int, default=5000)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--recipes", nargs="+", choices=sorted(RECIPES),
-                        default=["scratch", "pretrained"])
+    parser.add_argument(
+        "--recipes", nargs="+", choices=sorted(RECIPES), default=["scratch", "pretrained"]
+    )
     parser.add_argument("--reuse", action="store_true")
     return parser.parse_args(argv)
 
@@ -91,30 +96,49 @@ def run_one(path, recipe, seed, root, reuse):
     """Trains (unless reused) and measures one run: its row of the table."""
     import evaluate
     import train
+    from engine.evaluation.tokens import TOKENS_FILE
 
     name = f"{path.stem}_{recipe}_{seed}"
     config = root / f"{name}.yaml"
     config.write_text(f"dataset:\n  train_file: {path}\n")
     run_dir = root / name
-    if not (reuse and (run_dir / "model.keras").is_file()):
-        assert train.main(["--config", str(config), "--set", f"output.root={root}",
-                           f"output.name={name}", f"training.seed={seed}",
-                           *RECIPES[recipe]]) == 0
-    trained = json.loads((run_dir / "metrics.json").read_text())["wall_time_s"]
+    if not (reuse and (run_dir / runs.MODEL_FILE).is_file()):
+        assert (
+            train.main(
+                [
+                    "--config",
+                    str(config),
+                    "--set",
+                    f"output.root={root}",
+                    f"output.name={name}",
+                    f"training.seed={seed}",
+                    *RECIPES[recipe],
+                ]
+            )
+            == 0
+        )
+    trained = json.loads((run_dir / runs.METRICS_FILE).read_text())["wall_time_s"]
     started = time.perf_counter()
     assert evaluate.main([str(run_dir), "--tokens"]) == 0
     measured = time.perf_counter() - started
-    report = json.loads((run_dir / "eval" / "test" / "tokens.json").read_text())
-    metrics = json.loads((run_dir / "eval" / "test" / "metrics.json").read_text())
+    report = json.loads((run_dir / runs.EVAL_DIR / "test" / TOKENS_FILE).read_text())
+    metrics = json.loads((run_dir / runs.EVAL_DIR / "test" / runs.METRICS_FILE).read_text())
     ranks, shortcuts = {}, {}
     for label, entries in report["classes"].items():
         words = [entry["word"] for entry in entries]
         ranks[label] = words.index(WORD) + 1 if WORD in words else None
         shortcuts[label] = any(entry["shortcut"] for entry in entries if entry["word"] == WORD)
-    return {"file": path.stem, "recipe": recipe, "seed": seed,
-            "accuracy": metrics["accuracy"], "ranks": ranks, "shortcuts": shortcuts,
-            "check": report["faithfulness"], "train_seconds": trained,
-            "tokens_seconds": measured}
+    return {
+        "file": path.stem,
+        "recipe": recipe,
+        "seed": seed,
+        "accuracy": metrics["accuracy"],
+        "ranks": ranks,
+        "shortcuts": shortcuts,
+        "check": report["faithfulness"],
+        "train_seconds": trained,
+        "tokens_seconds": measured,
+    }
 
 
 def verdict(row, class_names):
@@ -122,13 +146,16 @@ def verdict(row, class_names):
     if row["file"].endswith("planted"):
         return row["ranks"][planted] == 1 and row["shortcuts"][planted]
     return not any(row["shortcuts"].values()) and all(
-        rank is None or rank > TOP for rank in row["ranks"].values())
+        rank is None or rank > TOP for rank in row["ranks"].values()
+    )
 
 
 def format_table(rows, class_names):
-    lines = ["| file | recipe | seed | test accuracy | rank of the word per class | marked a "
-             "shortcut | goal met | top-10 vs random insertion | train s | --tokens s |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| file | recipe | seed | test accuracy | rank of the word per class | marked a "
+        "shortcut | goal met | top-10 vs random insertion | train s | --tokens s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for row in rows:
         ranks = ", ".join(f"{label}: {rank or '-'}" for label, rank in row["ranks"].items())
         marked = ", ".join(label for label, flag in row["shortcuts"].items() if flag) or "no"
@@ -137,7 +164,8 @@ def format_table(rows, class_names):
             f"| {row['file']} | {row['recipe']} | {row['seed']} | {100 * row['accuracy']:.2f} "
             f"| {ranks} | {marked} | {'yes' if verdict(row, class_names) else 'NO'} | "
             f"{check.get('top_words', 0):.3f} vs {check.get('random_words', 0):.3f} | "
-            f"{row['train_seconds']:.0f} | {row['tokens_seconds']:.0f} |")
+            f"{row['train_seconds']:.0f} | {row['tokens_seconds']:.0f} |"
+        )
     return "\n".join(lines)
 
 
@@ -146,8 +174,12 @@ def main(argv=None):
     root = RESULTS / "shortcuts"
     root.mkdir(parents=True, exist_ok=True)
     files, class_names = write_files(args.dataset, args.examples, root)
-    rows = [run_one(path, recipe, seed, root, args.reuse)
-            for recipe in args.recipes for path in files.values() for seed in args.seeds]
+    rows = [
+        run_one(path, recipe, seed, root, args.reuse)
+        for recipe in args.recipes
+        for path in files.values()
+        for seed in args.seeds
+    ]
     table = format_table(rows, list(class_names))
     (RESULTS / "shortcuts.json").write_text(json.dumps(rows, indent=2) + "\n")
     (RESULTS / "shortcuts.md").write_text(table + "\n")

@@ -26,6 +26,9 @@ from pathlib import Path
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from engine import runs  # noqa: E402
+from engine.evaluation.tokens import TOKENS_FILE  # noqa: E402
+
 RESULTS = ROOT / "bench" / "results"
 RUNS = ("rotten_tomatoes_minilm", "rotten_tomatoes", "reuters_r8")
 COMPARED = ("rotten_tomatoes_minilm", "rotten_tomatoes")
@@ -43,9 +46,18 @@ def trained(name):
     import train
 
     run_dir = ROOT / "runs" / name
-    if not (run_dir / "model.keras").is_file():
-        assert train.main(["--config", str(ROOT / "configs" / f"{name}.yaml"),
-                           "--set", f"output.root={ROOT / 'runs'}"]) == 0
+    if not (run_dir / runs.MODEL_FILE).is_file():
+        assert (
+            train.main(
+                [
+                    "--config",
+                    str(ROOT / "configs" / f"{name}.yaml"),
+                    "--set",
+                    f"output.root={ROOT / 'runs'}",
+                ]
+            )
+            == 0
+        )
     return run_dir
 
 
@@ -63,42 +75,59 @@ def main(argv=None):
     for name in args.runs:
         run_dir = trained(name)
         seconds = timed([str(run_dir), "--tokens", str(args.examples)])
-        report = json.loads((run_dir / "eval" / "test" / "tokens.json").read_text())
-        metrics = json.loads((run_dir / "eval" / "test" / "metrics.json").read_text())
-        rows.append({"run": name, "accuracy": metrics["accuracy"],
-                     "examples": report["examples"], "check": report["faithfulness"],
-                     "tokens_seconds": seconds})
+        report = json.loads((run_dir / runs.EVAL_DIR / "test" / TOKENS_FILE).read_text())
+        metrics = json.loads((run_dir / runs.EVAL_DIR / "test" / runs.METRICS_FILE).read_text())
+        rows.append(
+            {
+                "run": name,
+                "accuracy": metrics["accuracy"],
+                "examples": report["examples"],
+                "check": report["faithfulness"],
+                "tokens_seconds": seconds,
+            }
+        )
     compared = None
     if set(COMPARED) <= set(args.runs):
         first, second = (ROOT / "runs" / name for name in COMPARED)
         seconds = timed([str(first), "--compare", str(second)])
-        report = json.loads((first / "eval" / "test" / f"compare_{second.name}.json")
-                            .read_text())
-        compared = {"runs": list(COMPARED), "seconds": seconds,
-                    "agreement": report["agreement"],
-                    "accuracy_difference": report["accuracy_difference"],
-                    "accuracy_difference_ci": report["accuracy_difference_ci"],
-                    "median_spearman": report["median_spearman"]}
-    lines = ["| run | test accuracy | examples | top-10 words' insertion | random words' | "
-             "ratio | difference [95% CI] | --tokens s |", "|---|---|---|---|---|---|---|---|"]
+        report = json.loads((first / "eval" / "test" / f"compare_{second.name}.json").read_text())
+        compared = {
+            "runs": list(COMPARED),
+            "seconds": seconds,
+            "agreement": report["agreement"],
+            "accuracy_difference": report["accuracy_difference"],
+            "accuracy_difference_ci": report["accuracy_difference_ci"],
+            "median_spearman": report["median_spearman"],
+        }
+    lines = [
+        "| run | test accuracy | examples | top-10 words' insertion | random words' | "
+        "ratio | difference [95% CI] | --tokens s |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for row in rows:
         check = row["check"]
         ratio = f"{check['ratio']:.1f}x" if check["ratio"] else "random <= 0"
-        lines.append(f"| {row['run']} | {100 * row['accuracy']:.2f} | {row['examples']} | "
-                     f"{check['top_words']:.3f} | {check['random_words']:.3f} | {ratio} | "
-                     f"{check['difference']:.3f} [{check['difference_ci'][0]:.3f}, "
-                     f"{check['difference_ci'][1]:.3f}] | {row['tokens_seconds']:.0f} |")
+        lines.append(
+            f"| {row['run']} | {100 * row['accuracy']:.2f} | {row['examples']} | "
+            f"{check['top_words']:.3f} | {check['random_words']:.3f} | {ratio} | "
+            f"{check['difference']:.3f} [{check['difference_ci'][0]:.3f}, "
+            f"{check['difference_ci'][1]:.3f}] | {row['tokens_seconds']:.0f} |"
+        )
     if compared:
         low, high = compared["accuracy_difference_ci"]
-        lines += ["", f"--compare {compared['runs'][0]} against {compared['runs'][1]}: "
-                  f"{compared['seconds']:.0f} s; agreement {100 * compared['agreement']:.2f}%, "
-                  f"accuracy difference {100 * compared['accuracy_difference']:+.2f} points "
-                  f"[{100 * low:+.2f}, {100 * high:+.2f}], median Spearman "
-                  f"{compared['median_spearman']:.3f}"]
+        lines += [
+            "",
+            f"--compare {compared['runs'][0]} against {compared['runs'][1]}: "
+            f"{compared['seconds']:.0f} s; agreement {100 * compared['agreement']:.2f}%, "
+            f"accuracy difference {100 * compared['accuracy_difference']:+.2f} points "
+            f"[{100 * low:+.2f}, {100 * high:+.2f}], median Spearman "
+            f"{compared['median_spearman']:.3f}",
+        ]
     table = "\n".join(lines)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "tokens.json").write_text(json.dumps({"rows": rows, "compare": compared},
-                                                    indent=2) + "\n")
+    (RESULTS / "tokens.json").write_text(
+        json.dumps({"rows": rows, "compare": compared}, indent=2) + "\n"
+    )
     (RESULTS / "tokens.md").write_text(table + "\n")
     print(table)
     return 0

@@ -43,8 +43,10 @@ def stack_block_scores(outputs, kept_heads=None):
     >>> stack_block_scores(pruned, kept_heads=[[1], [0, 2]])[0, :, :, 0, 0].tolist()
     [[0.0, 1.0, 0.0], [1.0, 0.0, 1.0]]
     """
-    blocks = [keras.ops.convert_to_numpy(scores).astype(np.float32)
-              for scores in outputs["attention_scores"]]  # each (B, N_l, A, A)
+    blocks = [
+        keras.ops.convert_to_numpy(scores).astype(np.float32)
+        for scores in outputs["attention_scores"]
+    ]  # each (B, N_l, A, A)
     kept_heads = check_kept_heads(kept_heads, [block.shape[1] for block in blocks])
     num_heads = 1 + max((max(heads) for heads in kept_heads if heads), default=-1)
     batch, _, length, _ = blocks[0].shape
@@ -66,11 +68,13 @@ def check_kept_heads(kept_heads, head_counts):
         return [list(range(count)) for count in head_counts]
     kept_heads = [[int(head) for head in heads] for heads in kept_heads]
     if [len(heads) for heads in kept_heads] != list(head_counts) or any(
-            heads != sorted(set(heads)) or min(heads, default=0) < 0 for heads in kept_heads):
+        heads != sorted(set(heads)) or min(heads, default=0) < 0 for heads in kept_heads
+    ):
         raise ValueError(
             f"kept_heads must give each block's heads their original numbers, increasing "
             f"and from 0: one per head of its {list(head_counts)} heads per block. "
-            f"Received: kept_heads={kept_heads}")
+            f"Received: kept_heads={kept_heads}"
+        )
     return kept_heads
 
 
@@ -97,7 +101,24 @@ def trimmed_to_longest(token_ids):
     """
     token_ids = np.asarray(token_ids)
     real = np.flatnonzero(np.any(token_ids != PADDING_ID, axis=0))
-    return token_ids[:, :real[-1] + 1 if len(real) else 1]
+    return token_ids[:, : real[-1] + 1 if len(real) else 1]
+
+
+def shortest_first(token_ids, indices=None):
+    """The rows of `token_ids` (B, T) (or the given `indices` of them) in order of their
+    number of real tokens, shortest first, ties in their given order: batches cut by
+    `trimmed_to_longest` then hold rows of similar length.
+
+    Example:
+    >>> shortest_first(np.array([[5, 6, 0], [7, 0, 0], [8, 9, 0]])).tolist()
+    [1, 0, 2]
+    >>> shortest_first(np.array([[5, 6, 0], [7, 0, 0], [8, 9, 0]]), [2, 0]).tolist()
+    [2, 0]
+    """
+    token_ids = np.asarray(token_ids)
+    rows = np.arange(len(token_ids)) if indices is None else np.asarray(indices, np.int64)
+    lengths = np.count_nonzero(token_ids[rows] != PADDING_ID, axis=1)
+    return rows[np.argsort(lengths, kind="stable")]
 
 
 def real_positions(token_ids, class_token):
@@ -121,8 +142,10 @@ def real_tokens(token_ids, vocabulary, class_token):
     ['[CLS]', 'good', 'film']
     """
     token_ids = np.asarray(token_ids)
-    tokens = [str(vocabulary[token_id])
-              for token_id in token_ids[real_positions(token_ids, class_token=False)]]
+    tokens = [
+        str(vocabulary[token_id])
+        for token_id in token_ids[real_positions(token_ids, class_token=False)]
+    ]
     return [CLASS_TOKEN] + tokens if class_token else tokens
 
 

@@ -27,11 +27,11 @@ from scipy.stats import spearmanr
 
 from engine import runs
 from engine.evaluation.faithfulness import tokenize
-from engine.evaluation.tokens import markdown_cell
 from inspection.methods.attribution import DEFAULT_METHOD
-from inspection.methods.faithfulness import paired_bootstrap
+from inspection.methods.bootstrap import paired_bootstrap
 from inspection.methods.forward_passes import probabilities
 from inspection.methods.word_reliance import class_word_scores, text_words, word_means
+from inspection.rendering.markdown_table import markdown_cell, markdown_table
 
 CHANGED_WORDS = 10
 PREDICTION_BATCH_SIZE = 128
@@ -49,44 +49,72 @@ def check_same_labels(run, other):
     if list(run.class_names) != list(other.class_names):
         raise runs.RunError(
             f"{run.run_dir} and {other.run_dir} predict different classes "
-            f"({run.class_names} against {other.class_names}): compare runs of one dataset")
+            f"({run.class_names} against {other.class_names}): compare runs of one dataset"
+        )
 
 
-def compare_runs(run, other, texts, labels, run_probabilities, split, limit=1000,
-                 method=DEFAULT_METHOD, min_count=20, batch_size=32):
+def compare_runs(
+    run,
+    other,
+    texts,
+    labels,
+    run_probabilities,
+    split,
+    limit=1000,
+    method=DEFAULT_METHOD,
+    min_count=20,
+    batch_size=32,
+):
     """The comparison report (see the module docstring) of `run` and `other` on the texts."""
     check_same_labels(run, other)
     labels = np.asarray(labels, dtype=np.int64)
     other_ids = tokenize(other, list(texts))
     other_probabilities = probabilities(other.parts[1], other_ids, PREDICTION_BATCH_SIZE)
     predicted, other_predicted = run_probabilities.argmax(-1), other_probabilities.argmax(-1)
-    summary, difference = paired_bootstrap({"run": predicted == labels,
-                                            "other": other_predicted == labels})
+    summary, difference = paired_bootstrap(
+        {"run": predicted == labels, "other": other_predicted == labels}
+    )
     accuracy_difference = difference("run", "other")
     differing = np.flatnonzero(predicted != other_predicted)
-    confidence = np.maximum(run_probabilities[differing].max(-1),
-                            other_probabilities[differing].max(-1))
+    confidence = np.maximum(
+        run_probabilities[differing].max(-1), other_probabilities[differing].max(-1)
+    )
     names = run.class_names
     disagreements = [
-        {"position": int(index), "text": str(texts[index]), "label": names[labels[index]],
-         "run_label": names[predicted[index]],
-         "run_probability": float(run_probabilities[index].max()),
-         "other_label": names[other_predicted[index]],
-         "other_probability": float(other_probabilities[index].max())}
-        for index in differing[np.argsort(-confidence, kind="stable")]]
-    scored = [_word_scores(each, ids[:limit], method, batch_size)
-              for each, ids in ((run, tokenize(run, list(texts[:limit]))), (other, other_ids))]
-    return {"run": str(run.run_dir), "other": str(other.run_dir), "split": split,
-            "examples": len(texts), "agreement": float(np.mean(predicted == other_predicted)),
-            "accuracy": summary["run"]["mean"], "other_accuracy": summary["other"]["mean"],
-            "accuracy_difference": accuracy_difference["mean"],
-            "accuracy_difference_ci": accuracy_difference["ci95"],
-            "disagreements": disagreements, "attribution_examples": min(limit, len(texts)),
-            "method": method,
-            "median_spearman": _median_spearman(*scored, labels[:limit]),
-            "changed_words": {name: _changed_words(scored[0][label], scored[1][label],
-                                                   min_count)
-                              for label, name in enumerate(names)}}
+        {
+            "position": int(index),
+            "text": str(texts[index]),
+            "label": names[labels[index]],
+            "run_label": names[predicted[index]],
+            "run_probability": float(run_probabilities[index].max()),
+            "other_label": names[other_predicted[index]],
+            "other_probability": float(other_probabilities[index].max()),
+        }
+        for index in differing[np.argsort(-confidence, kind="stable")]
+    ]
+    scored = [
+        _word_scores(each, ids[:limit], method, batch_size)
+        for each, ids in ((run, tokenize(run, list(texts[:limit]))), (other, other_ids))
+    ]
+    return {
+        "run": str(run.run_dir),
+        "other": str(other.run_dir),
+        "split": split,
+        "examples": len(texts),
+        "agreement": float(np.mean(predicted == other_predicted)),
+        "accuracy": summary["run"]["mean"],
+        "other_accuracy": summary["other"]["mean"],
+        "accuracy_difference": accuracy_difference["mean"],
+        "accuracy_difference_ci": accuracy_difference["ci95"],
+        "disagreements": disagreements,
+        "attribution_examples": min(limit, len(texts)),
+        "method": method,
+        "median_spearman": _median_spearman(*scored, labels[:limit]),
+        "changed_words": {
+            name: _changed_words(scored[0][label], scored[1][label], min_count)
+            for label, name in enumerate(names)
+        },
+    }
 
 
 def _word_scores(run, token_ids, method, batch_size):
@@ -94,8 +122,9 @@ def _word_scores(run, token_ids, method, batch_size):
     (token ids by its vectorizer; `attribute` cuts each batch to its longest text)."""
     vectorizer, classifier = run.parts
     rows, _ = text_words(token_ids, vectorizer.get_vocabulary())
-    return class_word_scores(classifier, token_ids, rows, run.pooling, method,
-                             len(run.class_names), batch_size)
+    return class_word_scores(
+        classifier, token_ids, rows, run.pooling, method, len(run.class_names), batch_size
+    )
 
 
 def _median_spearman(run_scores, other_scores, labels):
@@ -105,8 +134,9 @@ def _median_spearman(run_scores, other_scores, labels):
         shared = sorted(set(first) & set(second))
         if len(shared) < MIN_SHARED_WORDS:
             continue
-        correlation = spearmanr([first[word] for word in shared],
-                                [second[word] for word in shared]).statistic
+        correlation = spearmanr(
+            [first[word] for word in shared], [second[word] for word in shared]
+        ).statistic
         if not np.isnan(correlation):  # constant scores have no ranking
             correlations.append(correlation)
     return float(np.median(correlations)) if correlations else None
@@ -114,12 +144,17 @@ def _median_spearman(run_scores, other_scores, labels):
 
 def _changed_words(run_texts, other_texts, min_count):
     first, second = word_means(run_texts, min_count), word_means(other_texts, min_count)
-    changes = [{"word": word, "count": len(first[word][1]),
-                "run_attribution": first[word][0], "other_attribution": second[word][0],
-                "change": second[word][0] - first[word][0]}
-               for word in set(first) & set(second)]
-    return sorted(changes, key=lambda entry: (-abs(entry["change"]), entry["word"]))[
-        :CHANGED_WORDS]
+    changes = [
+        {
+            "word": word,
+            "count": len(first[word][1]),
+            "run_attribution": first[word][0],
+            "other_attribution": second[word][0],
+            "change": second[word][0] - first[word][0],
+        }
+        for word in set(first) & set(second)
+    ]
+    return sorted(changes, key=lambda entry: (-abs(entry["change"]), entry["word"]))[:CHANGED_WORDS]
 
 
 def write_comparison(folder, other_dir, report):
@@ -133,27 +168,47 @@ def comparison_table(report, disagreements=TABLE_DISAGREEMENTS):
     """The report as Markdown: the headline, the disagreements, the changed words."""
     low, high = report["accuracy_difference_ci"]
     spearman = report["median_spearman"]
-    lines = [f"# {report['run']} against {report['other']} on {report['split']}", "",
-             f"- examples: {report['examples']}; agreement {100 * report['agreement']:.2f}%",
-             f"- accuracy {100 * report['accuracy']:.2f} against "
-             f"{100 * report['other_accuracy']:.2f}: difference "
-             f"{100 * report['accuracy_difference']:+.2f} points [95% CI {100 * low:+.2f}, "
-             f"{100 * high:+.2f}]",
-             f"- median Spearman correlation of the attributions ({report['method']}, toward "
-             f"the gold label, first {report['attribution_examples']} texts): "
-             + ("-" if spearman is None else f"{spearman:.3f}"), "",
-             f"## Disagreements ({len(report['disagreements'])}, most confident first)", "",
-             "| position | label | run | other | text |", "|---|---|---|---|---|"]
-    for entry in report["disagreements"][:disagreements]:
-        text = markdown_cell(entry["text"].replace("\n", " ")[:120])
-        lines.append(f"| {entry['position']} | {entry['label']} | {entry['run_label']} "
-                     f"({entry['run_probability']:.2f}) | {entry['other_label']} "
-                     f"({entry['other_probability']:.2f}) | {text} |")
+    lines = [
+        f"# {report['run']} against {report['other']} on {report['split']}",
+        "",
+        f"- examples: {report['examples']}; agreement {100 * report['agreement']:.2f}%",
+        f"- accuracy {100 * report['accuracy']:.2f} against "
+        f"{100 * report['other_accuracy']:.2f}: difference "
+        f"{100 * report['accuracy_difference']:+.2f} points [95% CI {100 * low:+.2f}, "
+        f"{100 * high:+.2f}]",
+        f"- median Spearman correlation of the attributions ({report['method']}, toward "
+        f"the gold label, first {report['attribution_examples']} texts): "
+        + ("-" if spearman is None else f"{spearman:.3f}"),
+        "",
+        f"## Disagreements ({len(report['disagreements'])}, most confident first)",
+        "",
+    ]
+    rows = [
+        [
+            entry["position"],
+            entry["label"],
+            f"{entry['run_label']} ({entry['run_probability']:.2f})",
+            f"{entry['other_label']} ({entry['other_probability']:.2f})",
+            markdown_cell(entry["text"].replace("\n", " ")[:120]),
+        ]
+        for entry in report["disagreements"][:disagreements]
+    ]
+    lines += markdown_table(["position", "label", "run", "other", "text"], rows)
     for name, entries in report["changed_words"].items():
-        lines += ["", f"## {name}: words whose attribution changed most", "",
-                  "| word | count | run | other | change |", "|---|---|---|---|---|"]
-        lines += [f"| {markdown_cell(entry['word'])} | {entry['count']} | "
-                  f"{entry['run_attribution']:.3f} | "
-                  f"{entry['other_attribution']:.3f} | {entry['change']:+.3f} |"
-                  for entry in entries]
+        rows = [
+            [
+                markdown_cell(entry["word"]),
+                entry["count"],
+                f"{entry['run_attribution']:.3f}",
+                f"{entry['other_attribution']:.3f}",
+                f"{entry['change']:+.3f}",
+            ]
+            for entry in entries
+        ]
+        lines += [
+            "",
+            f"## {name}: words whose attribution changed most",
+            "",
+            *markdown_table(["word", "count", "run", "other", "change"], rows),
+        ]
     return "\n".join(lines)

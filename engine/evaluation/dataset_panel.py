@@ -1,12 +1,12 @@
 """What the viewer's Dataset panel shows of a run's eval/ folder, for the attention export.
 
 Any of three files, each optional:
-    eval/<split>/tokens.json    the words the model relies on (`tokens.viewer_block`)
+    eval/<split>/tokens.json    the words the model relies on (`viewer_block`)
     eval/train/data_map.json    the training data map (`evaluate.py --suspects`): the
                                 regions' shares and a sample of points with the suspects
     eval/<split>/slices.json    the weak slices (`evaluate.py --slices`)
 tokens.json and slices.json are the export's own split's, else the validation or test
-split's, else any split's (`tokens.viewer_path`). The block keeps only what the panel
+split's, else any split's (`viewer_path`). The block keeps only what the panel
 draws, floats to 3 digits: a data map of 3000 points is about 1 MB of the page, mostly
 the points' texts.
 
@@ -20,21 +20,25 @@ import math
 from pathlib import Path
 
 from engine import runs
-from engine.evaluation import suspects, tokens
+from engine.evaluation import suspects
 from engine.evaluation.slices import SLICES_FILE
+from engine.evaluation.tokens import TOKENS_FILE
 
 DIGITS = 3
+VIEWER_WORDS = 20  # per class in the viewer's Dataset panel
+# Which split's tokens.json the viewer shows when the export's own data has none.
+VIEWER_SPLITS = ("validation", "test")
 
 
 def dataset_block(run_dir, data_name=None):
-    """The Dataset panel's data: tokens.json's fields (`tokens.viewer_block`), plus
+    """The Dataset panel's data: tokens.json's fields (`viewer_block`), plus
     `data_map` and `slices` when the run has those files; None when it has none of them.
 
     Raises:
         ValueError: a file is not what its command writes; the message says how to measure
             again.
     """
-    block = tokens.viewer_block(run_dir, data_name) or {}
+    block = viewer_block(run_dir, data_name) or {}
     data_map = data_map_block(run_dir)
     if data_map is not None:
         block["data_map"] = data_map
@@ -58,17 +62,24 @@ def data_map_block(run_dir):
     try:
         measured = json.loads(path.read_text(encoding="utf-8"))
         points = [_point(point) for point in measured["points"]]
-        return {"source": str(path), "split": str(measured["split"]),
-                "examples": int(measured["examples"]), "epochs": int(measured["epochs"]),
-                "regions": {str(region): _rounded(share)
-                            for region, share in measured["regions"].items()},
-                "region_rule": str(measured["region_rule"]),
-                # An example no epoch saw has no numbers to draw (NaN, which JSON lacks).
-                "points": [point for point in points if point is not None]}
+        return {
+            "source": str(path),
+            "split": str(measured["split"]),
+            "examples": int(measured["examples"]),
+            "epochs": int(measured["epochs"]),
+            "regions": {
+                str(region): _rounded(share) for region, share in measured["regions"].items()
+            },
+            "region_rule": str(measured["region_rule"]),
+            # An example no epoch saw has no numbers to draw (NaN, which JSON lacks).
+            "points": [point for point in points if point is not None],
+        }
     except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise ValueError(f"{path} is not a data map of evaluate.py --suspects "
-                         f"({type(error).__name__}: {error}); measure again: python "
-                         f"evaluate.py {run_dir} --suspects") from None
+        raise ValueError(
+            f"{path} is not a data map of evaluate.py --suspects "
+            f"({type(error).__name__}: {error}); measure again: python "
+            f"evaluate.py {run_dir} --suspects"
+        ) from None
 
 
 def slices_block(run_dir, data_name=None):
@@ -80,25 +91,37 @@ def slices_block(run_dir, data_name=None):
         slices were tested), "weak_slices": [{"slice", "kind", "size", "accuracy",
         "accuracy_ci"}, ...]} (in the file's order).
     """
-    path = tokens.viewer_path(run_dir, SLICES_FILE, data_name)
+    path = viewer_path(run_dir, SLICES_FILE, data_name)
     if path is None:
         return None
     try:
         measured = json.loads(path.read_text(encoding="utf-8"))
-        weak = [{"slice": str(entry["slice"]), "kind": str(entry["kind"]),
-                 "size": int(entry["size"]), "accuracy": _rounded(entry["accuracy"]),
-                 "accuracy_ci": [_rounded(bound) for bound in entry["accuracy_ci"]]}
-                for entry in measured["weak_slices"]]
-        return {"source": str(path), "split": path.parent.name,
-                "examples": int(measured["examples"]),
-                "accuracy": _rounded(measured["accuracy"]),
-                "correction": str(measured["correction"]),
-                "candidates": len(measured["slices"]), "weak_slices": weak}
+        weak = [
+            {
+                "slice": str(entry["slice"]),
+                "kind": str(entry["kind"]),
+                "size": int(entry["size"]),
+                "accuracy": _rounded(entry["accuracy"]),
+                "accuracy_ci": [_rounded(bound) for bound in entry["accuracy_ci"]],
+            }
+            for entry in measured["weak_slices"]
+        ]
+        return {
+            "source": str(path),
+            "split": path.parent.name,
+            "examples": int(measured["examples"]),
+            "accuracy": _rounded(measured["accuracy"]),
+            "correction": str(measured["correction"]),
+            "candidates": len(measured["slices"]),
+            "weak_slices": weak,
+        }
     except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise ValueError(f"{path} is not a slices file of evaluate.py --slices "
-                         f"({type(error).__name__}: {error}); measure again: python "
-                         f"evaluate.py {run_dir} --split {path.parent.name} "
-                         "--slices") from None
+        raise ValueError(
+            f"{path} is not a slices file of evaluate.py --slices "
+            f"({type(error).__name__}: {error}); measure again: python "
+            f"evaluate.py {run_dir} --split {path.parent.name} "
+            "--slices"
+        ) from None
 
 
 def _point(point):
@@ -107,10 +130,14 @@ def _point(point):
     if not all(math.isfinite(value) for value in numbers.values()):
         return None
     rank = point.get("suspect_rank")
-    return {"position": int(point["position"]), "text": str(point["text"])[:suspects.POINT_TEXT],
-            "label": str(point["label"]), "model_label": str(point["model_label"]),
-            **{key: round(value, DIGITS) for key, value in numbers.items()},
-            "suspect_rank": None if rank is None else int(rank)}
+    return {
+        "position": int(point["position"]),
+        "text": str(point["text"])[: suspects.POINT_TEXT],
+        "label": str(point["label"]),
+        "model_label": str(point["model_label"]),
+        **{key: round(value, DIGITS) for key, value in numbers.items()},
+        "suspect_rank": None if rank is None else int(rank),
+    }
 
 
 def _rounded(value):
@@ -118,3 +145,70 @@ def _rounded(value):
     if not math.isfinite(value):
         raise ValueError(f"a number is {value}")
     return round(value, DIGITS)
+
+
+def viewer_block(run_dir, data_name=None):
+    """What the viewer's Dataset panel shows of a run's tokens.json: `data_name`'s, else the
+    validation or test split's, else any; None when the run has none.
+
+    Returns:
+        {"source", "split", "examples", "method", "faithfulness", "classes": {LABEL:
+        [{"word", "count", "attribution", "attribution_ci", "insertion", "insertion_ci",
+        "deletion", "p_class_given_word", "shortcut"}, ...]}} (the top `VIEWER_WORDS`).
+
+    Raises:
+        ValueError: the file is not a tokens.json; the message says how to measure again.
+    """
+    path = viewer_path(run_dir, TOKENS_FILE, data_name)
+    if path is None:
+        return None
+    kept = (
+        "word",
+        "count",
+        "attribution",
+        "attribution_ci",
+        "insertion",
+        "insertion_ci",
+        "deletion",
+        "p_class_given_word",
+        "shortcut",
+    )
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+        classes = {
+            str(name): [{key: entry[key] for key in kept} for entry in entries[:VIEWER_WORDS]]
+            for name, entries in report["classes"].items()
+        }
+        return {
+            "source": str(path),
+            "split": path.parent.name,
+            "examples": int(report["examples"]),
+            "method": str(report["method"]),
+            "faithfulness": report.get("faithfulness"),
+            "classes": classes,
+        }
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise ValueError(
+            f"{path} is not a tokens file of evaluate.py --tokens "
+            f"({type(error).__name__}: {error}); measure again: python "
+            f"evaluate.py {run_dir} --tokens"
+        ) from None
+
+
+def viewer_path(run_dir, filename, data_name=None):
+    """The `RUN_DIR/eval/<split>/<filename>` the viewer shows: `data_name`'s, else the
+    validation or test split's, else the first other split's; None when no split has one.
+
+    Example:
+    >>> viewer_path(Path("runs/nothere"), TOKENS_FILE, "test") is None
+    True
+    """
+    order = [data_name, *VIEWER_SPLITS]
+    paths = sorted(
+        (Path(run_dir) / runs.EVAL_DIR).glob(f"*/{filename}"),
+        key=lambda path: (
+            order.index(path.parent.name) if path.parent.name in order else len(order),
+            path.parent.name,
+        ),
+    )
+    return paths[0] if paths else None

@@ -15,13 +15,14 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import tensorflow as tf
 from matplotlib.figure import Figure
 
 from engine import runs
+from inspection.attention_tokens import shortest_first
 from inspection.methods.attribution import DEFAULT_METHOD, METHODS
 from inspection.methods.faithfulness import measure_faithfulness
+from inspection.rendering.markdown_table import markdown_table
 from inspection.word_pieces import text_token_mask
 
 TABLE_FILE = "faithfulness.md"
@@ -33,11 +34,14 @@ METHOD_SPLITS = ("validation", "test")
 def tokenize(run, texts, batch_size=256):
     """The run's token ids for `texts`, int64 (E, T), padded with 0 to the longest."""
     vectorizer, _ = run.parts
-    batches = [np.asarray(vectorizer(tf.constant(list(texts[start:start + batch_size]))))
-               for start in range(0, len(texts), batch_size)]
+    batches = [
+        np.asarray(vectorizer(tf.constant(list(texts[start : start + batch_size]))))
+        for start in range(0, len(texts), batch_size)
+    ]
     length = max((batch.shape[1] for batch in batches), default=1)
-    return np.concatenate([np.pad(batch, ((0, 0), (0, length - batch.shape[1])))
-                           for batch in batches]).astype(np.int64)
+    return np.concatenate(
+        [np.pad(batch, ((0, 0), (0, length - batch.shape[1]))) for batch in batches]
+    ).astype(np.int64)
 
 
 def measure_run_faithfulness(run, texts, limit, methods=METHODS, seed=0, batch_size=32):
@@ -54,11 +58,22 @@ def measure_run_faithfulness(run, texts, limit, methods=METHODS, seed=0, batch_s
     mask = text_token_mask(token_ids, vocabulary)
     kept = mask.any(axis=1)
     # Shortest first: each batch is trimmed to its longest text.
-    order = np.argsort((token_ids[kept] != 0).sum(axis=1), kind="stable")
-    report = measure_faithfulness(run.parts[1], token_ids[kept][order], mask[kept][order],
-                                  run.pooling, methods, seed, batch_size)
-    return {**report, "pooling": run.pooling, "skipped": int((~kept).sum()),
-            "mean_text_tokens": float(mask[kept].sum(axis=1).mean())}
+    order = shortest_first(token_ids[kept])
+    report = measure_faithfulness(
+        run.parts[1],
+        token_ids[kept][order],
+        mask[kept][order],
+        run.pooling,
+        methods,
+        seed,
+        batch_size,
+    )
+    return {
+        **report,
+        "pooling": run.pooling,
+        "skipped": int((~kept).sum()),
+        "mean_text_tokens": float(mask[kept].sum(axis=1).mean()),
+    }
 
 
 def write_faithfulness(folder, report):
@@ -67,7 +82,6 @@ def write_faithfulness(folder, report):
     runs.write_json(folder / runs.FAITHFULNESS_FILE, report)
     runs.write_text(folder / TABLE_FILE, faithfulness_table(report) + "\n")
     plot_curves(report).savefig(folder / PLOT_FILE, dpi=100)
-
 
 
 def faithfulness_table(report):
@@ -91,21 +105,21 @@ def faithfulness_table(report):
         floor = random[key]["mean"] if random else 0.0
         return f"{entry[key]['mean'] / floor:.2f}x" if floor > 0 else "-"
 
-    rows = [{"method": name,
-             "AOPC comprehensiveness [95% CI]": measured(entry, "comprehensiveness"),
-             "vs random": ratio(entry, "comprehensiveness"),
-             "AOPC sufficiency [95% CI]": measured(entry, "sufficiency"),
-             "suff. vs random": ratio(entry, "sufficiency"),
-             "entropy": f"{entry['entropy']:.2f}",
-             "ms / example": f"{1000 * entry['seconds_per_example']:.1f}"}
-            for name, entry in sorted(methods.items(),
-                                      key=lambda item: -item[1]["comprehensiveness"]["mean"])]
-    frame = pd.DataFrame(rows)
-    header = "| " + " | ".join(frame.columns) + " |"
-    lines = [header, "|" + "---|" * len(frame.columns)]
-    lines += ["| " + " | ".join(str(value) for value in row) + " |"
-              for row in frame.itertuples(index=False)]
-    return "\n".join(lines)
+    rows = [
+        {
+            "method": name,
+            "AOPC comprehensiveness [95% CI]": measured(entry, "comprehensiveness"),
+            "vs random": ratio(entry, "comprehensiveness"),
+            "AOPC sufficiency [95% CI]": measured(entry, "sufficiency"),
+            "suff. vs random": ratio(entry, "sufficiency"),
+            "entropy": f"{entry['entropy']:.2f}",
+            "ms / example": f"{1000 * entry['seconds_per_example']:.1f}",
+        }
+        for name, entry in sorted(
+            methods.items(), key=lambda item: -item[1]["comprehensiveness"]["mean"]
+        )
+    ]
+    return "\n".join(markdown_table(list(rows[0]) if rows else [], [row.values() for row in rows]))
 
 
 def plot_curves(report):
@@ -117,8 +131,13 @@ def plot_curves(report):
         style = "--" if name == "random" else "-"
         axes[0].plot(bins, entry["comprehensiveness_curve"], style, marker="o", label=name)
         axes[1].plot(bins, entry["sufficiency_curve"], style, marker="o", label=name)
-    for axis, title in zip(axes, ("comprehensiveness: top k% removed (higher is faithful)",
-                                  "sufficiency: only the top k% kept (lower is faithful)")):
+    for axis, title in zip(
+        axes,
+        (
+            "comprehensiveness: top k% removed (higher is faithful)",
+            "sufficiency: only the top k% kept (lower is faithful)",
+        ),
+    ):
         axis.set_xscale("log")
         axis.set_xlabel("k, % of the text's tokens")
         axis.set_ylabel("drop in p(predicted class)")

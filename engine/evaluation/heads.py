@@ -21,13 +21,14 @@ from scipy.stats import spearmanr
 
 from engine import runs
 from engine.evaluation.faithfulness import tokenize
-from inspection.attention_tokens import has_class_token
+from inspection.attention_tokens import has_class_token, shortest_first
 from inspection.methods.heads import (
     STATISTICS,
     attention_statistics,
     head_ablation,
     head_importance,
 )
+from inspection.rendering.markdown_table import RIGHT, markdown_table
 
 HEADS_FILE = "heads.json"
 TABLE_FILE = "heads.md"
@@ -39,30 +40,43 @@ def measure_run_heads(run, texts, labels, limit, split, batch_size=32):
     vectorizer, classifier = run.parts
     counts = classifier.encoder.head_counts
     if len(set(counts)) > 1:  # A head mask is (layers, heads).
-        raise runs.RunError(f"{run.run_dir}: its blocks keep {counts} heads (a pruned run); "
-                            "measure the heads of the run it was pruned from")
+        raise runs.RunError(
+            f"{run.run_dir}: its blocks keep {counts} heads (a pruned run); "
+            "measure the heads of the run it was pruned from"
+        )
     texts, labels = list(texts[:limit]), np.asarray(labels[:limit], dtype=np.int64)
     token_ids = tokenize(run, texts)
     # Shortest first: each batch is cut to its longest text.
-    order = np.argsort((token_ids != 0).sum(axis=1), kind="stable")
+    order = shortest_first(token_ids)
     token_ids, labels = token_ids[order], labels[order]
     vocabulary = vectorizer.get_vocabulary()
-    statistics = attention_statistics(classifier, token_ids, vocabulary,
-                                      has_class_token(run.pooling, vocabulary), batch_size)
+    statistics = attention_statistics(
+        classifier, token_ids, vocabulary, has_class_token(run.pooling, vocabulary), batch_size
+    )
     importance = head_importance(classifier, token_ids, labels, batch_size)
     drops, rises, changes = head_ablation(classifier, token_ids, labels, batch_size)
-    heads = [{"layer": layer, "head": head, "importance": float(importance[layer, head]),
-              "ablation_accuracy_drop": float(drops[layer, head]),
-              "ablation_loss_increase": float(rises[layer, head]),
-              "ablation_loss_change": float(changes[layer, head]),
-              **{name: float(statistics[name][layer, head]) for name in STATISTICS}}
-             for layer in range(importance.shape[0]) for head in range(importance.shape[1])]
-    return {"split": split, "examples": len(texts),
-            # Against what the importance estimates (each example's |change of loss|),
-            # and against the mean increase, which helped and hurt examples net out.
-            "spearman_importance_ablation": _spearman(importance, changes),
-            "spearman_importance_loss_increase": _spearman(importance, rises),
-            "heads": heads}
+    heads = [
+        {
+            "layer": layer,
+            "head": head,
+            "importance": float(importance[layer, head]),
+            "ablation_accuracy_drop": float(drops[layer, head]),
+            "ablation_loss_increase": float(rises[layer, head]),
+            "ablation_loss_change": float(changes[layer, head]),
+            **{name: float(statistics[name][layer, head]) for name in STATISTICS},
+        }
+        for layer in range(importance.shape[0])
+        for head in range(importance.shape[1])
+    ]
+    return {
+        "split": split,
+        "examples": len(texts),
+        # Against what the importance estimates (each example's |change of loss|),
+        # and against the mean increase, which helped and hurt examples net out.
+        "spearman_importance_ablation": _spearman(importance, changes),
+        "spearman_importance_loss_increase": _spearman(importance, rises),
+        "heads": heads,
+    }
 
 
 def _spearman(first, second):
@@ -78,7 +92,6 @@ def write_heads(folder, report):
     plot_heads(report).savefig(folder / PLOT_FILE, dpi=100)
 
 
-
 def heads_table(report):
     """The heads as a Markdown table, most important first, after the correlation line.
 
@@ -91,23 +104,39 @@ def heads_table(report):
     ...                    "heads": [head]}).splitlines()[4][:51])
     | 0 | 1 | 0.5000 | 2.00 | -0.1000 | 0.3000 | 0.25 |
     """
+
     def rounded(value):
         return "-" if value is None else f"{value:.2f}"
 
-    lines = [f"{report['examples']} examples; Spearman correlation of importance and the "
-             f"ablation's loss change (each example's |change|): "
-             f"{rounded(report['spearman_importance_ablation'])}; and its mean loss "
-             f"increase: {rounded(report.get('spearman_importance_loss_increase'))}", ""]
-    columns = ["layer", "head", "importance", "accuracy drop (points)", "loss increase",
-               "loss change", *STATISTICS]
-    lines += ["| " + " | ".join(columns) + " |", "|" + "---:|" * len(columns)]
-    for head in sorted(report["heads"], key=lambda entry: -entry["importance"]):
-        cells = [str(head["layer"]), str(head["head"]), f"{head['importance']:.4f}",
-                 f"{100 * head['ablation_accuracy_drop']:.2f}",
-                 f"{head['ablation_loss_increase']:.4f}",
-                 f"{head['ablation_loss_change']:.4f}",
-                 *(f"{head[name]:.2f}" for name in STATISTICS)]
-        lines.append("| " + " | ".join(cells) + " |")
+    lines = [
+        f"{report['examples']} examples; Spearman correlation of importance and the "
+        f"ablation's loss change (each example's |change|): "
+        f"{rounded(report['spearman_importance_ablation'])}; and its mean loss "
+        f"increase: {rounded(report.get('spearman_importance_loss_increase'))}",
+        "",
+    ]
+    columns = [
+        "layer",
+        "head",
+        "importance",
+        "accuracy drop (points)",
+        "loss increase",
+        "loss change",
+        *STATISTICS,
+    ]
+    rows = [
+        [
+            str(head["layer"]),
+            str(head["head"]),
+            f"{head['importance']:.4f}",
+            f"{100 * head['ablation_accuracy_drop']:.2f}",
+            f"{head['ablation_loss_increase']:.4f}",
+            f"{head['ablation_loss_change']:.4f}",
+            *(f"{head[name]:.2f}" for name in STATISTICS),
+        ]
+        for head in sorted(report["heads"], key=lambda entry: -entry["importance"])
+    ]
+    lines += markdown_table(columns, rows, [RIGHT] * len(columns))
     return "\n".join(lines)
 
 
@@ -137,7 +166,7 @@ def plot_heads(report):
         axis.set_xlabel("head", fontsize=8)
         axis.set_ylabel("layer", fontsize=8)
         figure.colorbar(image, ax=axis)
-    for axis in axes.ravel()[len(arrays):]:
+    for axis in axes.ravel()[len(arrays) :]:
         axis.set_axis_off()
     figure.tight_layout()
     return figure

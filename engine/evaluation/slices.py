@@ -15,19 +15,20 @@ from pathlib import Path
 import numpy as np
 
 from engine import runs
-from engine.evaluation.tokens import markdown_cell
 from inspection.methods.slices import candidate_slices, measure_slices
+from inspection.rendering.markdown_table import RIGHT, markdown_cell, markdown_row, markdown_rule
 
 SLICES_FILE = "slices.json"
 TABLE_FILE = "slices.md"
 TABLE_OTHERS = 20  # slices.md's rows of slices that are not weak
 SUMMARY_SLICES = 10  # printed by evaluate.py
-HEADER = ["| slice | kind | size | accuracy [95% CI] | gap | excess errors | p-value |",
-          "|---|---|---:|---|---:|---:|---:|"]
+HEADER = [
+    markdown_row(["slice", "kind", "size", "accuracy [95% CI]", "gap", "excess errors", "p-value"]),
+    markdown_rule(["left", "left", RIGHT, "left", RIGHT, RIGHT, RIGHT]),
+]
 
 
-def measure_run_slices(run, texts, labels, probabilities, data_name, min_count=20,
-                       data_file=None):
+def measure_run_slices(run, texts, labels, probabilities, data_name, min_count=20, data_file=None):
     """The slices report (see the module docstring) of every evaluated example.
 
     `data_file`: the labelled file evaluated, or None for the run's split `data_name`;
@@ -41,16 +42,23 @@ def measure_run_slices(run, texts, labels, probabilities, data_name, min_count=2
     columns = None
     if names:
         column_texts, columns = run.load_columns(names, data_name, data_file)
-        if not np.array_equal(np.asarray(column_texts, dtype=object),
-                              np.asarray(texts, dtype=object)):
-            raise runs.RunError(f"{data_file or data_name}: the data changed while it was "
-                                "evaluated; evaluate again")
+        if not np.array_equal(
+            np.asarray(column_texts, dtype=object), np.asarray(texts, dtype=object)
+        ):
+            raise runs.RunError(
+                f"{data_file or data_name}: the data changed while it was evaluated; evaluate again"
+            )
     correct = np.asarray(probabilities).argmax(axis=-1) == np.asarray(labels)
     slices = candidate_slices(texts, labels, run.class_names, columns, min_count)
     measured = measure_slices(slices, correct)
     weak, every = measured.pop("weak_slices"), measured.pop("slices")
-    return {"split": data_name, **measured, "min_count": min_count, "weak_slices": weak,
-            "slices": every}
+    return {
+        "split": data_name,
+        **measured,
+        "min_count": min_count,
+        "weak_slices": weak,
+        "slices": every,
+    }
 
 
 def write_slices(folder, report):
@@ -62,9 +70,17 @@ def write_slices(folder, report):
 
 def _row(entry):
     low, high = entry["accuracy_ci"]
-    return (f"| {markdown_cell(entry['slice'])} | {entry['kind']} | {entry['size']} | "
-            f"{entry['accuracy']:.3f} [{low:.3f}, {high:.3f}] | {entry['gap']:+.3f} | "
-            f"{entry['excess_errors']:.1f} | {entry['p_value']:.2g} |")
+    return markdown_row(
+        [
+            markdown_cell(entry["slice"]),
+            entry["kind"],
+            entry["size"],
+            f"{entry['accuracy']:.3f} [{low:.3f}, {high:.3f}]",
+            f"{entry['gap']:+.3f}",
+            f"{entry['excess_errors']:.1f}",
+            f"{entry['p_value']:.2g}",
+        ]
+    )
 
 
 def slices_table(report, others=TABLE_OTHERS):
@@ -80,15 +96,27 @@ def slices_table(report, others=TABLE_OTHERS):
     '| word: a\\\\|b | word | 30 | 0.500 [0.300, 0.700] | +0.400 | 12.0 | 1e-05 |'
     """
     rest = [entry for entry in report["slices"] if not entry["weak"]][:others]
-    lines = [f"Accuracy on {report['split']}: {report['accuracy']:.3f} over "
-             f"{report['examples']} examples. {report['correction']}", "",
-             f"## Weak slices ({len(report['weak_slices'])})", ""]
-    lines += [*HEADER, *map(_row, report["weak_slices"])] if report["weak_slices"] else [
-        "None: no slice is below the overall accuracy after the correction."]
+    lines = [
+        f"Accuracy on {report['split']}: {report['accuracy']:.3f} over "
+        f"{report['examples']} examples. {report['correction']}",
+        "",
+        f"## Weak slices ({len(report['weak_slices'])})",
+        "",
+    ]
+    lines += (
+        [*HEADER, *map(_row, report["weak_slices"])]
+        if report["weak_slices"]
+        else ["None: no slice is below the overall accuracy after the correction."]
+    )
     if rest:
-        lines += ["", f"## The other slices, most excess errors first ({len(rest)} of "
-                  f"{len(report['slices']) - len(report['weak_slices'])})", "", *HEADER,
-                  *map(_row, rest)]
+        lines += [
+            "",
+            f"## The other slices, most excess errors first ({len(rest)} of "
+            f"{len(report['slices']) - len(report['weak_slices'])})",
+            "",
+            *HEADER,
+            *map(_row, rest),
+        ]
     return "\n".join(lines)
 
 
@@ -104,14 +132,19 @@ def slices_summary(report, count=SUMMARY_SLICES):
     """
     weak = report["weak_slices"]
     if not report["slices"]:
-        return (f"no candidate slice: none holds {report.get('min_count')} of the "
-                f"{report['examples']} examples and not all; lower --min-count, or evaluate "
-                "more examples")
+        return (
+            f"no candidate slice: none holds {report.get('min_count')} of the "
+            f"{report['examples']} examples and not all; lower --min-count, or evaluate "
+            "more examples"
+        )
     if not weak:
-        return (f"none of the {len(report['slices'])} candidate slices is below the overall "
-                f"accuracy ({report['accuracy']:.3f}) after the correction")
+        return (
+            f"none of the {len(report['slices'])} candidate slices is below the overall "
+            f"accuracy ({report['accuracy']:.3f}) after the correction"
+        )
     return "\n".join(
         f"{entry['slice']}: accuracy {entry['accuracy']:.3f} [{entry['accuracy_ci'][0]:.3f}, "
         f"{entry['accuracy_ci'][1]:.3f}] on {entry['size']} examples (overall "
         f"{report['accuracy']:.3f}), {entry['excess_errors']:.1f} excess errors"
-        for entry in weak[:count])
+        for entry in weak[:count]
+    )

@@ -30,6 +30,7 @@ from inspection.methods.data_map import (
     suspect_scores,
 )
 from inspection.methods.forward_passes import probabilities
+from inspection.rendering.markdown_table import RIGHT, markdown_cell, markdown_table
 
 SUSPECTS_FILE = "suspects.csv"
 MAP_FILE = "data_map.json"
@@ -38,8 +39,18 @@ SPLIT = "train"
 MAP_POINTS = 3000  # points of data_map.json (the viewer's scatter): a sample + the suspects
 POINT_TEXT = 300  # characters of each point's text
 SEED = 0
-COLUMNS = ["position", "text", "label", "model_label", "score", "confidence", "variability",
-           "correctness", "aum", "epochs"]
+COLUMNS = [
+    "position",
+    "text",
+    "label",
+    "model_label",
+    "score",
+    "confidence",
+    "variability",
+    "correctness",
+    "aum",
+    "epochs",
+]
 
 
 def measure_run_suspects(run, count, batch_size=256):
@@ -53,8 +64,14 @@ def measure_run_suspects(run, count, batch_size=256):
     statistics["score"] = suspect_scores(statistics)
     predicted = probabilities(run.parts[1], tokenize(run, texts), batch_size).argmax(-1)
     names = np.asarray(run.class_names, dtype=object)
-    table = pd.DataFrame({"position": np.arange(len(texts)), "text": texts,
-                          "label": names[labels], "model_label": names[predicted]})
+    table = pd.DataFrame(
+        {
+            "position": np.arange(len(texts)),
+            "text": texts,
+            "label": names[labels],
+            "model_label": names[predicted],
+        }
+    )
     table = pd.concat([table, statistics.reset_index(drop=True)], axis=1)
     # Examples no epoch saw (a capped training.steps_per_epoch) have no score to rank by.
     suspects = table.iloc[suspect_order(statistics["score"].to_numpy())[:count]][COLUMNS]
@@ -78,25 +95,37 @@ def suspects_summary(folder, rows=10) -> str:
     """The first `rows` suspects as a Markdown table (texts cut to 70 characters)."""
     import pandas as pd
 
-    from engine.evaluation.tokens import markdown_cell
-
     table = pd.read_csv(Path(folder) / SUSPECTS_FILE, nrows=rows, keep_default_na=False)
-    lines = ["| position | label | model label | score | text |", "|---:|---|---|---:|---|"]
+    rows = []
     for row in table.itertuples():
         text = " ".join(str(row.text).split())
         text = text if len(text) <= 70 else text[:69] + "…"
-        cells = (row.position, markdown_cell(row.label), markdown_cell(row.model_label),
-                 f"{row.score:.3f}", markdown_cell(text))
-        lines.append("| " + " | ".join(map(str, cells)) + " |")
-    return "\n".join(lines)
+        rows.append(
+            (
+                row.position,
+                markdown_cell(row.label),
+                markdown_cell(row.model_label),
+                f"{row.score:.3f}",
+                markdown_cell(text),
+            )
+        )
+    return "\n".join(
+        markdown_table(
+            ["position", "label", "model label", "score", "text"],
+            rows,
+            [RIGHT, "left", "left", RIGHT, "left"],
+        )
+    )
 
 
 def check_same_texts(run, dynamics, texts):
     """A RunError when the training split rebuilt today is not the one that was recorded."""
     if not recorded_texts_match(dynamics, texts):
-        raise runs.RunError(f"{run.run_dir / runs.DYNAMICS_FILE}: the training split rebuilt "
-                            "from the run's config is not the one training recorded (the "
-                            "data changed); train the run again to rank its labels")
+        raise runs.RunError(
+            f"{run.run_dir / runs.DYNAMICS_FILE}: the training split rebuilt "
+            "from the run's config is not the one training recorded (the "
+            "data changed); train the run again to rank its labels"
+        )
 
 
 def data_map(table, statistics, suspects, dynamics) -> dict:
@@ -105,17 +134,32 @@ def data_map(table, statistics, suspects, dynamics) -> dict:
     rank = dict(zip(suspects["position"], range(1, len(suspects) + 1)))
     chosen = list(suspects["position"][:MAP_POINTS])
     rest = np.setdiff1d(seen, chosen)
-    sample = np.random.default_rng(SEED).choice(rest, min(len(rest), MAP_POINTS - len(chosen)),
-                                                replace=False)
-    points = [{
-        "position": int(position), "text": str(table.at[position, "text"])[:POINT_TEXT],
-        "label": table.at[position, "label"], "model_label": table.at[position, "model_label"],
-        **{name: round(float(table.at[position, name]), 3)
-           for name in ("confidence", "variability", "correctness")},
-        "suspect_rank": rank.get(position)} for position in sorted({*chosen, *sample})]
-    return {"split": SPLIT, "examples": int(len(seen)), "epochs": int(dynamics["epoch"].max()),
-            "score": DEFAULT_SCORE, "regions": region_shares(statistics),
-            "region_rule": REGION_RULE, "points": points}
+    sample = np.random.default_rng(SEED).choice(
+        rest, min(len(rest), MAP_POINTS - len(chosen)), replace=False
+    )
+    points = [
+        {
+            "position": int(position),
+            "text": str(table.at[position, "text"])[:POINT_TEXT],
+            "label": table.at[position, "label"],
+            "model_label": table.at[position, "model_label"],
+            **{
+                name: round(float(table.at[position, name]), 3)
+                for name in ("confidence", "variability", "correctness")
+            },
+            "suspect_rank": rank.get(position),
+        }
+        for position in sorted({*chosen, *sample})
+    ]
+    return {
+        "split": SPLIT,
+        "examples": int(len(seen)),
+        "epochs": int(dynamics["epoch"].max()),
+        "score": DEFAULT_SCORE,
+        "regions": region_shares(statistics),
+        "region_rule": REGION_RULE,
+        "points": points,
+    }
 
 
 def write_suspects(folder, suspects, report):
@@ -131,20 +175,36 @@ def plot_data_map(report):
     points = report["points"]
     figure = Figure(figsize=(7, 6))
     axes = figure.subplots()
-    drawn = axes.scatter([p["variability"] for p in points], [p["confidence"] for p in points],
-                         c=[p["correctness"] for p in points], cmap="coolwarm_r", vmin=0, vmax=1,
-                         s=8, alpha=0.7)
+    drawn = axes.scatter(
+        [p["variability"] for p in points],
+        [p["confidence"] for p in points],
+        c=[p["correctness"] for p in points],
+        cmap="coolwarm_r",
+        vmin=0,
+        vmax=1,
+        s=8,
+        alpha=0.7,
+    )
     ringed = [p for p in points if p["suspect_rank"] is not None]
-    axes.scatter([p["variability"] for p in ringed], [p["confidence"] for p in ringed],
-                 facecolors="none", edgecolors="black", s=30, linewidths=0.6,
-                 label=f"the {len(ringed)} suspects listed")
+    axes.scatter(
+        [p["variability"] for p in ringed],
+        [p["confidence"] for p in ringed],
+        facecolors="none",
+        edgecolors="black",
+        s=30,
+        linewidths=0.6,
+        label=f"the {len(ringed)} suspects listed",
+    )
     figure.colorbar(drawn, ax=axes, label="correctness (share of epochs right)")
     shares = ", ".join(f"{name} {share:.0%}" for name, share in report["regions"].items())
-    axes.set(xlabel="variability (std of p(label) over epochs)",
-             ylabel="confidence (mean p(label) over epochs)", xlim=(0, 0.5), ylim=(0, 1),
-             title=f"Training data map, {report['examples']:,} examples, "
-                   f"{report['epochs']} epochs\n{shares}")
+    axes.set(
+        xlabel="variability (std of p(label) over epochs)",
+        ylabel="confidence (mean p(label) over epochs)",
+        xlim=(0, 0.5),
+        ylim=(0, 1),
+        title=f"Training data map, {report['examples']:,} examples, "
+        f"{report['epochs']} epochs\n{shares}",
+    )
     if ringed:
         axes.legend(loc="lower right")
     return figure
-

@@ -11,7 +11,6 @@ The numbers are `inspection.methods.word_reliance`'s; docs/dataset_inspection.md
 each means and how the ranking itself is checked ("faithfulness").
 """
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +18,9 @@ from matplotlib.figure import Figure
 
 from engine import runs
 from engine.evaluation.faithfulness import tokenize
+from inspection.attention_tokens import shortest_first
 from inspection.methods.attribution import DEFAULT_METHOD
+from inspection.methods.bootstrap import mean_interval
 from inspection.methods.forward_passes import probabilities
 from inspection.methods.word_reliance import (
     EDITED_TEXTS,
@@ -28,15 +29,28 @@ from inspection.methods.word_reliance import (
     frequency_matched,
     insertion_effects,
     insertion_sites,
-    interval,
     label_association,
     text_words,
     word_means,
 )
+from inspection.rendering.markdown_table import markdown_cell, markdown_table
 from inspection.word_pieces import is_word_piece
 
 TOKENS_FILE = "tokens.json"
 TABLE_FILE = "tokens.md"
+TABLE_HEADER = [
+    "rank",
+    "word",
+    "count",
+    "attribution [95% CI]",
+    "train count",
+    "p(class given word)",
+    "z",
+    "p-value",
+    "insertion [95% CI]",
+    "deletion [95% CI]",
+    "shortcut",
+]
 PLOT_FILE = "tokens.png"
 TOP_WORDS = 50  # listed per class, each with its insertion and deletion measured
 CHECKED_WORDS = 10  # the top words whose insertion effect is checked against random words
@@ -44,15 +58,13 @@ SHORTCUT_P_VALUE = 0.01
 TABLE_WORDS = 20
 PLOTTED_WORDS = 12
 PLOTTED_CLASSES = 8
-VIEWER_WORDS = 20  # per class in the viewer's Dataset panel
-# Which split's tokens.json the viewer shows when the export's own data has none.
-VIEWER_SPLITS = ("validation", "test")
 # Forward passes only: larger batches than the attribution's backward passes.
 EDIT_BATCH_SIZE = 128
 
 
-def measure_run_tokens(run, texts, labels, limit, split, method=DEFAULT_METHOD, min_count=20,
-                       seed=0, batch_size=32):
+def measure_run_tokens(
+    run, texts, labels, limit, split, method=DEFAULT_METHOD, min_count=20, seed=0, batch_size=32
+):
     """The tokens report (see the module docstring) of the first `limit` examples."""
     vectorizer, classifier = run.parts
     vocabulary = vectorizer.get_vocabulary()
@@ -60,10 +72,12 @@ def measure_run_tokens(run, texts, labels, limit, split, method=DEFAULT_METHOD, 
     token_ids = tokenize(run, texts)
     rows, pieces = text_words(token_ids, vocabulary)
     num_classes = len(run.class_names)
-    per_class = class_word_scores(classifier, token_ids, rows, run.pooling, method,
-                                  num_classes, batch_size)
-    counts = {word: len(values) for word, (_, values) in word_means(per_class[0], min_count)
-              .items()}  # the same words for every class: those of enough texts
+    per_class = class_word_scores(
+        classifier, token_ids, rows, run.pooling, method, num_classes, batch_size
+    )
+    counts = {
+        word: len(values) for word, (_, values) in word_means(per_class[0], min_count).items()
+    }  # the same words for every class: those of enough texts
     train_texts, train_labels = run.load_split("train")
     train_rows, _ = text_words(tokenize(run, train_texts), vocabulary)
     tests = max(1, len(counts) * num_classes)  # the (word, class) pairs: Bonferroni's factor
@@ -73,60 +87,85 @@ def measure_run_tokens(run, texts, labels, limit, split, method=DEFAULT_METHOD, 
     # The vectorizer's cap (the run's text.sequence_length), not the checkpoint's positions.
     length = run.config.text.sequence_length
     cap = classifier.encoder.sequence_length
-    editing = {"classifier": classifier, "keep_last": is_word_piece(vocabulary),
-               "cap": min(cap, length) if isinstance(length, int) else cap,
-               "batch_size": EDIT_BATCH_SIZE}
+    editing = {
+        "classifier": classifier,
+        "keep_last": is_word_piece(vocabulary),
+        "cap": min(cap, length) if isinstance(length, int) else cap,
+        "batch_size": EDIT_BATCH_SIZE,
+    }
     classes, checks = {}, {}
     for label, name in enumerate(run.class_names):
         means = word_means(per_class[label], min_count)
         ranked = sorted(means, key=lambda word: -means[word][0])[:TOP_WORDS]
         # Held-out texts of other classes; by length, so that each batch is cut short.
-        targets = _by_length(token_ids, np.flatnonzero(labels != label)[:EDITED_TEXTS])
+        targets = shortest_first(token_ids, np.flatnonzero(labels != label)[:EDITED_TEXTS])
 
         def insertion(word, label=label, targets=targets):
-            return insertion_effects(token_ids=token_ids[targets], sites=sites[targets],
-                                     pieces=pieces[word], label=label,
-                                     base=full[targets, label],
-                                     boundaries=[rows[index].boundaries for index in targets],
-                                     **editing)
+            return insertion_effects(
+                token_ids=token_ids[targets],
+                sites=sites[targets],
+                pieces=pieces[word],
+                label=label,
+                base=full[targets, label],
+                boundaries=[rows[index].boundaries for index in targets],
+                **editing,
+            )
 
         entries, inserted = [], {}
         for word in ranked:
             inserted[word] = insertion(word) if len(targets) else np.zeros(0)
-            containing = _by_length(token_ids, [index for index, row in enumerate(rows)
-                                                if word in row.positions][:EDITED_TEXTS])
-            deleted = deletion_effects(classifier, token_ids[containing],
-                                       [rows[index].positions[word] for index in containing],
-                                       label, full[containing, label], EDIT_BATCH_SIZE)
-            entries.append(_word_entry(word, means[word][1], association(word, label),
-                                       inserted[word], deleted))
+            containing = shortest_first(
+                token_ids,
+                [index for index, row in enumerate(rows) if word in row.positions][:EDITED_TEXTS],
+            )
+            deleted = deletion_effects(
+                classifier,
+                token_ids[containing],
+                [rows[index].positions[word] for index in containing],
+                label,
+                full[containing, label],
+                EDIT_BATCH_SIZE,
+            )
+            entries.append(
+                _word_entry(word, means[word][1], association(word, label), inserted[word], deleted)
+            )
         classes[name] = entries
         top = ranked[:CHECKED_WORDS]
         drawn = frequency_matched(list(counts), counts, top, len(top), seed + label)
         if top and drawn and len(targets):
-            checks[name] = (np.mean([inserted[word] for word in top], axis=0),
-                            np.mean([insertion(word) for word in drawn], axis=0))
-    return {"split": split, "examples": len(texts), "method": method, "min_count": min_count,
-            "tests": tests, "classes": classes,
-            "faithfulness": _ranking_check(checks)}
-
-
-def _by_length(token_ids, indices):
-    """`indices` (int array) ordered by the length of their texts, shortest first."""
-    indices = np.asarray(indices, dtype=np.int64)
-    return indices[np.argsort((token_ids[indices] != 0).sum(axis=1), kind="stable")]
+            checks[name] = (
+                np.mean([inserted[word] for word in top], axis=0),
+                np.mean([insertion(word) for word in drawn], axis=0),
+            )
+    return {
+        "split": split,
+        "examples": len(texts),
+        "method": method,
+        "min_count": min_count,
+        "tests": tests,
+        "classes": classes,
+        "faithfulness": _ranking_check(checks),
+    }
 
 
 def _word_entry(word, attributions, association, insertion, deletion):
-    attribution, attribution_ci = interval(attributions)
-    inserted, inserted_ci = interval(insertion)
-    deleted, deleted_ci = interval(deletion)
-    return {"word": word, "count": len(attributions), "attribution": attribution,
-            "attribution_ci": attribution_ci, **association,
-            "insertion": inserted, "insertion_ci": inserted_ci,
-            "deletion": deleted, "deletion_ci": deleted_ci,
-            "shortcut": bool(association["p_value"] < SHORTCUT_P_VALUE
-                             and len(insertion) > 0 and inserted_ci[0] > 0)}
+    attribution, attribution_ci = mean_interval(attributions)
+    inserted, inserted_ci = mean_interval(insertion)
+    deleted, deleted_ci = mean_interval(deletion)
+    return {
+        "word": word,
+        "count": len(attributions),
+        "attribution": attribution,
+        "attribution_ci": attribution_ci,
+        **association,
+        "insertion": inserted,
+        "insertion_ci": inserted_ci,
+        "deletion": deleted,
+        "deletion_ci": deleted_ci,
+        "shortcut": bool(
+            association["p_value"] < SHORTCUT_P_VALUE and len(insertion) > 0 and inserted_ci[0] > 0
+        ),
+    }
 
 
 def _ranking_check(checks):
@@ -134,18 +173,25 @@ def _ranking_check(checks):
     class and over all classes, with the interval of the (per text, paired) difference."""
 
     def summary(top, drawn):
-        difference, difference_ci = interval(top - drawn)
+        difference, difference_ci = mean_interval(top - drawn)
         random = float(drawn.mean())
-        return {"top_words": float(top.mean()), "random_words": random,
-                "ratio": float(top.mean() / random) if random > 0 else None,
-                "difference": difference, "difference_ci": difference_ci,
-                "texts": len(top)}
+        return {
+            "top_words": float(top.mean()),
+            "random_words": random,
+            "ratio": float(top.mean() / random) if random > 0 else None,
+            "difference": difference,
+            "difference_ci": difference_ci,
+            "texts": len(top),
+        }
 
     if not checks:
         return None
     pooled = [np.concatenate(series) for series in zip(*checks.values(), strict=True)]
-    return {"words": CHECKED_WORDS, **summary(*pooled),
-            "classes": {name: summary(*pair) for name, pair in checks.items()}}
+    return {
+        "words": CHECKED_WORDS,
+        **summary(*pooled),
+        "classes": {name: summary(*pair) for name, pair in checks.items()},
+    }
 
 
 def write_tokens(folder, report):
@@ -160,18 +206,32 @@ def _ci(value, bounds, digits=3):
     return f"{value:.{digits}f} [{bounds[0]:.{digits}f}, {bounds[1]:.{digits}f}]"
 
 
-def markdown_cell(text):
-    """Text in a Markdown table cell: a word may be "|"."""
-    return str(text).replace("|", "\\|")
-
-
 def ranking_check_line(check):
     """One sentence: the top words' insertion effect against random words'."""
     ratio = f" ({check['ratio']:.1f}x)" if check["ratio"] else ""
-    return (f"Ranking check: inserted into texts of other classes, the top {check['words']} "
-            f"words of each class raise its probability by {check['top_words']:.3f}, "
-            f"frequency-matched random words by {check['random_words']:.3f}{ratio}; "
-            f"difference {_ci(check['difference'], check['difference_ci'])}.")
+    return (
+        f"Ranking check: inserted into texts of other classes, the top {check['words']} "
+        f"words of each class raise its probability by {check['top_words']:.3f}, "
+        f"frequency-matched random words by {check['random_words']:.3f}{ratio}; "
+        f"difference {_ci(check['difference'], check['difference_ci'])}."
+    )
+
+
+def _table_row(rank, entry):
+    share, z = entry["p_class_given_word"], entry["z"]
+    return [
+        rank,
+        markdown_cell(entry["word"]),
+        entry["count"],
+        _ci(entry["attribution"], entry["attribution_ci"]),
+        entry["train_count"],
+        "-" if share is None else f"{share:.2f}",
+        "-" if z is None else f"{z:.1f}",
+        f"{entry['p_value']:.2g}",
+        _ci(entry["insertion"], entry["insertion_ci"]),
+        _ci(entry["deletion"], entry["deletion_ci"]),
+        "yes" if entry["shortcut"] else "",
+    ]
 
 
 def tokens_table(report, words=TABLE_WORDS):
@@ -190,22 +250,8 @@ def tokens_table(report, words=TABLE_WORDS):
     check = report.get("faithfulness")
     lines = [ranking_check_line(check), ""] if check else []
     for name, entries in report["classes"].items():
-        lines += [f"## {name}", "",
-                  "| rank | word | count | attribution [95% CI] | train count | p(class given "
-                  "word) | z | p-value | insertion [95% CI] | deletion [95% CI] | shortcut |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|"]
-        for rank, entry in enumerate(entries[:words], 1):
-            share = entry["p_class_given_word"]
-            z = entry["z"]
-            lines.append(
-                f"| {rank} | {markdown_cell(entry['word'])} | {entry['count']} | "
-                f"{_ci(entry['attribution'], entry['attribution_ci'])} | {entry['train_count']} "
-                f"| {'-' if share is None else f'{share:.2f}'} | "
-                f"{'-' if z is None else f'{z:.1f}'} | {entry['p_value']:.2g} | "
-                f"{_ci(entry['insertion'], entry['insertion_ci'])} | "
-                f"{_ci(entry['deletion'], entry['deletion_ci'])} | "
-                f"{'yes' if entry['shortcut'] else ''} |")
-        lines.append("")
+        rows = [_table_row(rank, entry) for rank, entry in enumerate(entries[:words], 1)]
+        lines += [f"## {name}", "", *markdown_table(TABLE_HEADER, rows), ""]
     return "\n".join(lines).rstrip()
 
 
@@ -219,11 +265,20 @@ def tokens_summary(report, words):
     """
     check = report.get("faithfulness")
     lines = [ranking_check_line(check)] if check else []
-    empty = (f"(no word is in {report.get('min_count')} of the examples: lower "
-             "--min-count, or measure more examples)")
-    lines += [f"{name}: " + (", ".join(entry["word"] + ("*" if entry["shortcut"] else "")
-                                       for entry in entries[:words]) or empty)
-              for name, entries in report["classes"].items()]
+    empty = (
+        f"(no word is in {report.get('min_count')} of the examples: lower "
+        "--min-count, or measure more examples)"
+    )
+    lines += [
+        f"{name}: "
+        + (
+            ", ".join(
+                entry["word"] + ("*" if entry["shortcut"] else "") for entry in entries[:words]
+            )
+            or empty
+        )
+        for name, entries in report["classes"].items()
+    ]
     return "\n".join(lines)
 
 
@@ -237,8 +292,10 @@ def plot_tokens(report, words=PLOTTED_WORDS, max_classes=PLOTTED_CLASSES):
         entries = report["classes"][name][:words][::-1]  # the first word on top
         labels = [entry["word"] for entry in entries]
         colours = ["tab:red" if entry["shortcut"] else "tab:blue" for entry in entries]
-        for axis, key, title in ((axes[row, 0], "attribution", "mean attribution"),
-                                 (axes[row, 1], "insertion", "insertion: rise of p(class)")):
+        for axis, key, title in (
+            (axes[row, 0], "attribution", "mean attribution"),
+            (axes[row, 1], "insertion", "insertion: rise of p(class)"),
+        ):
             values = np.array([entry[key] for entry in entries])
             bounds = np.array([entry[f"{key}_ci"] for entry in entries]).reshape(-1, 2)
             errors = np.abs(bounds.T - values) if len(values) else None
@@ -249,49 +306,3 @@ def plot_tokens(report, words=PLOTTED_WORDS, max_classes=PLOTTED_CLASSES):
     figure.suptitle("Top words per class (red: shortcut)", fontsize=10)
     figure.tight_layout()
     return figure
-
-
-def viewer_block(run_dir, data_name=None):
-    """What the viewer's Dataset panel shows of a run's tokens.json: `data_name`'s, else the
-    validation or test split's, else any; None when the run has none.
-
-    Returns:
-        {"source", "split", "examples", "method", "faithfulness", "classes": {LABEL:
-        [{"word", "count", "attribution", "attribution_ci", "insertion", "insertion_ci",
-        "deletion", "p_class_given_word", "shortcut"}, ...]}} (the top `VIEWER_WORDS`).
-
-    Raises:
-        ValueError: the file is not a tokens.json; the message says how to measure again.
-    """
-    path = viewer_path(run_dir, TOKENS_FILE, data_name)
-    if path is None:
-        return None
-    kept = ("word", "count", "attribution", "attribution_ci", "insertion", "insertion_ci",
-            "deletion", "p_class_given_word", "shortcut")
-    try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-        classes = {str(name): [{key: entry[key] for key in kept}
-                               for entry in entries[:VIEWER_WORDS]]
-                   for name, entries in report["classes"].items()}
-        return {"source": str(path), "split": path.parent.name,
-                "examples": int(report["examples"]), "method": str(report["method"]),
-                "faithfulness": report.get("faithfulness"), "classes": classes}
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise ValueError(f"{path} is not a tokens file of evaluate.py --tokens "
-                         f"({type(error).__name__}: {error}); measure again: python "
-                         f"evaluate.py {run_dir} --tokens") from None
-
-
-def viewer_path(run_dir, filename, data_name=None):
-    """The `RUN_DIR/eval/<split>/<filename>` the viewer shows: `data_name`'s, else the
-    validation or test split's, else the first other split's; None when no split has one.
-
-    Example:
-    >>> viewer_path(Path("runs/nothere"), TOKENS_FILE, "test") is None
-    True
-    """
-    order = [data_name, *VIEWER_SPLITS]
-    paths = sorted((Path(run_dir) / runs.EVAL_DIR).glob(f"*/{filename}"), key=lambda path: (
-        order.index(path.parent.name) if path.parent.name in order else len(order),
-        path.parent.name))
-    return paths[0] if paths else None

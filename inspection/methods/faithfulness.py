@@ -9,8 +9,8 @@ the classifier masks out of attention and pooling (the other tokens keep their p
 WordPiece's [CLS] and [SEP] are never removed. Ties in a ranking are broken at random.
 `random` is averaged over 10 orderings per example. The entropy of each score vector
 (of the absolute scores, normalised by log of the number of tokens: 1 is flat) says how
-peaked it is. A paired bootstrap over the examples gives every mean and every difference
-against random and against rollout a 95% interval.
+peaked it is. A paired bootstrap over the examples (`bootstrap.paired_bootstrap`) gives
+every mean and every difference against random and against rollout a 95% interval.
 
 Letter legend: E examples, T token ids, K bins, M methods.
 """
@@ -20,17 +20,18 @@ import time
 import numpy as np
 
 from inspection.methods.attribution import METHODS, attribute
+from inspection.methods.bootstrap import paired_bootstrap
 from inspection.methods.forward_passes import class_probabilities, probabilities
 
 BINS_PERCENT = (1, 5, 10, 20, 50)
 RANDOM_ORDERINGS = 10
-BOOTSTRAP_RESAMPLES = 1000
 # What the best method is compared with: the floor and today's attention explanation.
 REFERENCES = ("random", "rollout")
 
 
-def removal_curves(classifier, token_ids, text_mask, scores, classes, full_probability,
-                   seed=0, batch_size=32):
+def removal_curves(
+    classifier, token_ids, text_mask, scores, classes, full_probability, seed=0, batch_size=32
+):
     """Comprehensiveness and sufficiency per example and bin, float64 (E, K) each.
 
     Args:
@@ -89,39 +90,9 @@ def normalized_entropy(scores, text_mask):
     return np.array(entropies)
 
 
-def paired_bootstrap(per_example, resamples=BOOTSTRAP_RESAMPLES, seed=0):
-    """Means and 95% percentile intervals over the same resampled examples for every series.
-
-    Args:
-        per_example: dict name -> float array (E,).
-
-    Returns:
-        dict name -> {"mean", "ci95": [low, high]}; and a function of two names giving the
-        same for their difference (paired: one resampling for all).
-
-    Example:
-    >>> summary, difference = paired_bootstrap({"a": np.ones(4), "b": np.zeros(4)})
-    >>> summary["a"]["ci95"], difference("a", "b")["mean"]
-    ([1.0, 1.0], 1.0)
-    """
-    sizes = {len(values) for values in per_example.values()}
-    if len(sizes) != 1:
-        raise ValueError(f"every series needs the same examples. Received lengths {sizes}")
-    size = sizes.pop()
-    samples = np.random.default_rng(seed).integers(0, size, (resamples, size))  # (R, E)
-
-    def interval(values):
-        means = values[samples].mean(axis=1) if size else np.zeros(1)
-        return {"mean": float(values.mean()) if size else 0.0,
-                "ci95": [float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))]}
-
-    summary = {name: interval(np.asarray(values, float)) for name, values in per_example.items()}
-    return summary, lambda a, b: interval(np.asarray(per_example[a], float)
-                                          - np.asarray(per_example[b], float))
-
-
-def measure_faithfulness(classifier, token_ids, text_mask, pooling, methods=METHODS, seed=0,
-                         batch_size=32):
+def measure_faithfulness(
+    classifier, token_ids, text_mask, pooling, methods=METHODS, seed=0, batch_size=32
+):
     """Scores every example with every method and measures each method's faithfulness.
 
     Args:
@@ -149,13 +120,30 @@ def measure_faithfulness(classifier, token_ids, text_mask, pooling, methods=METH
         orderings = RANDOM_ORDERINGS if method == "random" else 1
         curves = []
         for ordering in range(orderings):
-            scores = attribute(classifier, token_ids, method, pooling, classes,
-                               seed=seed + ordering, batch_size=batch_size)
+            scores = attribute(
+                classifier,
+                token_ids,
+                method,
+                pooling,
+                classes,
+                seed=seed + ordering,
+                batch_size=batch_size,
+            )
             if ordering == 0:
                 seconds = (time.perf_counter() - start) / len(token_ids)
                 entropy = normalized_entropy(scores, text_mask)
-            curves.append(removal_curves(classifier, token_ids, text_mask, scores, classes,
-                                         full, seed + ordering, batch_size))
+            curves.append(
+                removal_curves(
+                    classifier,
+                    token_ids,
+                    text_mask,
+                    scores,
+                    classes,
+                    full,
+                    seed + ordering,
+                    batch_size,
+                )
+            )
         comp_curve = np.mean([comp for comp, _ in curves], axis=0)  # (E, K)
         suff_curve = np.mean([suff for _, suff in curves], axis=0)  # (E, K)
         comprehensiveness[method] = comp_curve.mean(axis=1)  # (E,) AOPC
@@ -175,8 +163,13 @@ def measure_faithfulness(classifier, token_ids, text_mask, pooling, methods=METH
             if reference in details and reference != method:
                 entry[f"vs_{reference}"] = {
                     "comprehensiveness": comp_difference(method, reference),
-                    "sufficiency": suff_difference(method, reference)}
+                    "sufficiency": suff_difference(method, reference),
+                }
     ranked = [method for method in methods if method != "random"]
     best = max(ranked, key=lambda method: comp_summary[method]["mean"]) if ranked else None
-    return {"examples": len(token_ids), "bins_percent": list(BINS_PERCENT),
-            "best_method": best, "methods": {method: details[method] for method in methods}}
+    return {
+        "examples": len(token_ids),
+        "bins_percent": list(BINS_PERCENT),
+        "best_method": best,
+        "methods": {method: details[method] for method in methods},
+    }

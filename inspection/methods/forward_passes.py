@@ -11,7 +11,7 @@ from inspect import signature
 import keras
 import numpy as np
 
-from inspection.attention_tokens import trimmed_to_longest
+from inspection.attention_tokens import shortest_first, trimmed_to_longest
 
 # Rows per forward or backward pass: 32 interpolation steps of one text for Integrated
 # Gradients; MiniLM's backward pass at 128 tokens holds about 1 GB for 32 rows.
@@ -22,14 +22,17 @@ def probabilities(classifier, token_ids, batch_size=BATCH_SIZE, head_mask=None):
     """The classifier's class probabilities, float64 (R, C), for token ids (R, T); with a
     `head_mask` (L, N), those of the heads it keeps."""
     token_ids = np.asarray(token_ids, dtype=np.int64)  # the graph's one signature
-    forward = _inference(classifier) if head_mask is None else (
-        lambda ids: classifier(ids, training=False, head_mask=head_mask))
+    forward = (
+        _inference(classifier)
+        if head_mask is None
+        else (lambda ids: classifier(ids, training=False, head_mask=head_mask))
+    )
     # In order of length, each batch cut to its longest row: short rows do not pay for the
     # padding of long ones. The probabilities do not depend on the batch a row is in.
-    order = np.argsort(np.count_nonzero(token_ids, axis=1), kind="stable")
+    order = shortest_first(token_ids)
     result = np.zeros((len(token_ids), 0))
     for start in range(0, len(token_ids), batch_size):
-        rows = order[start:start + batch_size]
+        rows = order[start : start + batch_size]
         batch = keras.ops.convert_to_numpy(forward(trimmed_to_longest(token_ids[rows])))
         if not start:
             result = np.zeros((len(token_ids), batch.shape[-1]))
@@ -55,10 +58,12 @@ def compiled(classifier, name, function):
 
         model = weakref.ref(classifier)  # the cache must not keep its key alive
         arguments = signature(function).parameters
-        specs = [tf.TensorSpec((None, None), tf.int64)] + [
-            tf.TensorSpec((None,), tf.int64)] * (len(arguments) - 2)
-        functions[name] = tf.function(lambda *tensors: function(model(), *tensors),
-                                      input_signature=specs, autograph=False)
+        specs = [tf.TensorSpec((None, None), tf.int64)] + [tf.TensorSpec((None,), tf.int64)] * (
+            len(arguments) - 2
+        )
+        functions[name] = tf.function(
+            lambda *tensors: function(model(), *tensors), input_signature=specs, autograph=False
+        )
     return functions[name]
 
 
@@ -70,9 +75,11 @@ def _inference(classifier):
 def attention_forward(classifier, token_ids):
     """One inference pass that also returns every block's maps: {"probabilities": (B, C),
     "attention_scores": [(B, N_l, T, T) per block]}, as tensors."""
-    return compiled(classifier, "attention", lambda model, ids: model(
-        ids, training=False, return_attention_scores=True))(
-            keras.ops.convert_to_tensor(np.asarray(token_ids), "int64"))
+    return compiled(
+        classifier,
+        "attention",
+        lambda model, ids: model(ids, training=False, return_attention_scores=True),
+    )(keras.ops.convert_to_tensor(np.asarray(token_ids), "int64"))
 
 
 def predicted_classes(classifier, token_ids, batch_size=BATCH_SIZE):
@@ -88,5 +95,11 @@ def class_probabilities(classifier, token_ids, classes, batch_size=BATCH_SIZE):
     return picked[np.arange(len(picked)), np.asarray(classes)]
 
 
-__all__ = ["BATCH_SIZE", "attention_forward", "class_probabilities", "compiled",
-           "predicted_classes", "probabilities"]
+__all__ = [
+    "BATCH_SIZE",
+    "attention_forward",
+    "class_probabilities",
+    "compiled",
+    "predicted_classes",
+    "probabilities",
+]

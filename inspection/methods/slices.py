@@ -14,7 +14,7 @@ Candidate slices, each kept when it holds at least `min_count` examples and not 
 Per slice: its size, accuracy, and percentile bootstrap interval of that accuracy. The
 bootstrap distribution of the mean of n 0/1 values of which k are 1 is Binomial(n, k/n) / n
 (a resample draws n examples with replacement, each right with chance k/n), so its
-percentiles are read off exactly (scipy's `binom.ppf`) where resampling would estimate
+percentiles are read off exactly (`bootstrap.accuracy_interval`) where resampling would estimate
 them: 1000 resamples cannot reach the corrected level's tails (0.05/m of them is less than
 one resample when m > 50).
 
@@ -33,6 +33,8 @@ import re
 
 import numpy as np
 from scipy.stats import binom
+
+from inspection.methods.bootstrap import accuracy_interval
 
 ALPHA = 0.05  # the family-wise error rate over all candidate slices
 LEVEL = 0.95  # of the interval each slice is shown with
@@ -73,15 +75,18 @@ def candidate_slices(texts, labels, class_names, columns=None, min_count=20):
 ('has URL', [2]), ('has all-caps word', [0])]
     """
     texts = [str(text) for text in texts]
-    found = [Slice(f"label: {name}", "label", np.asarray(labels) == label)
-             for label, name in enumerate(class_names)]
-    found += [Slice(name, "pattern", matches(texts, pattern, capitals))
-              for name, (pattern, capitals) in PATTERNS.items()]
+    found = [
+        Slice(f"label: {name}", "label", np.asarray(labels) == label)
+        for label, name in enumerate(class_names)
+    ]
+    found += [
+        Slice(name, "pattern", matches(texts, pattern, capitals))
+        for name, (pattern, capitals) in PATTERNS.items()
+    ]
     words = [WORD.findall(text.lower()) for text in texts]
     found += length_slices(np.array([len(row) for row in words]))
     for column, values in (columns or {}).items():
-        found += value_slices(f"column {column} = ", "column", values, min_count,
-                              MAX_COLUMN_VALUES)
+        found += value_slices(f"column {column} = ", "column", values, min_count, MAX_COLUMN_VALUES)
     found += word_slices(words, min_count)
     return [item for item in found if min_count <= item.members.sum() < len(texts)]
 
@@ -94,8 +99,9 @@ def matches(texts, pattern, capitals=False):
     [True, False]
     """
     if capitals:
-        return np.array([any(word.isupper() for word in pattern.findall(text))
-                         for text in texts], dtype=bool)
+        return np.array(
+            [any(word.isupper() for word in pattern.findall(text)) for text in texts], dtype=bool
+        )
     return np.array([pattern.search(text) is not None for text in texts], dtype=bool)
 
 
@@ -115,8 +121,13 @@ def length_slices(counts, bands=LENGTH_BANDS):
     for index in np.unique(band):
         members = band == index
         low, high = counts[members].min(), counts[members].max()
-        found.append(Slice(f"length: {low}-{high} words" if low < high
-                           else f"length: {low} words", "length", members))
+        found.append(
+            Slice(
+                f"length: {low}-{high} words" if low < high else f"length: {low} words",
+                "length",
+                members,
+            )
+        )
     return found
 
 
@@ -130,8 +141,10 @@ def value_slices(prefix, kind, values, min_count, most):
     ['column genre = drama']
     """
     counts = collections.Counter(str(value) for value in values)
-    kept = sorted((value for value, count in counts.items() if count >= min_count),
-                  key=lambda value: (-counts[value], value))[:most]
+    kept = sorted(
+        (value for value, count in counts.items() if count >= min_count),
+        key=lambda value: (-counts[value], value),
+    )[:most]
     values = np.asarray([str(value) for value in values], dtype=object)
     return [Slice(f"{prefix}{value}", kind, values == value) for value in kept]
 
@@ -146,33 +159,16 @@ def word_slices(words, min_count, most=MAX_WORDS):
     [('word: good', [True, False, True])]
     """
     counts = collections.Counter(word for row in words for word in set(row))
-    kept = sorted((word for word, count in counts.items() if count >= min_count),
-                  key=lambda word: (-counts[word], word))[:most]
+    kept = sorted(
+        (word for word, count in counts.items() if count >= min_count),
+        key=lambda word: (-counts[word], word),
+    )[:most]
     index = {word: position for position, word in enumerate(kept)}
     members = np.zeros((len(kept), len(words)), dtype=bool)  # (S, E)
     for row, text_words in enumerate(words):
         for word in set(text_words) & index.keys():
             members[index[word], row] = True
     return [Slice(f"word: {word}", "word", members[index[word]]) for word in kept]
-
-
-def bootstrap_interval(sizes, rights, level):
-    """The percentile bootstrap interval at `level` of each slice's accuracy (rights /
-    sizes), read off the exact bootstrap distribution, Binomial(size, accuracy) / size.
-
-    Returns:
-        float array (S, 2): low and high.
-
-    Example:
-    >>> bootstrap_interval(np.array([10, 4]), np.array([10, 0]), 0.95).tolist()
-    [[1.0, 1.0], [0.0, 0.0]]
-    >>> bootstrap_interval(np.array([100]), np.array([50]), 0.95).tolist()
-    [[0.4, 0.6]]
-    """
-    sizes, rights = np.asarray(sizes), np.asarray(rights)
-    tail = (1.0 - level) / 2
-    bounds = binom.ppf(np.array([[tail], [1.0 - tail]]), sizes, rights / sizes)  # (2, S)
-    return (bounds / sizes).T
 
 
 def measure_slices(slices, correct, alpha=ALPHA):
@@ -200,8 +196,8 @@ def measure_slices(slices, correct, alpha=ALPHA):
     members = np.array([item.members for item in slices], dtype=bool).reshape(-1, examples)
     sizes, rights = members.sum(axis=1), (members & correct).sum(axis=1)  # (S,)
     tests = len(slices)
-    shown = bootstrap_interval(sizes, rights, LEVEL)
-    corrected = bootstrap_interval(sizes, rights, 1.0 - alpha / max(1, tests))
+    shown = accuracy_interval(sizes, rights, LEVEL)
+    corrected = accuracy_interval(sizes, rights, 1.0 - alpha / max(1, tests))
     # In counts, exactly: a resample is at or above the overall accuracy right / examples
     # when it holds at least `least` right examples.
     least = -(-right * sizes // examples)
@@ -209,18 +205,30 @@ def measure_slices(slices, correct, alpha=ALPHA):
     # Below the overall accuracy, in counts: upper / size < right / examples.
     weak = np.rint(corrected[:, 1] * sizes) * examples < right * sizes
     overall = right / examples
-    entries = [{"slice": item.name, "kind": item.kind, "size": int(size),
-                "accuracy": float(rights[index] / size),
-                "accuracy_ci": shown[index].tolist(),
-                "corrected_ci": corrected[index].tolist(),
-                "gap": overall - float(rights[index] / size),
-                "excess_errors": float(size * overall - rights[index]),
-                "p_value": float(p_values[index]), "weak": bool(weak[index])}
-               for index, (item, size) in enumerate(zip(slices, sizes))]
+    entries = [
+        {
+            "slice": item.name,
+            "kind": item.kind,
+            "size": int(size),
+            "accuracy": float(rights[index] / size),
+            "accuracy_ci": shown[index].tolist(),
+            "corrected_ci": corrected[index].tolist(),
+            "gap": overall - float(rights[index] / size),
+            "excess_errors": float(size * overall - rights[index]),
+            "p_value": float(p_values[index]),
+            "weak": bool(weak[index]),
+        }
+        for index, (item, size) in enumerate(zip(slices, sizes))
+    ]
     entries.sort(key=lambda entry: (-entry["excess_errors"], entry["slice"]))
-    return {"examples": examples, "accuracy": overall,
-            "correction": correction_sentence(tests, alpha), "alpha": alpha,
-            "weak_slices": [entry for entry in entries if entry["weak"]], "slices": entries}
+    return {
+        "examples": examples,
+        "accuracy": overall,
+        "correction": correction_sentence(tests, alpha),
+        "alpha": alpha,
+        "weak_slices": [entry for entry in entries if entry["weak"]],
+        "slices": entries,
+    }
 
 
 def correction_sentence(tests, alpha=ALPHA):
@@ -230,6 +238,8 @@ def correction_sentence(tests, alpha=ALPHA):
     >>> correction_sentence(50)  # doctest: +ELLIPSIS
     'Bonferroni over 50 candidate slices: a slice is weak when its bootstrap interval at ...'
     """
-    return (f"Bonferroni over {tests} candidate slices: a slice is weak when its bootstrap "
-            f"interval at level 1 - {alpha}/{tests} (corrected_ci) lies below the overall "
-            f"accuracy, i.e. its p_value is at most {alpha / max(1, tests):.3g}.")
+    return (
+        f"Bonferroni over {tests} candidate slices: a slice is weak when its bootstrap "
+        f"interval at level 1 - {alpha}/{tests} (corrected_ci) lies below the overall "
+        f"accuracy, i.e. its p_value is at most {alpha / max(1, tests):.3g}."
+    )

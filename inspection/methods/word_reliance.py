@@ -25,7 +25,6 @@ import numpy as np
 from scipy.stats import norm
 
 from inspection.methods.attribution import attribute
-from inspection.methods.faithfulness import paired_bootstrap
 from inspection.methods.forward_passes import class_probabilities
 from inspection.word_pieces import (
     OUT_OF_VOCABULARY,
@@ -39,8 +38,7 @@ from inspection.word_pieces import (
 EDITED_TEXTS = 200
 # Attribution methods whose scores are linear in the explained logit: the sum of the token
 # scores of (logit_a - logit_b) is a's minus b's.
-LOGIT_LINEAR_METHODS = ("gradient_x_input", "conservative_gradient_x_input",
-                        "integrated_gradients")
+LOGIT_LINEAR_METHODS = ("gradient_x_input", "conservative_gradient_x_input", "integrated_gradients")
 
 
 @dataclasses.dataclass
@@ -86,8 +84,7 @@ def text_words(token_ids, vocabulary):
     return rows, pieces_of
 
 
-def class_word_scores(classifier, token_ids, rows, pooling, method, num_classes,
-                      batch_size=32):
+def class_word_scores(classifier, token_ids, rows, pooling, method, num_classes, batch_size=32):
     """Per class, per text, {word: its attribution toward the class} (C lists of E dicts).
 
     A softmax's logits move together without changing its probabilities, so a word can
@@ -96,15 +93,28 @@ def class_word_scores(classifier, token_ids, rows, pooling, method, num_classes,
     attribution minus the mean of theirs), which only what separates c counts toward.
     """
     token_ids = np.asarray(token_ids)
-    scores = np.stack([attribute(classifier, token_ids, method, pooling,
-                                 classes=np.full(len(token_ids), label), batch_size=batch_size)
-                       for label in range(num_classes)])  # (C, E, T)
+    scores = np.stack(
+        [
+            attribute(
+                classifier,
+                token_ids,
+                method,
+                pooling,
+                classes=np.full(len(token_ids), label),
+                batch_size=batch_size,
+            )
+            for label in range(num_classes)
+        ]
+    )  # (C, E, T)
     if method in LOGIT_LINEAR_METHODS and num_classes > 1:
         scores = scores - (scores.sum(axis=0) - scores) / (num_classes - 1)
-    return [[{word: float(row_scores[positions].sum())
-              for word, positions in row.positions.items()}
-             for row_scores, row in zip(class_scores, rows, strict=True)]
-            for class_scores in scores]
+    return [
+        [
+            {word: float(row_scores[positions].sum()) for word, positions in row.positions.items()}
+            for row_scores, row in zip(class_scores, rows, strict=True)
+        ]
+        for class_scores in scores
+    ]
 
 
 def word_means(text_scores, min_count):
@@ -118,8 +128,11 @@ def word_means(text_scores, min_count):
     for scores in text_scores:
         for word, score in scores.items():
             values.setdefault(word, []).append(score)
-    return {word: (float(np.mean(scores)), scores)
-            for word, scores in values.items() if len(scores) >= min_count}
+    return {
+        word: (float(np.mean(scores)), scores)
+        for word, scores in values.items()
+        if len(scores) >= min_count
+    }
 
 
 def label_association(train_rows, train_labels, num_classes, tests):
@@ -152,12 +165,15 @@ def label_association(train_rows, train_labels, num_classes, tests):
         per_class = counts.get(word)
         total = int(per_class.sum()) if per_class is not None else 0
         if total == 0 or not 0 < prior[label] < 1:
-            return {"train_count": total, "p_class_given_word": None, "z": None,
-                    "p_value": 1.0}
+            return {"train_count": total, "p_class_given_word": None, "z": None, "p_value": 1.0}
         share = per_class[label] / total
         z = (share - prior[label]) / np.sqrt(prior[label] * (1 - prior[label]) / total)
-        return {"train_count": total, "p_class_given_word": float(share), "z": float(z),
-                "p_value": float(min(1.0, norm.sf(z) * tests))}
+        return {
+            "train_count": total,
+            "p_class_given_word": float(share),
+            "z": float(z),
+            "p_value": float(min(1.0, norm.sf(z) * tests)),
+        }
 
     return test
 
@@ -188,26 +204,39 @@ def inserted(token_ids, sites, pieces, cap, keep_last, boundaries=None):
         real = ids[ids != PADDING_ID].tolist()
         last = cap - int(keep_last) - len(pieces)
         if site > last:
-            fitting = [boundary for boundary in (boundaries[row] if boundaries else [last])
-                       if boundary <= last]
+            fitting = [
+                boundary
+                for boundary in (boundaries[row] if boundaries else [last])
+                if boundary <= last
+            ]
             site = max(fitting, default=0)
         row = real[:site] + list(pieces) + real[site:]
         if len(row) > cap:
-            row = row[:cap - 1] + row[-1:] if keep_last else row[:cap]
+            row = row[: cap - 1] + row[-1:] if keep_last else row[:cap]
         rows.append(row)
     width = max(len(row) for row in rows)
     return np.array([row + [PADDING_ID] * (width - len(row)) for row in rows], dtype=np.int64)
 
 
-def insertion_effects(classifier, token_ids, sites, pieces, label, cap, keep_last,
-                      base=None, batch_size=32, boundaries=None):
+def insertion_effects(
+    classifier,
+    token_ids,
+    sites,
+    pieces,
+    label,
+    cap,
+    keep_last,
+    base=None,
+    batch_size=32,
+    boundaries=None,
+):
     """Per text, p(label) with the word inserted minus p(label) without: float64 (E,)."""
     if base is None:
-        base = class_probabilities(classifier, token_ids, np.full(len(token_ids), label),
-                                   batch_size)
+        base = class_probabilities(
+            classifier, token_ids, np.full(len(token_ids), label), batch_size
+        )
     edited = inserted(token_ids, sites, pieces, cap, keep_last, boundaries)
-    return class_probabilities(classifier, edited, np.full(len(edited), label),
-                               batch_size) - base
+    return class_probabilities(classifier, edited, np.full(len(edited), label), batch_size) - base
 
 
 def deletion_effects(classifier, token_ids, positions, label, base=None, batch_size=32):
@@ -215,24 +244,13 @@ def deletion_effects(classifier, token_ids, positions, label, base=None, batch_s
     given the padding id: float64 (E,)."""
     token_ids = np.asarray(token_ids)
     if base is None:
-        base = class_probabilities(classifier, token_ids, np.full(len(token_ids), label),
-                                   batch_size)
+        base = class_probabilities(
+            classifier, token_ids, np.full(len(token_ids), label), batch_size
+        )
     edited = token_ids.copy()
     for row, row_positions in enumerate(positions):
         edited[row, row_positions] = PADDING_ID
-    return base - class_probabilities(classifier, edited, np.full(len(edited), label),
-                                      batch_size)
-
-
-def interval(values, seed=0):
-    """The mean and 95% bootstrap interval of `values`: (mean, [low, high]).
-
-    Example:
-    >>> interval([1.0, 1.0, 1.0])
-    (1.0, [1.0, 1.0])
-    """
-    summary, _ = paired_bootstrap({"values": np.asarray(values, dtype=np.float64)}, seed=seed)
-    return summary["values"]["mean"], summary["values"]["ci95"]
+    return base - class_probabilities(classifier, edited, np.full(len(edited), label), batch_size)
 
 
 def frequency_matched(words, counts, excluded, size, seed=0, bands=5):

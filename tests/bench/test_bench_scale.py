@@ -1,4 +1,5 @@
-"""The scale bench's pure parts: synthetic shards, medians, the goals and the table."""
+"""The scale bench's pure parts: synthetic shards (bench/scale_data.py), medians, the goals
+and the table."""
 
 import sys
 from pathlib import Path
@@ -9,51 +10,66 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import bench_scale  # noqa: E402
+import scale_data  # noqa: E402
 
 
 def test_synthetic_rows_are_seeded_and_carry_their_label():
-    texts, labels = bench_scale.synthetic_rows(500, seed=3)
-    assert (texts, labels) == bench_scale.synthetic_rows(500, seed=3)
-    assert texts != bench_scale.synthetic_rows(500, seed=4)[0]
+    texts, labels = scale_data.synthetic_rows(500, seed=3)
+    assert (texts, labels) == scale_data.synthetic_rows(500, seed=3)
+    assert texts != scale_data.synthetic_rows(500, seed=4)[0]
     assert set(labels) == {"neg", "pos"}
     for text, label in zip(texts, labels, strict=True):
         words = text.split()
-        assert 7 <= len(words) <= 20 and words[-1] in bench_scale.CUES[label]
+        assert 7 <= len(words) <= 20 and words[-1] in scale_data.CUES[label]
 
 
 def test_shards_hold_the_rows_and_are_written_once(tmp_path, monkeypatch):
-    assert bench_scale.shard_sizes(2_500_000) == [1_000_000, 1_000_000, 500_000]
-    assert bench_scale.shard_sizes(300, per_shard=100) == [100, 100, 100]
-    monkeypatch.setattr(bench_scale, "ROWS_PER_SHARD", 400)
-    monkeypatch.setattr(bench_scale, "CHUNK_ROWS", 150)
-    spec = bench_scale.write_dataset(1000, "parquet", folder=tmp_path)
+    assert scale_data.shard_sizes(2_500_000) == [1_000_000, 1_000_000, 500_000]
+    assert scale_data.shard_sizes(300, per_shard=100) == [100, 100, 100]
+    monkeypatch.setattr(scale_data, "ROWS_PER_SHARD", 400)
+    monkeypatch.setattr(scale_data, "CHUNK_ROWS", 150)
+    spec = scale_data.write_dataset(1000, "parquet", folder=tmp_path)
     shards = sorted(Path(spec).parent.glob("*.parquet"))
     assert [pq.ParquetFile(path).metadata.num_rows for path in shards] == [400, 400, 200]
     written = shards[0].stat().st_mtime_ns
-    assert bench_scale.write_dataset(1000, "parquet", folder=tmp_path) == spec
+    assert scale_data.write_dataset(1000, "parquet", folder=tmp_path) == spec
     assert shards[0].stat().st_mtime_ns == written  # reused, not written again
-    csv_spec = bench_scale.write_dataset(1000, "csv", folder=tmp_path)
+    csv_spec = scale_data.write_dataset(1000, "csv", folder=tmp_path)
     table = pa_csv.read_csv(sorted(Path(csv_spec).parent.glob("*.csv"))[2])
     assert table.column_names == ["text", "label"] and table.num_rows == 200
 
 
 def result(rows, path, peak, first, rate, file_format="csv"):
-    return {"rows": rows, "format": file_format, "path": path, "peak_rss_gb": peak,
-            "first_step_s": first, "rows_per_s": rate}
+    return {
+        "rows": rows,
+        "format": file_format,
+        "path": path,
+        "peak_rss_gb": peak,
+        "first_step_s": first,
+        "rows_per_s": rate,
+    }
 
 
 RESULTS = [
-    result(1000, "memory", 1.5, 10.0, 1000.0), result(1000, "memory", 1.7, 14.0, 1200.0),
+    result(1000, "memory", 1.5, 10.0, 1000.0),
+    result(1000, "memory", 1.7, 14.0, 1200.0),
     result(1000, "stream", 1.2, 5.0, 950.0),
-    result(10000, "memory", 9.0, 90.0, 1000.0), result(10000, "stream", 1.3, 30.0, 940.0),
+    result(10000, "memory", 9.0, 90.0, 1000.0),
+    result(10000, "stream", 1.3, 30.0, 940.0),
 ]
 
 
 def test_summary_takes_medians_and_keeps_errors():
-    summary = bench_scale.summarize(RESULTS + [
-        {"rows": 10000, "format": "csv", "path": "memory", "error": "exit -9: killed"}])
-    assert summary[1000, "csv", "memory"] == {"peak_rss_gb": 1.6, "first_step_s": 12.0,
-                                              "rows_per_s": 1100.0, "runs": 2, "errors": []}
+    summary = bench_scale.summarize(
+        RESULTS + [{"rows": 10000, "format": "csv", "path": "memory", "error": "exit -9: killed"}]
+    )
+    assert summary[1000, "csv", "memory"] == {
+        "peak_rss_gb": 1.6,
+        "first_step_s": 12.0,
+        "rows_per_s": 1100.0,
+        "runs": 2,
+        "errors": [],
+    }
     assert summary[10000, "csv", "memory"]["errors"] == ["exit -9: killed"]
     assert summary[10000, "csv", "memory"]["runs"] == 1
 
@@ -69,12 +85,14 @@ def test_goals_are_checked_at_the_largest_size_and_the_one_below():
     ]
     assert bench_scale.goals({}, [10000], ["csv"]) == [
         ("csv, 10,000 rows streamed: peak memory under 3 GB", "not measured", False),
-        ("csv, 10,000 rows streamed: first step within 60 s", "not measured", False)]
+        ("csv, 10,000 rows streamed: first step within 60 s", "not measured", False),
+    ]
 
 
 def test_the_table_puts_the_paths_side_by_side():
-    summary = bench_scale.summarize(RESULTS + [
-        {"rows": 10000, "format": "parquet", "path": "stream", "error": "over 60 s"}])
+    summary = bench_scale.summarize(
+        RESULTS + [{"rows": 10000, "format": "parquet", "path": "stream", "error": "over 60 s"}]
+    )
     assert bench_scale.format_table(summary).splitlines()[2:] == [
         "| 1,000 | csv | 1.60 / 1.20 | 12.0 / 5.0 | 1,100 / 950 |",
         "| 10,000 | csv | 9.00 / 1.30 | 90.0 / 30.0 | 1,000 / 940 |",

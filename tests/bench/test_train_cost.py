@@ -10,6 +10,7 @@ import pytest
 from config import ModelConfig, TextConfig
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+import accuracy_report  # noqa: E402
 import bench_accuracy  # noqa: E402
 from train_cost import epoch_cost, forward_flops  # noqa: E402
 
@@ -43,29 +44,38 @@ def test_epoch_cost_counts_real_tokens_and_padded_shapes():
 
 
 def run(accuracy, seconds, wall):
-    return {"test": {"accuracy": accuracy, "macro_f1": accuracy - 0.1},
-            "validation": {"accuracy": accuracy}, "wall_time_s": wall, "epochs": 2,
-            "epoch_seconds": seconds, "real_tokens_per_epoch": 1000,
-            "train_flops_per_epoch": 4e9}
+    return {
+        "test": {"accuracy": accuracy, "macro_f1": accuracy - 0.1},
+        "validation": {"accuracy": accuracy},
+        "wall_time_s": wall,
+        "epochs": 2,
+        "epoch_seconds": seconds,
+        "real_tokens_per_epoch": 1000,
+        "train_flops_per_epoch": 4e9,
+    }
 
 
 def test_summary_gives_mean_std_and_the_median_epoch_throughput():
-    summary = bench_accuracy.summarize([run(0.90, [1.0, 3.0], 60), run(0.92, [2.0, 9.0], 120),
-                                        None], peak=8e9)
+    summary = accuracy_report.summarize(
+        [run(0.90, [1.0, 3.0], 60), run(0.92, [2.0, 9.0], 120), None], peak=8e9
+    )
     assert summary["seeds"] == 2
     assert summary["test_accuracy"]["mean"] == pytest.approx(91.0)
     assert summary["test_accuracy"]["std"] == pytest.approx(np.std([90, 92], ddof=1))
     assert summary["wall_time_s"] == 90
     assert summary["real_tokens_per_s"] == pytest.approx(1000 / 2.5)  # median of 1, 2, 3, 9
     assert summary["share_of_peak"] == pytest.approx(4e9 / 2.5 / 8e9)
-    table = bench_accuracy.format_table({"bbc_news": {"ours": summary, "keras_io_example": None}})
-    assert "| bbc_news | ours | 91.00 ± 1.41 | 81.00 ± 1.41 | 2/2 | 90 s | 400 | 1.6 (20.0%) |" \
+    table = accuracy_report.format_table({"bbc_news": {"ours": summary, "keras_io_example": None}})
+    assert (
+        "| bbc_news | ours | 91.00 ± 1.41 | 81.00 ± 1.41 | 2/2 | 90 s | 400 | 1.6 (20.0%) |"
         in table
-    assert bench_accuracy.summarize([None], peak=1.0) is None
+    )
+    assert accuracy_report.summarize([None], peak=1.0) is None
 
 
 def test_the_keras_io_example_sets_every_text_and_model_field_so_no_recipe_leaks_in():
     set_fields = {override.split("=")[0] for override in bench_accuracy.KERAS_IO_EXAMPLE}
     for section in (TextConfig, ModelConfig):
-        assert {f"{section.section}.{item.name}" for item in dataclasses.fields(section)} \
-            <= set_fields
+        assert {
+            f"{section.section}.{item.name}" for item in dataclasses.fields(section)
+        } <= set_fields

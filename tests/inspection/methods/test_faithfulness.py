@@ -9,7 +9,6 @@ from inspection.methods.faithfulness import (
     bin_sizes,
     measure_faithfulness,
     normalized_entropy,
-    paired_bootstrap,
     removal_curves,
 )
 from inspection.methods.forward_passes import class_probabilities
@@ -26,8 +25,9 @@ def test_removal_curves_remove_and_keep_the_top_tokens():
     ids = np.array([[3, PLANTED, 5, 6, 0, 0, 0, 0]])
     scores = np.array([[0.1, 0.9, 0.3, 0.2, 0, 0, 0, 0]])
     full = class_probabilities(classifier, ids, [1])
-    comprehensiveness, sufficiency = removal_curves(classifier, ids, ids != 0, scores,
-                                                    np.array([1]), full)
+    comprehensiveness, sufficiency = removal_curves(
+        classifier, ids, ids != 0, scores, np.array([1]), full
+    )
     probability = lambda row: keras.ops.convert_to_numpy(classifier(np.array([row])))[0, 1]  # noqa: E731
     # 4 tokens: every bin removes one token, the planted one, but 50%, which removes two.
     assert comprehensiveness[0, 0] == pytest.approx(full[0] - probability([3, 0, 5, 6, 0, 0, 0, 0]))
@@ -39,27 +39,21 @@ def test_removal_curves_remove_and_keep_the_top_tokens():
 def test_normalized_entropy_is_1_when_flat_and_0_when_one_token_has_it_all():
     mask = np.array([[True, True, True, False]])
     np.testing.assert_allclose(normalized_entropy(np.array([[2.0, -2.0, 2.0, 9.0]]), mask), [1.0])
-    np.testing.assert_allclose(normalized_entropy(np.array([[0.0, 5.0, 0.0, 9.0]]), mask), [0.0],
-                               atol=1e-12)
-
-
-def test_the_paired_bootstrap_interval_covers_the_mean_and_pairs_the_differences():
-    rng = np.random.default_rng(0)
-    a = rng.normal(1.0, 1.0, 400)
-    summary, difference = paired_bootstrap({"a": a, "b": a - 0.1})
-    low, high = summary["a"]["ci95"]
-    assert low < a.mean() < high and high - low == pytest.approx(4 * 1.0 / 20, rel=0.25)
-    # Paired: the difference is exactly 0.1 in every resample, so its interval is a point.
-    assert difference("a", "b")["ci95"] == pytest.approx([0.1, 0.1])
-    with pytest.raises(ValueError, match="same examples"):
-        paired_bootstrap({"a": a, "b": a[:3]})
+    np.testing.assert_allclose(
+        normalized_entropy(np.array([[0.0, 5.0, 0.0, 9.0]]), mask), [0.0], atol=1e-12
+    )
 
 
 def test_faithful_methods_beat_random_and_the_best_is_reported():
     classifier = planted_token_classifier("mean")
     token_ids, labels = planted_texts(40, seed=3)
-    report = measure_faithfulness(classifier, token_ids, token_ids != 0, "mean",
-                                  methods=("leave_one_out", "gradient_x_input", "random"))
+    report = measure_faithfulness(
+        classifier,
+        token_ids,
+        token_ids != 0,
+        "mean",
+        methods=("leave_one_out", "gradient_x_input", "random"),
+    )
     assert report["examples"] == 40 and report["bins_percent"] == list(BINS_PERCENT)
     methods = report["methods"]
     assert set(methods) == {"leave_one_out", "gradient_x_input", "random"}
@@ -75,5 +69,6 @@ def test_an_example_without_text_tokens_is_refused():
     classifier = planted_token_classifier("mean")
     token_ids = np.array([[3, 4, 0], [5, 6, 0]])
     with pytest.raises(ValueError, match="at least one text token"):
-        measure_faithfulness(classifier, token_ids, np.array([[True, True, False], [False] * 3]),
-                             "mean")
+        measure_faithfulness(
+            classifier, token_ids, np.array([[True, True, False], [False] * 3]), "mean"
+        )
