@@ -1,8 +1,8 @@
 """A BERT checkpoint converted onto our layers computes BERT, on every Keras backend.
 
 The encoder is built from token ids (the tokenizer is TensorFlow's, tested in
-tests/tokenization), loaded through `starting_weights.checkpoints`' tensor table, and compared with
-a float64 numpy BERT that reads the checkpoint's tensors directly.
+tests/tokenization), loaded through `starting_weights.checkpoint_weights`' tensor table, and
+compared with a float64 numpy BERT that reads the checkpoint's tensors directly.
 """
 
 import keras

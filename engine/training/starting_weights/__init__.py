@@ -5,9 +5,9 @@ It sits above `models/` (which takes paths and plain values), `runs` (the pretra
 run's folder) and `data`, and puts them together.
 
 Three sources, at most one a run (the config checks that):
-- `model.pretrained`: a BERT-family checkpoint (`checkpoints`); it also brings the
-  tokenizer (WordPiece) and the encoder's architecture (`pretrained_encoder` makes one a
-  Keras model of its own);
+- `model.pretrained`: a BERT-family checkpoint (`checkpoints`, its tensors converted onto
+  our layers by `checkpoint_weights`); it also brings the tokenizer (WordPiece) and the
+  encoder's architecture (`pretrained_encoder` makes one a Keras model of its own);
 - `model.init_from`: a pretrain.py run folder (`pretraining_run`); it brings its vocabulary
   and text settings;
 - `model.pretrained_embeddings`: word vectors for the token embeddings (`word_vectors`).
@@ -84,8 +84,10 @@ def starting_weights(config: Config) -> StartingWeights:
     """
     model = config.model
     if model.pretrained == "auto":  # A ModelConfig built in code: load_config resolves it.
-        raise ConfigError("model.pretrained: auto is resolved by config.files.load_config, "
-                          "from what the config names; set a checkpoint or null")
+        raise ConfigError(
+            "model.pretrained: auto is resolved by config.files.load_config, "
+            "from what the config names; set a checkpoint or null"
+        )
     if model.pretrained:
         from engine.training.starting_weights.checkpoints import checkpoint_folder, read_checkpoint
 
@@ -102,24 +104,33 @@ def check_checkpoint_fits(config: Config, checkpoint) -> None:
     """The text and model settings a checkpoint cannot follow are ConfigErrors."""
     cap, layers = config.text.sequence_length, config.model.pretrained_layers
     if cap != "auto" and cap > checkpoint.max_positions:
-        raise ConfigError(f"text.sequence_length: {cap} is more than the checkpoint's "
-                          f"{checkpoint.max_positions} positions; set it to at most that")
+        raise ConfigError(
+            f"text.sequence_length: {cap} is more than the checkpoint's "
+            f"{checkpoint.max_positions} positions; set it to at most that"
+        )
     if layers is not None and layers > checkpoint.num_layers:
-        raise ConfigError(f"model.pretrained_layers: {layers} is more than the checkpoint's "
-                          f"{checkpoint.num_layers} blocks; set it to at most that, or null")
+        raise ConfigError(
+            f"model.pretrained_layers: {layers} is more than the checkpoint's "
+            f"{checkpoint.num_layers} blocks; set it to at most that, or null"
+        )
     if config.text.stop_words != "none":
-        raise ConfigError("text.stop_words: a pretrained encoder reads the text as its "
-                          "tokenizer makes it; set text.stop_words to none")
+        raise ConfigError(
+            "text.stop_words: a pretrained encoder reads the text as its "
+            "tokenizer makes it; set text.stop_words to none"
+        )
 
 
 def load_checkpoint_into(classifier, checkpoint) -> None:
     """The checkpoint's weights into the classifier's embedding and blocks."""
-    from engine.training.starting_weights.checkpoints import load_checkpoint_weights
+    from engine.training.starting_weights.checkpoint_weights import load_checkpoint_weights
 
     skipped = load_checkpoint_weights(classifier.encoder, checkpoint)
     blocks = classifier.encoder.blocks
-    kept = f"its first {len(blocks)} of {len(blocks) + skipped} blocks" if skipped else (
-        f"all {len(blocks)} blocks")
+    kept = (
+        f"its first {len(blocks)} of {len(blocks) + skipped} blocks"
+        if skipped
+        else (f"all {len(blocks)} blocks")
+    )
     print(f"model.pretrained: the encoder starts from {checkpoint.folder} ({kept})")
 
 
@@ -132,8 +143,10 @@ def load_token_vectors(classifier, config: Config, vocabulary, seed=0):
     words, vectors = load_word_vectors(name, config.dataset.data_dir)
     matrix, found = embedding_matrix(vocabulary, words, vectors, config.model.d_model, seed=seed)
     token_embeddings(classifier).assign(matrix)
-    print(f"model.pretrained_embeddings: {name} has vectors for {found:,} of the "
-          f"{len(vocabulary):,} vocabulary words")
+    print(
+        f"model.pretrained_embeddings: {name} has vectors for {found:,} of the "
+        f"{len(vocabulary):,} vocabulary words"
+    )
 
 
 def classifier_from_adapter(run_dir: str | Path):
@@ -150,15 +163,20 @@ def classifier_from_adapter(run_dir: str | Path):
     run_dir = Path(run_dir)
     adapter = run_dir / runs.ADAPTER_FILE
     if not adapter.exists():
-        raise ConfigError(f"{run_dir}: no {runs.ADAPTER_FILE}; only a run with "
-                          "model.fine_tune: lora has one")
+        raise ConfigError(
+            f"{run_dir}: no {runs.ADAPTER_FILE}; only a run with model.fine_tune: lora has one"
+        )
     weights = starting_weights(load_config(run_dir / runs.CONFIG_FILE))
     config = weights.config
     vocabulary = weights.vocabulary or weights.checkpoint.vocabulary
     num_classes = len(json.loads((run_dir / runs.LABELS_FILE).read_text()))
-    classifier = build_classifier(config.model, len(vocabulary) + weights.extra_token_ids,
-                                  config.text.sequence_length, num_classes,
-                                  checkpoint=weights.checkpoint)
+    classifier = build_classifier(
+        config.model,
+        len(vocabulary) + weights.extra_token_ids,
+        config.text.sequence_length,
+        num_classes,
+        checkpoint=weights.checkpoint,
+    )
     weights.load_into(classifier, vocabulary, seed=config.training.seed)
     load_adapter(classifier, adapter)
     return classifier

