@@ -1,3 +1,7 @@
+"""The attention file written and read (inspection/attention_file/reader.py): round trips,
+word pieces, attribution scores and pruned heads, and one test per refused input (earlier
+versions: test_upgrade.py)."""
+
 import json
 
 import numpy as np
@@ -5,32 +9,20 @@ import pandas as pd
 import pytest
 
 from inspection.attention_file.format import FORMAT_VERSION, MANIFEST_COLUMNS
-from inspection.attention_file.reader import OutdatedExportError, load_attention, save_attention
-from inspection.attention_file.record import AttentionRecord
-from inspection.attention_file.upgrade import upgraded_export
-
-CLASS_NAMES = ["negative", "positive"]
-
-
-def make_record(example_id, num_tokens, true_label_index=1, seed=0):
-    rng = np.random.default_rng(seed)
-    scores = rng.random((2, 3, num_tokens, num_tokens)).astype("float32")
-    scores /= scores.sum(axis=-1, keepdims=True)
-    return AttentionRecord(
-        example_id=example_id,
-        text=" ".join(f"word{index}" for index in range(num_tokens)),
-        tokens=[f"word{index}" for index in range(num_tokens)],
-        attention_scores=scores,
-        probabilities=np.array([0.3, 0.7], "float32"),
-        predicted_label_index=1,
-        true_label_index=true_label_index,
-    )
+from inspection.attention_file.reader import load_attention, save_attention
+from tests.inspection.attention_file.records import CLASS_NAMES, make_record
 
 
 def test_round_trip_keeps_arrays_manifest_and_meta(tmp_path):
     records = [make_record("00007", 4, seed=1), make_record("a-b.c_d", 6, None, seed=2)]
-    save_attention(tmp_path, records, CLASS_NAMES, run_info={"model": "stand-in"},
-                   max_probability_difference=2.5e-7, probability_tolerance=1e-4)
+    save_attention(
+        tmp_path,
+        records,
+        CLASS_NAMES,
+        run_info={"model": "stand-in"},
+        max_probability_difference=2.5e-7,
+        probability_tolerance=1e-4,
+    )
 
     with load_attention(tmp_path) as export:
         assert export.format_version == FORMAT_VERSION == 4
@@ -49,7 +41,10 @@ def test_round_trip_keeps_arrays_manifest_and_meta(tmp_path):
         row = export.manifest.iloc[0]
         assert list(export.manifest.columns) == list(MANIFEST_COLUMNS)
         assert (row["true_label"], row["predicted_label"], row["correct"]) == (
-            "positive", "positive", True)
+            "positive",
+            "positive",
+            True,
+        )
         assert row["num_tokens"] == 4
         assert export.record("a-b.c_d").true_label_index is None
 
@@ -121,8 +116,7 @@ def word_piece_record(example_id="0"):
 
 
 def test_word_pieces_are_grouped_into_words_and_specials_marked(tmp_path):
-    save_attention(tmp_path, [word_piece_record(), make_record("1", 2)], CLASS_NAMES,
-                   pooling="cls")
+    save_attention(tmp_path, [word_piece_record(), make_record("1", 2)], CLASS_NAMES, pooling="cls")
     with load_attention(tmp_path) as export:
         row = export.manifest.iloc[0]
         assert row["word_index"] == [None, 0, 1, 1, 2, None]
@@ -138,84 +132,12 @@ def test_word_pieces_are_grouped_into_words_and_specials_marked(tmp_path):
         assert word_level["word_importance"] == word_level["rollout_importance"]
 
 
-# What versions 1 and 2 did not write: version 3's attributions and what meta says of them.
-VERSION_3_COLUMNS = ("attributions", "word_attributions")
-VERSION_3_META = ("attribution_methods", "attribution_seconds_per_example", "faithfulness",
-                  "kept_heads")
-VERSION_2_COLUMNS = ("word_index", "special", "words", "word_importance")
-
-
-def rewrite_as_version(directory, version, dropped_columns):
-    """Rewrites a current export as an older version wrote it; returns the current rows."""
-    rows = [json.loads(line) for line in (directory / "manifest.jsonl").read_text().splitlines()]
-    (directory / "manifest.jsonl").write_text("".join(
-        json.dumps({key: value for key, value in row.items() if key not in dropped_columns})
-        + "\n" for row in rows))
-    meta = json.loads((directory / "meta.json").read_text())
-    meta = {key: value for key, value in meta.items() if key not in VERSION_3_META}
-    (directory / "meta.json").write_text(json.dumps({**meta, "format_version": version}))
-    return rows
-
-
-def upgrade_in_place(directory):
-    """What upgrade_run.py does to an older export, which the reader refuses in one line."""
-    with pytest.raises(OutdatedExportError, match="rewrite the run with: python upgrade_run.py"):
-        load_attention(directory)
-    meta = json.loads((directory / "meta.json").read_text())
-    rows = [json.loads(line) for line in (directory / "manifest.jsonl").read_text().splitlines()]
-    meta, rows = upgraded_export(meta, rows)
-    (directory / "manifest.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
-    (directory / "meta.json").write_text(json.dumps(meta))
-    assert upgraded_export(meta, rows) is None  # a second time: nothing to do
-
-
-def test_version_1_exports_are_rewritten_with_each_token_a_word(tmp_path):
-    record = make_record("0", 3)
-    record.tokens = ["[CLS]", "good", "film"]  # a word-level pooling: cls export
-    record.word_index = [None, 0, 1]  # what version 2 records of it
-    save_attention(tmp_path, [record], CLASS_NAMES, pooling="cls")
-    [version_2] = rewrite_as_version(tmp_path, 1, VERSION_2_COLUMNS + VERSION_3_COLUMNS)
-    upgrade_in_place(tmp_path)
-    with load_attention(tmp_path) as export:
-        assert export.format_version == 4
-        assert list(export.manifest.columns) == list(MANIFEST_COLUMNS)
-        for column in VERSION_2_COLUMNS:
-            assert export.manifest.loc[0, column] == version_2[column]
-        assert export.record("0").words == ["good", "film"]
-        # Rollout is its one method; the class token is no token id: no score.
-        assert export.attribution_methods == ["rollout"] and export.faithfulness is None
-        rollout = version_2["rollout_importance"]
-        assert export.attributions("0")["rollout"].tolist() == [0.0] + rollout[1:]
-        assert export.word_attributions("0")["rollout"].tolist() == version_2["word_importance"]
-
-
-@pytest.mark.parametrize("tokens, word_index, learned_class_token", [
-    (["[CLS]", "good", "film"], [None, 0, 1], True),  # word-level, pooling: cls
-    (["[CLS]", "play", "##ed", "[SEP]"], [None, 0, 0, None], False),  # WordPiece's own [CLS]
-])
-def test_version_2_exports_are_rewritten_with_rollout_as_their_one_method(
-        tmp_path, tokens, word_index, learned_class_token):
-    record = make_record("0", len(tokens))
-    record.tokens, record.word_index = tokens, word_index
-    record.rollout_importance = np.array([0.4, 0.3, 0.2, 0.1][:len(tokens)])
-    save_attention(tmp_path, [record, make_record("1", 2)], CLASS_NAMES, pooling="cls")
-    rows = rewrite_as_version(tmp_path, 2, VERSION_3_COLUMNS)
-    upgrade_in_place(tmp_path)
-    with load_attention(tmp_path) as export:
-        assert export.format_version == 4 and export.attribution_methods == ["rollout"]
-        assert list(export.manifest.columns) == list(MANIFEST_COLUMNS)
-        # No method scores a learned class token; WordPiece's [CLS] is a token id.
-        rollout = export.attributions("0")["rollout"]
-        assert rollout[0] == (0.0 if learned_class_token else 0.4)
-        assert rollout[1:].tolist() == rows[0]["rollout_importance"][1:]
-        assert export.word_attributions("0")["rollout"].tolist() == rows[0]["word_importance"]
-        assert list(export.record("1").attributions) == ["rollout"]
-
-
 def test_attribution_scores_round_trip_and_sum_into_words(tmp_path):
     record = word_piece_record()
-    record.attributions = {"rollout": record.rollout_importance,
-                           "leave_one_out": np.array([0.5, -0.25, 0.125, 1e-9, -2.0, 0.75])}
+    record.attributions = {
+        "rollout": record.rollout_importance,
+        "leave_one_out": np.array([0.5, -0.25, 0.125, 1e-9, -2.0, 0.75]),
+    }
     save_attention(tmp_path, [record], CLASS_NAMES, pooling="cls")
     with load_attention(tmp_path) as export:
         assert export.attribution_methods == ["rollout", "leave_one_out"]
@@ -224,18 +146,27 @@ def test_attribution_scores_round_trip_and_sum_into_words(tmp_path):
         assert scores["leave_one_out"].tolist() == [0.5, -0.25, 0.125, 1e-9, -2.0, 0.75]
         # they, played (play + ##ed), well; [CLS] and [SEP] in no word.
         assert export.word_attributions("0")["leave_one_out"].tolist() == [
-            -0.25, 0.125 + 1e-9, -2.0]
+            -0.25,
+            0.125 + 1e-9,
+            -2.0,
+        ]
         loaded = export.record("0")
         assert loaded.word_attributions["leave_one_out"].tolist() == [-0.25, 0.125 + 1e-9, -2.0]
         np.testing.assert_allclose(loaded.word_attributions["rollout"], [0.1, 0.2, 0.25])
 
 
-@pytest.mark.parametrize("attributions, message", [
-    ({"rollout": [0.5, 0.5]}, r"same methods, \['rollout', 'random'\]; example '1' has "),
-    ({"rollout": [0.5, 0.5], "random": [0.1]}, r"attributions\['random'\] of example '1' "
-                                               r"must be 2 finite scores"),
-    ({"rollout": [0.5, 0.5], "random": [0.1, np.nan]}, "finite=False"),
-])
+@pytest.mark.parametrize(
+    "attributions, message",
+    [
+        ({"rollout": [0.5, 0.5]}, r"same methods, \['rollout', 'random'\]; example '1' has "),
+        (
+            {"rollout": [0.5, 0.5], "random": [0.1]},
+            r"attributions\['random'\] of example '1' "
+            r"must be 2 finite scores",
+        ),
+        ({"rollout": [0.5, 0.5], "random": [0.1, np.nan]}, "finite=False"),
+    ],
+)
 def test_attribution_scores_that_do_not_fit_are_rejected(tmp_path, attributions, message):
     first, second = make_record("0", 3), make_record("1", 2)
     first.attributions = {"rollout": [0.2, 0.3, 0.5], "random": [0.1, 0.2, 0.3]}
@@ -244,12 +175,15 @@ def test_attribution_scores_that_do_not_fit_are_rejected(tmp_path, attributions,
         save_attention(tmp_path, [first, second], CLASS_NAMES)
 
 
-@pytest.mark.parametrize("word_index, message", [
-    ([None, 0, 1, 1, 2], "one entry per token \\(6\\)"),
-    ([None, 0, 2, 2, 3, None], "number the words 0, 1"),
-    ([None, 1, 1, 1, 2, None], "number the words 0, 1"),
-    ([None, 0, "1", 1, 2, None], "number the words 0, 1"),
-])
+@pytest.mark.parametrize(
+    "word_index, message",
+    [
+        ([None, 0, 1, 1, 2], "one entry per token \\(6\\)"),
+        ([None, 0, 2, 2, 3, None], "number the words 0, 1"),
+        ([None, 1, 1, 1, 2, None], "number the words 0, 1"),
+        ([None, 0, "1", 1, 2, None], "number the words 0, 1"),
+    ],
+)
 def test_a_word_index_that_does_not_number_the_words_is_rejected(tmp_path, word_index, message):
     record = word_piece_record()
     record.word_index = word_index
@@ -294,28 +228,16 @@ def test_an_unpruned_export_keeps_every_head(tmp_path):
         assert export.kept_heads == [[0, 1, 2], [0, 1, 2]]
 
 
-@pytest.mark.parametrize("kept_heads, message", [
-    ([[0, 2]], "for each of the 2 layers"),
-    ([[0, 2], []], "one at least"),
-    ([[2, 0], [1]], "increasing numbers from 0 to 2"),
-    ([[0, 3], [1]], "increasing numbers from 0 to 2"),
-    ([[0, 1], [1]], r"layer 0 keeps heads \[0, 1\], so the maps of heads \[2\] must be all 0"),
-])
+@pytest.mark.parametrize(
+    "kept_heads, message",
+    [
+        ([[0, 2]], "for each of the 2 layers"),
+        ([[0, 2], []], "one at least"),
+        ([[2, 0], [1]], "increasing numbers from 0 to 2"),
+        ([[0, 3], [1]], "increasing numbers from 0 to 2"),
+        ([[0, 1], [1]], r"layer 0 keeps heads \[0, 1\], so the maps of heads \[2\] must be all 0"),
+    ],
+)
 def test_kept_heads_that_do_not_fit_the_maps_are_rejected(tmp_path, kept_heads, message):
     with pytest.raises(ValueError, match=message):
         save_attention(tmp_path, [pruned_record()], CLASS_NAMES, kept_heads=kept_heads)
-
-
-def test_version_3_exports_are_rewritten_with_every_head_and_their_own_attributions(tmp_path):
-    record = make_record("0", 3)
-    record.attributions = {"rollout": [0.2, 0.3, 0.5], "random": [0.1, 0.2, 0.3]}
-    save_attention(tmp_path, [record], CLASS_NAMES)
-    meta = json.loads((tmp_path / "meta.json").read_text())
-    del meta["kept_heads"]
-    (tmp_path / "meta.json").write_text(json.dumps({**meta, "format_version": 3}))
-    upgrade_in_place(tmp_path)
-    with load_attention(tmp_path) as export:
-        assert export.format_version == 4
-        assert export.kept_heads == [[0, 1, 2], [0, 1, 2]]
-        assert export.attribution_methods == ["rollout", "random"]
-        assert export.attributions("0")["random"].tolist() == [0.1, 0.2, 0.3]
