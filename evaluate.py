@@ -52,11 +52,8 @@ an empty texts file, an export in the way, runs with different classes to compar
 """
 
 import argparse
-import dataclasses
 import sys
 from pathlib import Path
-
-import numpy as np
 
 from config import ATTRIBUTION_METHODS
 from engine import cli, runs, saved_run
@@ -64,121 +61,183 @@ from engine import cli, runs, saved_run
 # data, models, inspection and reports load TensorFlow, pandas and scikit-learn, which takes
 # seconds: the functions import them, so that `main` rejects bad arguments at once.
 
+# The measurements of labelled data: a texts file has none.
+LABELLED_ONLY = ("faithfulness", "heads", "tokens", "compare", "suspects", "slices")
+# Flag: (N when the flag comes alone, what it measures on the first N evaluated examples).
+COUNTED = {
+    "--faithfulness": (500, "every explanation method's faithfulness"),
+    "--heads": (500, "every attention head: what it looks at, its importance, the model "
+                     "without it"),
+    "--tokens": (1000, "per class, the words the model relies on, with their measured "
+                       "insertion and deletion effects"),
+}  # fmt: skip
 
-@dataclasses.dataclass
-class EvaluationReport:
-    """One evaluated (run, data): the metrics, where the reports went, what was scored."""
 
-    run_dir: Path
-    data_name: str
-    output_dir: Path
-    metrics: dict
-    texts: np.ndarray = dataclasses.field(repr=False)
-    labels: np.ndarray = dataclasses.field(repr=False)
-    probabilities: np.ndarray = dataclasses.field(repr=False)
+class UsageError(ValueError):
+    """A command line that argparse rejects; the message is one line."""
+
+
+class OneLineErrorParser(argparse.ArgumentParser):
+    """argparse, its errors a `UsageError`, which `main` reports as every other user mistake:
+    one line, exit code 2 (argparse itself prints the usage and exits)."""
+
+    def error(self, message):
+        raise UsageError(message)
+
+
+def at_least(minimum):
+    """An argparse type: a whole number of at least `minimum`.
+
+    Example:
+    >>> at_least(1)("3")
+    3
+    >>> at_least(1)("0")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: must be at least 1, got 0
+    """
+
+    def whole_number(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return whole_number
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="evaluate.py",
         description="Evaluate the saved model of one or more train.py run folders.",
         epilog="Example: python evaluate.py runs/default --split validation",
     )
     parser.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="train.py run folder(s)")
-    parser.add_argument(
-        "--split", choices=("test", "validation"), default="test",
-        help="split of the run's dataset to evaluate on (default: test)",
-    )  # fmt: skip
-    parser.add_argument(
+    data = parser.add_argument_group("what to evaluate")
+    data.add_argument("--split", choices=("test", "validation"), default="test",
+                      help="split of the run's dataset to evaluate on (default: test)")  # fmt: skip
+    data.add_argument(
         "--data", nargs="+", action="extend", default=[], metavar="FILE",
         help="labelled CSV/TSV/JSONL/Parquet file(s) to evaluate on instead of a split",
     )  # fmt: skip
-    parser.add_argument("--batch-size", type=int, default=256, help="prediction batch size")
-    parser.add_argument(
-        "--worst", type=int, default=20, help="how many confident mistakes to list (default 20)"
-    )
-    parser.add_argument(
-        "--faithfulness", type=int, nargs="?", const=500, metavar="N",
-        help="also measure every explanation method's faithfulness on the first N "
-             "examples (default 500)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--heads", type=int, nargs="?", const=500, metavar="N",
-        help="also measure every attention head (what it looks at, its importance, the "
-             "model without it) on the first N examples (default 500)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--tokens", type=int, nargs="?", const=1000, metavar="N",
-        help="also rank the words the model relies on per class, with their measured "
-             "insertion and deletion effects, over the first N examples (default 1000)",
-    )  # fmt: skip
-    parser.add_argument(
+    data.add_argument("--batch-size", type=at_least(1), default=256, help="prediction batch size")
+    data.add_argument("--worst", type=at_least(0), default=20,
+                      help="how many confident mistakes to list (default 20)")  # fmt: skip
+    add_measurement_arguments(parser.add_argument_group("measurements, each into eval/<split>/"))
+    add_export_arguments(parser.add_argument_group("attention export (docs/attention_format.md)"))
+    return parser.parse_args(argv)
+
+
+def add_measurement_arguments(group):
+    for flag, (const, what) in COUNTED.items():
+        group.add_argument(
+            flag, type=at_least(1), nargs="?", const=const, metavar="N",
+            help=f"also measure {what}, on the first N examples (default {const})",
+        )  # fmt: skip
+    group.add_argument(
         "--compare", metavar="OTHER_RUN",
         help="also compare with another run on the same texts (agreement, accuracy "
              "difference, disagreements, attributions)",
     )  # fmt: skip
-    parser.add_argument(
-        "--suspects", type=int, nargs="?", const=200, metavar="K",
+    group.add_argument(
+        "--suspects", type=at_least(1), nargs="?", const=200, metavar="K",
         help="also rank the training labels by the training dynamics: the K most suspect "
              "into eval/train/suspects.csv, with the data map (default 200)",
     )  # fmt: skip
-    parser.add_argument(
+    group.add_argument(
         "--slices", action="store_true",
         help="also find the weak slices: words, length bands, labels, digits, URLs, "
              "capitals and dataset.slice_columns values with accuracy below the whole's",
     )  # fmt: skip
-    parser.add_argument(
+    group.add_argument(
         "--method", choices=ATTRIBUTION_METHODS, metavar="NAME",
         help="the attribution method of --tokens and --compare (default: "
              "conservative_gradient_x_input)",
     )  # fmt: skip
-    parser.add_argument(
-        "--min-count", type=int, default=20, metavar="N",
+    group.add_argument(
+        "--min-count", type=at_least(1), default=20, metavar="N",
         help="--tokens and --compare rank the words of at least N examples, --slices "
              "measures slices of at least N (default 20)",
     )  # fmt: skip
-    attention = parser.add_mutually_exclusive_group()
-    attention.add_argument(
-        "--export-attention", type=int, metavar="N",
+
+
+def add_export_arguments(group):
+    which = group.add_mutually_exclusive_group()
+    which.add_argument(
+        "--export-attention", type=at_least(1), metavar="N",
         help="also export the attention of the first N evaluated examples to RUN_DIR/attention/",
     )  # fmt: skip
-    attention.add_argument(
+    which.add_argument(
         "--export-attention-ids", type=int, nargs="+", metavar="ID",
         help="also export the attention of these examples (positions in the evaluated data)",
     )  # fmt: skip
-    attention.add_argument(
+    which.add_argument(
         "--texts-file", metavar="FILE",
         help=f"export the attention of these texts, no evaluation: {cli.TEXTS_FILE_HELP}",
     )  # fmt: skip
-    parser.add_argument(
+    group.add_argument(
         "--out", metavar="DIR",
         help="the export's folder (default: RUN_DIR/attention/<split or file stem>/)",
     )  # fmt: skip
-    parser.add_argument("--overwrite", action="store_true",
-                        help="replace an export already in that folder")
-    parser.add_argument(
+    group.add_argument("--overwrite", action="store_true",
+                       help="replace an export already in that folder")  # fmt: skip
+    group.add_argument(
         "--methods", nargs="+", choices=ATTRIBUTION_METHODS, metavar="NAME",
         help="the attribution methods an export stores (default: all; integrated_gradients "
              "and leave_one_out cost 32 and one pass per token each): "
              + ", ".join(ATTRIBUTION_METHODS),
     )  # fmt: skip
-    parser.add_argument(
-        "--viewer-examples", type=int, default=runs.VIEWER_EXAMPLES, metavar="N",
+    group.add_argument(
+        "--viewer-examples", type=at_least(0), default=runs.VIEWER_EXAMPLES, metavar="N",
         help=f"examples in the export's viewer, the first ones (default {runs.VIEWER_EXAMPLES})",
     )  # fmt: skip
-    parser.add_argument(
-        "--heatmaps", type=int, default=runs.HEATMAP_EXAMPLES, metavar="N",
+    group.add_argument(
+        "--heatmaps", type=at_least(0), default=runs.HEATMAP_EXAMPLES, metavar="N",
         help="examples that get heatmap PNGs and BertViz files, the first ones "
              f"(default {runs.HEATMAP_EXAMPLES})",
     )  # fmt: skip
-    return parser.parse_args(argv)
 
 
-def export_source(args, report_name=None) -> str:
-    """The export folder's name: the split, or the data or texts file's stem."""
-    if args.texts_file is not None:
-        return "stdin" if args.texts_file == "-" else Path(args.texts_file).stem
-    return report_name
+def flag_conflict(args) -> str | None:
+    """The first rule between flags that argparse cannot state (a flag that needs another,
+    or a single value) that `args` breaks; None when all hold."""
+    export = args.export_attention is not None or args.export_attention_ids is not None
+    labelled = [flag for flag in LABELLED_ONLY if getattr(args, flag)]
+    if args.texts_file is not None and labelled:
+        return f"--{labelled[0]} needs labelled data to evaluate: drop --texts-file"
+    if args.texts_file is not None and args.data:
+        return (
+            "--texts-file has no labels to evaluate: drop --data, or evaluate it without "
+            "--texts-file"
+        )
+    if args.method and not (args.tokens or args.compare):
+        return (
+            "--method is the attribution method of --tokens and --compare: add one, or "
+            "--methods for an attention export"
+        )
+    if export and len(args.data) > 1:
+        return "--export-attention exports one data set: pass a single --data file"
+    if not (export or args.texts_file) and (args.out or args.overwrite or args.methods):
+        return (
+            "--out, --overwrite and --methods are for an attention export: add "
+            "--export-attention N, --export-attention-ids or --texts-file"
+        )
+    if args.out and len(args.run_dirs) > 1:
+        return "--out names one export folder: give one RUN_DIR"
+    return None
+
+
+def missing_input(args) -> str | None:
+    """The first input named on the command line that is not there, or None."""
+    problems = [cli.missing_input("--data", path) for path in args.data]
+    problems += [cli.missing_input("--texts-file", args.texts_file)]
+    problems += [saved_run.run_dir_problem(run_dir) for run_dir in args.run_dirs]
+    problems += [saved_run.run_dir_problem(args.compare) if args.compare else None]
+    if args.suspects:
+        problems += [saved_run.dynamics_problem(run_dir) for run_dir in args.run_dirs]
+    return next((problem for problem in problems if problem), None)
 
 
 def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20, requests=None):
@@ -189,7 +248,7 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20, req
     for again are kept.
 
     Returns:
-        One `EvaluationReport` per evaluated data set; its reports are in
+        One `measurements.EvaluationReport` per evaluated data set; its reports are in
         `RUN_DIR/eval/<name>/`, each folder replaced as a whole.
 
     Raises:
@@ -197,7 +256,7 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20, req
     """
     from data import load_labelled_file
     from engine.evaluation.compare import check_same_labels
-    from engine.evaluation.measurements import Requests, carry_over, measure
+    from engine.evaluation.measurements import EvaluationReport, Requests, carry_over, measure
     from engine.reports import write_reports
     from models import predict_texts
 
@@ -205,24 +264,23 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20, req
     for other in requests.others:  # before any work
         check_same_labels(run, other)
     dataset = run.config.dataset
-    if data_files:
-        sources = [(Path(path).stem, path, lambda path=path: load_labelled_file(
-            path, run.class_names, dataset.text_column, dataset.label_column))
-            for path in data_files]
-    else:
-        sources = [(split, None, lambda: run.load_split(split))]
     reports = []
-    for name, data_file, load in sources:
-        texts, labels = load()
+    for data_file in data_files or [None]:
+        name = Path(data_file).stem if data_file else split
+        if data_file:
+            columns = (run.class_names, dataset.text_column, dataset.label_column)
+            texts, labels = load_labelled_file(data_file, *columns)
+        else:
+            texts, labels = run.load_split(split)
         probabilities = predict_texts(run.model, texts, batch_size)
         output_dir = run.run_dir / runs.EVAL_DIR / name
         with runs.staged_folder(output_dir) as staging:
-            metrics = write_reports(staging, texts, labels, probabilities, run.class_names,
-                                    worst)
+            metrics = write_reports(staging, texts, labels, probabilities, run.class_names, worst)
             measure(staging, run, name, texts, labels, probabilities, requests, data_file)
             carry_over(output_dir, staging)
-        reports.append(EvaluationReport(run.run_dir, name, output_dir, metrics, texts, labels,
-                                        probabilities))
+        reports.append(
+            EvaluationReport(run.run_dir, name, output_dir, metrics, texts, labels, probabilities)
+        )
     return reports
 
 
@@ -231,102 +289,106 @@ def format_reports(reports) -> str:
     from engine.reports import format_table
 
     keys = ("accuracy", "macro_f1", "weighted_f1", "loss", "num_examples")
-    table = format_table([
-        {"run": str(report.run_dir), "data": report.data_name,
-         **{key: report.metrics[key] for key in keys}}
+    rows = [
+        {
+            "run": str(report.run_dir),
+            "data": report.data_name,
+            **{key: report.metrics[key] for key in keys},
+        }
         for report in reports
-    ])  # fmt: skip
-    return "\n".join([table, ""] + [f"reports: {report.output_dir}/" for report in reports])
+    ]
+    return "\n".join(
+        [format_table(rows), ""] + [f"reports: {report.output_dir}/" for report in reports]
+    )
 
 
 def main(argv=None):
-    args = parse_args(argv)
     fail = cli.error_reporter("evaluate.py")
-    export = args.export_attention is not None or args.export_attention_ids is not None
-    if args.export_attention is not None and args.export_attention < 1:
-        return fail(f"--export-attention must be at least 1, got {args.export_attention}")
-    for flag in ("viewer_examples", "heatmaps"):
-        if getattr(args, flag) < 0:
-            return fail(f"--{flag.replace('_', '-')} must be 0 or more, got {getattr(args, flag)}")
-    for flag in ("faithfulness", "heads", "tokens", "suspects", "min_count"):
-        if getattr(args, flag) is not None and getattr(args, flag) < 1:
-            return fail(f"--{flag.replace('_', '-')} must be at least 1, got "
-                        f"{getattr(args, flag)}")
-    for flag in ("faithfulness", "heads", "tokens", "compare", "suspects", "slices"):
-        if getattr(args, flag) and args.texts_file is not None:
-            return fail(f"--{flag} needs labelled data to evaluate: drop --texts-file")
-    if args.method and not (args.tokens or args.compare):
-        return fail("--method is the attribution method of --tokens and --compare: add one, "
-                    "or --methods for an attention export")
-    if export and len(args.data) > 1:
-        return fail("--export-attention exports one data set: pass a single --data file")
-    if args.texts_file is not None and args.data:
-        return fail("--texts-file has no labels to evaluate: drop --data, or evaluate it "
-                    "without --texts-file")
-    exporting = export or args.texts_file is not None
-    if not exporting and (args.out or args.overwrite or args.methods):
-        return fail("--out, --overwrite and --methods are for an attention export: add "
-                    "--export-attention N, --export-attention-ids or --texts-file")
-    if args.out and len(args.run_dirs) > 1:
-        return fail("--out names one export folder: give one RUN_DIR")
-    problems = [cli.missing_input("--data", path) for path in args.data]
-    problems += [cli.missing_input("--texts-file", args.texts_file)]
-    problems += [saved_run.run_dir_problem(run_dir) for run_dir in args.run_dirs]
-    problems += [saved_run.run_dir_problem(args.compare) if args.compare else None]
-    problems += [saved_run.dynamics_problem(run_dir) for run_dir in args.run_dirs if args.suspects]
-    if any(problems):
-        return fail(next(problem for problem in problems if problem))
+    try:
+        args = parse_args(argv)
+    except UsageError as error:
+        return fail(error)
+    problem = flag_conflict(args) or missing_input(args)
+    if problem:
+        return fail(problem)
     cli.start_tensorflow()
     from data import DataError, read_texts_file
-    from engine import evaluation
-    from engine.evaluation.measurements import Requests, summaries
-    from engine.evaluation.suspects import suspects_report, suspects_summary
+    from engine.evaluation import ExportError, ExportRequest
+    from engine.evaluation.measurements import Requests
+    from engine.evaluation.suspects import suspects_report
 
-    options = {"overwrite": args.overwrite, "viewer_examples": args.viewer_examples,
-               "methods": args.methods,
-               "heatmap_examples": args.heatmaps, "verbose": 1 if sys.stdout.isatty() else 0}
-    reports, viewers, suspects = [], [], []
+    options = {
+        "overwrite": args.overwrite,
+        "viewer_examples": args.viewer_examples,
+        "heatmap_examples": args.heatmaps,
+        "methods": args.methods,
+        "verbose": 1 if sys.stdout.isatty() else 0,
+    }
+    reports, suspects, viewers = [], [], []
     try:
         texts = read_texts_file(args.texts_file) if args.texts_file is not None else None
-        if args.export_attention_ids is not None:
-            evaluation.check_example_ids(args.export_attention_ids)
-        requests = Requests(args.faithfulness, args.heads, args.tokens,
-                            [saved_run.load_run(args.compare)] if args.compare else [],
-                            min_count=args.min_count, slices=args.slices,
-                            **({"method": args.method} if args.method else {}))
+        export = ExportRequest(
+            export_name(args),
+            args.export_attention,
+            args.export_attention_ids,
+            args.texts_file,
+            texts,
+            args.out,
+            options,
+        )
+        requests = Requests(
+            args.faithfulness,
+            args.heads,
+            args.tokens,
+            [saved_run.load_run(args.compare)] if args.compare else [],
+            min_count=args.min_count,
+            slices=args.slices,
+            **({"method": args.method} if args.method else {}),
+        )
         for run_dir in args.run_dirs:
-            # The export's folder is checked before any work: nothing is replaced unasked.
-            name = export_source(args, Path(args.data[0]).stem if args.data else args.split)
-            out_dir = evaluation.export_dir(run_dir, name, args.out)
-            if exporting:
-                evaluation.check_export_target(out_dir, args.overwrite)
+            out_dir = export.target(run_dir)  # before any work: nothing replaced unasked
             run = saved_run.load_run(run_dir)
-            if texts is not None:
-                viewers.append(evaluation.export_texts_attention(
-                    run, texts, args.texts_file, out_dir, **options))
+            if texts is not None:  # a texts file: its export, no evaluation
+                viewers.append(export.write(run, out_dir))
                 continue
-            run_reports = evaluate_run(run, args.split, args.data, args.batch_size, args.worst,
-                                       requests)
+            run_reports = evaluate_run(
+                run, args.split, args.data, args.batch_size, args.worst, requests
+            )
             reports += run_reports
             if args.suspects:
                 suspects.append((run_dir, suspects_report(run, args.suspects)))
-            if export:
-                viewers.append(evaluation.export_evaluation_attention(
-                    run, run_reports[0], out_dir, args.export_attention,
-                    args.export_attention_ids, **options))
-    except (runs.RunError, DataError, evaluation.ExportError) as error:
+            if export.wanted:
+                viewers.append(export.write(run, out_dir, run_reports[0]))
+    except (runs.RunError, DataError, ExportError) as error:
         return fail(error)
+    print_results(reports, requests, suspects, viewers)
+    return 0
+
+
+def export_name(args) -> str:
+    """The export folder's name: the texts or data file's stem, or the split."""
+    if args.texts_file is not None:
+        return "stdin" if args.texts_file == "-" else Path(args.texts_file).stem
+    return Path(args.data[0]).stem if args.data else args.split
+
+
+def print_results(reports, requests, suspects, viewers):
+    """The headline table, each measurement's summary, the suspects and the viewers."""
+    from engine.evaluation.measurements import summaries
+    from engine.evaluation.suspects import suspects_summary
+
     if reports:
         print(format_reports(reports))
     for report in reports:
         for title, table in summaries(report.output_dir, requests):
             print(f"\n{title}, {report.run_dir} on {report.data_name}:\n{table.rstrip()}")
     for run_dir, folder in suspects:
-        print(f"\nthe most suspect training labels of {run_dir} (all that were ranked, and "
-              f"the data map, in {folder}/):\n{suspects_summary(folder)}")
+        print(
+            f"\nthe most suspect training labels of {run_dir} (all that were ranked, and "
+            f"the data map, in {folder}/):\n{suspects_summary(folder)}"
+        )
     for viewer in viewers:
         print(f"attention viewer: {viewer}")
-    return 0
 
 
 if __name__ == "__main__":

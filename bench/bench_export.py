@@ -30,16 +30,33 @@ sys.path.insert(0, str(ROOT))
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="bench_export.py", description=__doc__.split("\n")[0])
-    parser.add_argument("run_dir", nargs="?", default="runs/default", metavar="RUN_DIR",
-                        help="train.py run folder (default: runs/default)")
-    parser.add_argument("--num-examples", type=int, default=1000,
-                        help="examples to export, the first of the split (default 1000)")
+    parser.add_argument(
+        "run_dir",
+        nargs="?",
+        default="runs/default",
+        metavar="RUN_DIR",
+        help="train.py run folder (default: runs/default)",
+    )
+    parser.add_argument(
+        "--num-examples",
+        type=int,
+        default=1000,
+        help="examples to export, the first of the split (default 1000)",
+    )
     parser.add_argument("--split", choices=("test", "validation"), default="test")
-    parser.add_argument("--rendered", type=int, default=8,
-                        help="examples that get PNG heatmaps and BertViz JSON (default 8)")
+    parser.add_argument(
+        "--rendered",
+        type=int,
+        default=8,
+        help="examples that get PNG heatmaps and BertViz JSON (default 8)",
+    )
     parser.add_argument("--keep", metavar="DIR", help="write the export here and keep it")
-    parser.add_argument("--methods", nargs="+", metavar="NAME",
-                        help="attribution methods to store (default: all, as evaluate.py)")
+    parser.add_argument(
+        "--methods",
+        nargs="+",
+        metavar="NAME",
+        help="attribution methods to store (default: all, as evaluate.py)",
+    )
     return parser.parse_args(argv)
 
 
@@ -54,8 +71,9 @@ def mib(size: int) -> str:
 def main(argv=None):
     args = parse_args(argv)
     from data import DataError
-    from engine.runs import RunError, load_run
-    from inspection import export_attention, load_attention
+    from engine.runs import RunError
+    from engine.saved_run import load_run
+    from inspection import ScoringOptions, WritingOptions, export_attention, load_attention
     from inspection.attention_tokens import ATTENTION_BATCH_SIZE
     from models import predict_texts
 
@@ -78,10 +96,16 @@ def main(argv=None):
     try:
         start = time.perf_counter()
         export = export_attention(
-            run.parts[1], run.parts[0], texts, out_dir, run.class_names,
-            true_labels=labels, pooling=run.pooling,
-            batch_size=ATTENTION_BATCH_SIZE, run_info={"run_dir": str(run.run_dir)},
-            max_rendered_examples=args.rendered, verbose=0, methods=args.methods,
+            run.parts[1],
+            run.parts[0],
+            texts,
+            out_dir,
+            run.class_names,
+            true_labels=labels,
+            scoring=ScoringOptions(args.methods, run.pooling, batch_size=ATTENTION_BATCH_SIZE),
+            writing=WritingOptions(
+                run_info={"run_dir": str(run.run_dir)}, heatmap_examples=args.rendered, verbose=0
+            ),
         )
         export_seconds = time.perf_counter() - start
         export.close()
@@ -110,18 +134,27 @@ def main(argv=None):
     rendered = min(args.rendered, count)
     rows = [
         ("run", f"`{run.run_dir}` ({args.split} split, pooling {run.pooling})"),
-        ("examples exported", f"{count:,} ({mean_tokens:.1f} real tokens on average; "
-                              f"{num_layers} layers x {num_heads} heads)"),
-        ("PNG heatmaps + BertViz JSON", f"first {rendered} examples"
-                                        + (" (the export default)" if args.rendered == 8 else "")),
+        (
+            "examples exported",
+            f"{count:,} ({mean_tokens:.1f} real tokens on average; "
+            f"{num_layers} layers x {num_heads} heads)",
+        ),
+        (
+            "PNG heatmaps + BertViz JSON",
+            f"first {rendered} examples" + (" (the export default)" if args.rendered == 8 else ""),
+        ),
         ("load run + split", f"{load_seconds:.1f} s"),
         ("fast-path predict (evaluation)", f"{predict_seconds:.1f} s"),
-        ("**export** (forward pass with scores, rollout, files, viewer)",
-         f"**{export_seconds:.1f} s** ({1000 * export_seconds / max(count, 1):.1f} ms/example)"),
+        (
+            "**export** (forward pass with scores, rollout, files, viewer)",
+            f"**{export_seconds:.1f} s** ({1000 * export_seconds / max(count, 1):.1f} ms/example)",
+        ),
         ("read back every example (`load_attention`)", f"{read_seconds:.1f} s"),
         *((f"size: {name}", mib(size)) for name, size in sizes.items()),
-        ("**size on disk, total**", f"**{mib(total)}** ({total / max(count, 1) / 1024:.1f} "
-                                    "KiB/example)"),
+        (
+            "**size on disk, total**",
+            f"**{mib(total)}** ({total / max(count, 1) / 1024:.1f} KiB/example)",
+        ),
         ("CPU cores available", str(os.cpu_count())),
     ]
     width = max(len(name) for name, _ in rows)

@@ -59,8 +59,11 @@ ENCODERS = ("ours", "keras-hub")
 MODES = ("inference", "train step")
 # Real text for the equality check, in words both the MiniLM and the tests' tiny vocabulary
 # know; padded to the longest, so the padding masks are exercised too.
-SENTENCES = ("The film was very good!", "A bad movie, not the plot.",
-             "Acting in the cafe's play was not very good, the plot was.")
+SENTENCES = (
+    "The film was very good!",
+    "A bad movie, not the plot.",
+    "Acting in the cafe's play was not very good, the plot was.",
+)
 QUICK = dict(batch=2, lengths=[8, 16], repeats=3, warmups=1, peak_size=256)
 
 
@@ -82,27 +85,36 @@ def set_gelu(backbone, approximate):
     layer reads `activation` when called, so setting it before tracing changes the graph.
     """
     for block in backbone.transformer_layers:
-        block._feedforward_intermediate_dense.activation = (
-            lambda x: keras.activations.gelu(x, approximate=approximate))
+        block._feedforward_intermediate_dense.activation = lambda x: keras.activations.gelu(
+            x, approximate=approximate
+        )
 
 
 def forward_functions(ours, backbone):
     """{encoder: (token_ids (B, T), training) -> last hidden states (B, T, D)}."""
+
     def keras_hub_forward(token_ids, training):
-        inputs = {"token_ids": token_ids, "segment_ids": tf.zeros_like(token_ids),
-                  "padding_mask": tf.not_equal(token_ids, 0)}  # (B, T) each
+        inputs = {
+            "token_ids": token_ids,
+            "segment_ids": tf.zeros_like(token_ids),
+            "padding_mask": tf.not_equal(token_ids, 0),
+        }  # (B, T) each
         return backbone(inputs, training=training)["sequence_output"]
 
-    return {"ours": lambda token_ids, training: ours(token_ids, training=training),
-            "keras-hub": keras_hub_forward}
+    return {
+        "ours": lambda token_ids, training: ours(token_ids, training=training),
+        "keras-hub": keras_hub_forward,
+    }
 
 
 def trainable_weights(ours, backbone):
     """{encoder: the variables the train step's loss reaches}: all of ours; keras-hub's
     less its pooler (a Dense on [CLS] whose output the mean-pooled head does not use)."""
     pooler = {id(variable) for variable in backbone.get_layer("pooled_dense").weights}
-    return {"ours": list(ours.trainable_variables),
-            "keras-hub": [v for v in backbone.trainable_variables if id(v) not in pooler]}
+    return {
+        "ours": list(ours.trainable_variables),
+        "keras-hub": [v for v in backbone.trainable_variables if id(v) not in pooler],
+    }
 
 
 def make_train_step(forward, variables, d_model):
@@ -119,8 +131,9 @@ def make_train_step(forward, variables, d_model):
         with tf.GradientTape() as tape:
             hidden = forward(token_ids, training=True)  # (B, T, D)
             logits = head(tf.reduce_mean(hidden, axis=1))  # (B, C); no padding to leave out
-            loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(
-                labels, logits, from_logits=True))
+            loss = tf.reduce_mean(
+                keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True)
+            )
         optimizer.apply(tape.gradient(loss, variables), variables)
         return loss
 
@@ -131,10 +144,13 @@ def step_flops(checkpoint, batch, length):
     """{mode: FLOPs of one step} of the encoder on (batch, length) ids; the train step adds
     the head and counts 3 forward passes (forward, then gradients of activations and of
     weights). Embeddings, softmax, norms and the optimizer are not counted (train_cost)."""
-    m = dataclasses.replace(checkpoint.model_config(ModelConfig()), pooling="mean",
-                            head_hidden_dim=0)
-    return {"inference": forward_flops(m, 0, batch, length),
-            "train step": 3 * forward_flops(m, NUM_CLASSES, batch, length)}
+    m = dataclasses.replace(
+        checkpoint.model_config(ModelConfig()), pooling="mean", head_hidden_dim=0
+    )
+    return {
+        "inference": forward_flops(m, 0, batch, length),
+        "train step": 3 * forward_flops(m, NUM_CLASSES, batch, length),
+    }
 
 
 def max_difference(a, b, token_ids):
@@ -154,100 +170,159 @@ def random_ids(vocabulary_size, batch, length):
     return tf.constant(rng.integers(1, vocabulary_size, size=(batch, length)), tf.int32)
 
 
-def main(argv=None):
+def parse_args(argv):
+    """(arguments, checkpoint): the command line, with `warmups` and `peak_size` added and
+    --quick's sizes filled in; a bad value exits 2 (argparse)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--checkpoint", default="all_minilm_l6_v2",
-                        help="a registered checkpoint or a Hugging Face BERT folder")
+    parser.add_argument(
+        "--checkpoint",
+        default="all_minilm_l6_v2",
+        help="a registered checkpoint or a Hugging Face BERT folder",
+    )
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--lengths", type=int, nargs="+", default=[64, 256])
     parser.add_argument("--repeats", type=int, default=10)
-    parser.add_argument("--dropout", type=float, default=0.1,
-                        help="dropout of both encoders in the train step (BERT's 0.1)")
-    parser.add_argument("--keras-hub-gelu", choices=("exact", "tanh"), default="exact",
-                        help="keras-hub's timed activation: exact (the checkpoint's GELU, "
-                        "the same function as ours) or tanh (BertBackbone as shipped)")
-    parser.add_argument("--quick", action="store_true",
-                        help=f"check the script: batch {QUICK['batch']}, lengths "
-                        f"{QUICK['lengths']}, {QUICK['repeats']} repeats, a small peak matmul")
+    parser.add_argument(
+        "--dropout",
+        type=float,
+        default=0.1,
+        help="dropout of both encoders in the train step (BERT's 0.1)",
+    )
+    parser.add_argument(
+        "--keras-hub-gelu",
+        choices=("exact", "tanh"),
+        default="exact",
+        help="keras-hub's timed activation: exact (the checkpoint's GELU, "
+        "the same function as ours) or tanh (BertBackbone as shipped)",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"check the script: batch {QUICK['batch']}, lengths "
+        f"{QUICK['lengths']}, {QUICK['repeats']} repeats, a small peak matmul",
+    )
     args = parser.parse_args(argv)
-    warmups, peak_size = 2, 2048
+    args.warmups, args.peak_size = 2, 2048
     if args.quick:
         args.batch, args.lengths, args.repeats = QUICK["batch"], QUICK["lengths"], QUICK["repeats"]
-        warmups, peak_size = QUICK["warmups"], QUICK["peak_size"]
+        args.warmups, args.peak_size = QUICK["warmups"], QUICK["peak_size"]
     elif args.repeats < 10:
-        parser.error(f"--repeats must be at least 10 for stable medians (--quick to check the "
-                     f"script). Received: {args.repeats}")
+        parser.error(
+            f"--repeats must be at least 10 for stable medians (--quick to check the "
+            f"script). Received: {args.repeats}"
+        )
     checkpoint = read_checkpoint(checkpoint_folder(args.checkpoint))
     too_long = [length for length in args.lengths if length > checkpoint.max_positions]
     if too_long:
-        parser.error(f"--lengths must be at most the checkpoint's {checkpoint.max_positions} "
-                     f"positions. Received: {too_long[0]}")
+        parser.error(
+            f"--lengths must be at most the checkpoint's {checkpoint.max_positions} "
+            f"positions. Received: {too_long[0]}"
+        )
+    return args, checkpoint
 
-    keras.utils.set_random_seed(0)
-    ours, backbone = build_ours(checkpoint, args.dropout), build_keras_hub(checkpoint, args.dropout)
-    forwards = forward_functions(ours, backbone)
 
-    # 1. The same function: keras-hub as shipped (tanh GELU), then with the exact GELU.
+def inference_functions(forwards):
+    """{encoder: a `tf.function` token_ids (B, T) -> last hidden states, training=False}."""
+    return {
+        name: tf.function(lambda token_ids, f=forward: f(token_ids, training=False))
+        for name, forward in forwards.items()
+    }
+
+
+def largest_difference(checkpoint, ours, backbone, forwards, batches):
+    """The largest |ours - keras-hub| with the exact GELU, on SENTENCES and the timed
+    `batches` (which traces the inference steps), printed with keras-hub as shipped."""
     text = sentence_ids(checkpoint)
     set_gelu(backbone, approximate=True)
     shipped = max_difference(ours(text), forwards["keras-hub"](text, False), text)
     set_gelu(backbone, approximate=False)
     differences = [max_difference(ours(text), forwards["keras-hub"](text, False), text)]
-    batches = {length: random_ids(len(checkpoint.vocabulary), args.batch, length)
-               for length in args.lengths}
-    inference = {name: tf.function(lambda token_ids, f=forward: f(token_ids, training=False))
-                 for name, forward in forwards.items()}
-    for token_ids in batches.values():  # also traces the inference steps
-        differences.append(max_difference(*(inference[name](token_ids) for name in ENCODERS),
-                                          token_ids))
+    inference = inference_functions(forwards)
+    for token_ids in batches.values():
+        differences.append(
+            max_difference(*(inference[name](token_ids) for name in ENCODERS), token_ids)
+        )
     difference = max(differences)
-    print(f"max |ours - keras-hub| of the last hidden states, real tokens: {difference:.1e} "
-          f"(exact GELU; {text.shape[0]} sentences and the timed batches; tolerance "
-          f"{TOLERANCE:.0e}); keras-hub as shipped (tanh GELU): {shipped:.1e}")
-    if not difference <= TOLERANCE:  # NaN fails too
-        print(f"bench_pretrained_encoder: the encoders differ by {difference:.1e} > "
-              f"{TOLERANCE:.0e}: not the same function, nothing timed")
-        return 1
-    set_gelu(backbone, approximate=args.keras_hub_gelu == "tanh")
-    # Traced afresh so the timed graph holds the chosen activation.
-    inference = {name: tf.function(lambda token_ids, f=forward: f(token_ids, training=False))
-                 for name, forward in forwards.items()}
+    print(
+        f"max |ours - keras-hub| of the last hidden states, real tokens: {difference:.1e} "
+        f"(exact GELU; {text.shape[0]} sentences and the timed batches; tolerance "
+        f"{TOLERANCE:.0e}); keras-hub as shipped (tanh GELU): {shipped:.1e}"
+    )
+    return difference
 
-    # 2. The machine's matmul peak, then the interleaved timings.
-    peak = matmul_peak_flops(size=peak_size)
-    weights = trainable_weights(ours, backbone)
-    train = {name: make_train_step(forwards[name], weights[name], checkpoint.d_model)
-             for name in ENCODERS}
 
+def print_timings(args, checkpoint, batches, inference, train, peak):
+    """The setup, then a table row per (length, mode): medians, ratio, FLOP/s, share of peak."""
     title = os.path.basename(os.path.normpath(args.checkpoint))
-    print(f"{title}: {checkpoint.num_layers} blocks, d_model {checkpoint.d_model}, "
-          f"{checkpoint.num_heads} heads, intermediate {checkpoint.intermediate_dim}; batch "
-          f"{args.batch}, no padding, dropout {args.dropout} in the train step, AdamW; "
-          f"keras-hub with the {args.keras_hub_gelu} GELU")
-    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores, "
-          f"TensorFlow {tf.__version__}, Keras {keras.__version__}, keras-hub "
-          f"{keras_hub.__version__}, {datetime.date.today().isoformat()}; median of "
-          f"{args.repeats} interleaved runs after {warmups} warm-up")
-    print(f"peak: float32 matmul {peak_size}x{peak_size}, {peak / 1e9:.1f} GFLOP/s")
+    print(
+        f"{title}: {checkpoint.num_layers} blocks, d_model {checkpoint.d_model}, "
+        f"{checkpoint.num_heads} heads, intermediate {checkpoint.intermediate_dim}; batch "
+        f"{args.batch}, no padding, dropout {args.dropout} in the train step, AdamW; "
+        f"keras-hub with the {args.keras_hub_gelu} GELU"
+    )
+    print(
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores, "
+        f"TensorFlow {tf.__version__}, Keras {keras.__version__}, keras-hub "
+        f"{keras_hub.__version__}, {datetime.date.today().isoformat()}; median of "
+        f"{args.repeats} interleaved runs after {args.warmups} warm-up"
+    )
+    print(f"peak: float32 matmul {args.peak_size}x{args.peak_size}, {peak / 1e9:.1f} GFLOP/s")
     print()
-    print("| length | mode | ours (ms) | keras-hub (ms) | ours / keras-hub | ours (GFLOP/s) "
-          "| share of peak |")
+    print(
+        "| length | mode | ours (ms) | keras-hub (ms) | ours / keras-hub | ours (GFLOP/s) "
+        "| share of peak |"
+    )
     print("|---:|---|---:|---:|---:|---:|---:|", flush=True)
     for length, token_ids in batches.items():
         labels = tf.constant(np.arange(args.batch) % NUM_CLASSES)
-        steps = {"inference": {name: (lambda f=inference[name], x=token_ids: f(x))
-                               for name in ENCODERS},
-                 "train step": {name: (lambda f=train[name], x=token_ids, y=labels: f(x, y))
-                                for name in ENCODERS}}
+        steps = {
+            "inference": {name: (lambda f=inference[name], x=token_ids: f(x)) for name in ENCODERS},
+            "train step": {
+                name: (lambda f=train[name], x=token_ids, y=labels: f(x, y)) for name in ENCODERS
+            },
+        }
         flops = step_flops(checkpoint, args.batch, length)
         for mode in MODES:
-            ms = interleaved_medians_ms(steps[mode], args.repeats, warmups)
+            ms = interleaved_medians_ms(steps[mode], args.repeats, args.warmups)
             rate = flops[mode] / (ms["ours"] / 1000)
-            print(f"| {length} | {mode} | {ms['ours']:.1f} | {ms['keras-hub']:.1f} | "
-                  # 3 significant digits: a tiny --quick model on a busy CPU runs well
-                  # under 0.1 GFLOP/s, which one decimal printed as 0.0.
-                  f"{ms['ours'] / ms['keras-hub']:.2f} | {rate / 1e9:.3g} | {rate / peak:.1%} |",
-                  flush=True)
+            print(
+                f"| {length} | {mode} | {ms['ours']:.1f} | {ms['keras-hub']:.1f} | "
+                # 3 significant digits: a tiny --quick model on a busy CPU runs well
+                # under 0.1 GFLOP/s, which one decimal printed as 0.0.
+                f"{ms['ours'] / ms['keras-hub']:.2f} | {rate / 1e9:.3g} | {rate / peak:.1%} |",
+                flush=True,
+            )
+
+
+def main(argv=None):
+    args, checkpoint = parse_args(argv)
+    keras.utils.set_random_seed(0)
+    ours, backbone = build_ours(checkpoint, args.dropout), build_keras_hub(checkpoint, args.dropout)
+    forwards = forward_functions(ours, backbone)
+    batches = {
+        length: random_ids(len(checkpoint.vocabulary), args.batch, length)
+        for length in args.lengths
+    }
+
+    # 1. The same function: keras-hub as shipped (tanh GELU), then with the exact GELU.
+    difference = largest_difference(checkpoint, ours, backbone, forwards, batches)
+    if not difference <= TOLERANCE:  # NaN fails too
+        print(
+            f"bench_pretrained_encoder: the encoders differ by {difference:.1e} > "
+            f"{TOLERANCE:.0e}: not the same function, nothing timed"
+        )
+        return 1
+    set_gelu(backbone, approximate=args.keras_hub_gelu == "tanh")
+    inference = inference_functions(forwards)  # traced afresh: the timed graph holds it
+
+    # 2. The machine's matmul peak, then the interleaved timings.
+    peak = matmul_peak_flops(size=args.peak_size)
+    weights = trainable_weights(ours, backbone)
+    train = {
+        name: make_train_step(forwards[name], weights[name], checkpoint.d_model)
+        for name in ENCODERS
+    }
+    print_timings(args, checkpoint, batches, inference, train, peak)
     return 0
 
 

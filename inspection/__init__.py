@@ -1,8 +1,8 @@
 """Looking inside a trained classifier: attention export, rollout, heatmaps, offline viewer.
 
-The entry point is `export_attention` (`engine.evaluation.export_run_attention` for a run
-folder); `load_attention` reads what it writes; `show` puts the viewer of some texts inline
-in a notebook. Inside:
+The entry point is `export_attention`, its settings `ScoringOptions` and `WritingOptions`
+(`engine.evaluation.export_run_attention` for a run folder); `load_attention` reads what it
+writes; `show` puts the viewer of some texts inline in a notebook. Inside:
 
 - `methods/`: what the numbers are: the attribution methods, attention rollout, their
   faithfulness, the attention heads' statistics and importance, predict's token ranking.
@@ -20,7 +20,12 @@ are special, in `word_pieces`. Nothing here knows a run folder: the drivers that
 write runs are `engine.evaluation`'s.
 """
 
-from inspection.attention_export import export_attention, find_text_vectorization
+from inspection.attention_export import (
+    ScoringOptions,
+    WritingOptions,
+    export_attention,
+    find_text_vectorization,
+)
 from inspection.attention_file.format import FORMAT_VERSION
 from inspection.attention_file.reader import AttentionFile, load_attention, save_attention
 from inspection.attention_file.record import AttentionRecord
@@ -47,6 +52,8 @@ __all__ = [
     "NotebookView",
     "Prediction",
     "RankedWord",
+    "ScoringOptions",
+    "WritingOptions",
     "BERTVIZ_SNIPPET",
     "attention_image_size",
     "attention_rollout",

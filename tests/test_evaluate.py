@@ -39,8 +39,7 @@ def test_writes_every_report_for_the_test_split(run_dir, capsys):
     assert (eval_dir / "confusion_matrix.png").read_bytes()[:4] == b"\x89PNG"
 
     predictions = pd.read_csv(eval_dir / "predictions.csv")
-    assert list(predictions.columns)[:4] == ["text", "true_label", "predicted_label",
-                                             "probability"]
+    assert list(predictions.columns)[:4] == ["text", "true_label", "predicted_label", "probability"]
     assert len(predictions) == metrics["num_examples"]
     accuracy = (predictions.true_label == predictions.predicted_label).mean()
     assert accuracy == pytest.approx(metrics["accuracy"])
@@ -129,8 +128,9 @@ def test_export_attention_of_the_first_examples(run_dir, capsys):
         assert list(manifest.predicted_label) == list(predictions.predicted_label[:5])
         probabilities = np.array(list(manifest.probabilities), dtype=np.float32)  # (5, C)
         # The evaluation's fast-path probabilities (written with 4 decimals) and the model's.
-        np.testing.assert_allclose(probabilities.max(axis=-1), predictions.probability[:5],
-                                   atol=1e-4)
+        np.testing.assert_allclose(
+            probabilities.max(axis=-1), predictions.probability[:5], atol=1e-4
+        )
         model = load_end_to_end_model(run_dir / "model.keras")
         expected = np.asarray(model(np.array(list(manifest.text), dtype=str), training=False))
         np.testing.assert_allclose(probabilities, expected, atol=1e-4)
@@ -140,12 +140,13 @@ def test_export_attention_of_the_first_examples(run_dir, capsys):
         np.testing.assert_allclose(scores.sum(axis=-1), 1.0, atol=1e-5)
 
 
-def test_exports_go_to_their_own_folders_and_never_replace_one_unasked(run_dir, tmp_path,
-                                                                         capsys):
+def test_exports_go_to_their_own_folders_and_never_replace_one_unasked(run_dir, tmp_path, capsys):
     from inspection import load_attention
 
-    assert evaluate.main([str(run_dir), "--split", "validation",
-                          "--export-attention-ids", "3", "1"]) == 0
+    assert (
+        evaluate.main([str(run_dir), "--split", "validation", "--export-attention-ids", "3", "1"])
+        == 0
+    )
     validation_dir = run_dir / "attention" / "validation"
     predictions = pd.read_csv(run_dir / "eval" / "validation" / "predictions.csv")
     with load_attention(validation_dir) as export:
@@ -156,8 +157,10 @@ def test_exports_go_to_their_own_folders_and_never_replace_one_unasked(run_dir, 
 
     # The same export again: refused before any work, the first one kept.
     error = error_of([str(run_dir), "--split", "validation", "--export-attention", "2"], capsys)
-    assert error.endswith(f"{validation_dir} already holds an export: pass --overwrite to "
-                          "replace it, or --out DIR to write this one elsewhere")
+    assert error.endswith(
+        f"{validation_dir} already holds an export: pass --overwrite to "
+        "replace it, or --out DIR to write this one elsewhere"
+    )
     assert (validation_dir / "meta.json").read_text() == before
 
     texts = tmp_path / "my.txt"
@@ -170,38 +173,50 @@ def test_exports_go_to_their_own_folders_and_never_replace_one_unasked(run_dir, 
         assert list(export.manifest.text) == ["such a wonderful film", "a dull boring plot"]
         assert export.example_ids == ["00001", "00003"]  # their line numbers
         assert export.manifest.true_label.isna().all()
-    assert json.loads((run_dir / "attention" / "my" / "meta.json").read_text())[
-        "viewer_examples"] == 1
+    assert (
+        json.loads((run_dir / "attention" / "my" / "meta.json").read_text())["viewer_examples"] == 1
+    )
     assert (validation_dir / "meta.json").read_text() == before  # still there
 
     elsewhere = tmp_path / "elsewhere"
     assert evaluate.main([str(run_dir), "--texts-file", str(texts), "--out", str(elsewhere)]) == 0
     assert (elsewhere / "index.html").is_file()
-    assert evaluate.main([str(run_dir), "--split", "validation", "--export-attention", "2",
-                          "--overwrite"]) == 0
+    assert (
+        evaluate.main(
+            [str(run_dir), "--split", "validation", "--export-attention", "2", "--overwrite"]
+        )
+        == 0
+    )
     with load_attention(validation_dir) as export:
         assert export.example_ids == ["00000", "00001"]
 
 
 def test_input_files_that_do_not_exist_are_named_as_typed(run_dir, capsys):
     assert error_of([str(run_dir), "--data", "nothere.csv"], capsys) == (
-        "evaluate.py: error: --data nothere.csv: no such file")
+        "evaluate.py: error: --data nothere.csv: no such file"
+    )
     assert error_of([str(run_dir), "--texts-file", "nothere.txt"], capsys) == (
-        "evaluate.py: error: --texts-file nothere.txt: no such file")
+        "evaluate.py: error: --texts-file nothere.txt: no such file"
+    )
     model = run_dir / "model.keras"
     assert error_of([str(model)], capsys) == (
         f"evaluate.py: error: {model} is a file, not a run folder: pass the folder that "
-        f"holds it, {run_dir}")
+        f"holds it, {run_dir}"
+    )
     assert "--out, --overwrite and --methods are for an attention export" in error_of(
-        [str(run_dir), "--overwrite"], capsys)
+        [str(run_dir), "--overwrite"], capsys
+    )
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--export-attention-ids", "3", "999"], "999 is not an example of 'test' (24 examples)"),
-    (["--export-attention-ids", "2", "2"], "2 is given twice"),
-    (["--export-attention-ids", "-1"], "-1 is not an example id"),
-    (["--export-attention", "0"], "--export-attention must be at least 1"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--export-attention-ids", "3", "999"], "999 is not an example of 'test' (24 examples)"),
+        (["--export-attention-ids", "2", "2"], "2 is given twice"),
+        (["--export-attention-ids", "-1"], "-1 is not an example id"),
+        (["--export-attention", "0"], "argument --export-attention: must be at least 1, got 0"),
+    ],
+)
 def test_export_attention_bad_ids(run_dir, tmp_path, capsys, args, message):
     out = ["--out", str(tmp_path / "export")]  # RUN_DIR/attention/test/ may exist already
     assert message in error_of([str(run_dir), *args, *out], capsys)

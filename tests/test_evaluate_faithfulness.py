@@ -37,7 +37,8 @@ def test_measures_every_method_writes_the_reports_and_keeps_them(run_dir, capsys
     assert report["best_method"] in set(ATTRIBUTION_METHODS) - {"random"}
     best = report["methods"][report["best_method"]]
     assert best["comprehensiveness"]["mean"] == max(
-        entry["comprehensiveness"]["mean"] for entry in report["methods"].values())
+        entry["comprehensiveness"]["mean"] for entry in report["methods"].values()
+    )
     for entry in report["methods"].values():
         low, high = entry["comprehensiveness"]["ci95"]
         assert low <= entry["comprehensiveness"]["mean"] <= high
@@ -54,19 +55,26 @@ def test_measures_every_method_writes_the_reports_and_keeps_them(run_dir, capsys
 def test_an_export_stores_the_methods_asked_for(run_dir):
     from inspection import load_attention
 
-    assert evaluate.main([str(run_dir), "--export-attention", "3", "--methods", "rollout",
-                          "leave_one_out"]) == 0
+    assert (
+        evaluate.main(
+            [str(run_dir), "--export-attention", "3", "--methods", "rollout", "leave_one_out"]
+        )
+        == 0
+    )
     with load_attention(run_dir / "attention" / "test") as export:
         assert export.attribution_methods == ["rollout", "leave_one_out"]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--faithfulness", "0"], "--faithfulness must be at least 1, got 0"),
-    (["--faithfulness", "--texts-file", "t.txt"], "--faithfulness needs labelled data"),
-    (["--methods", "rollout"], "--methods are for an attention export"),
-    (["--heads", "0"], "--heads must be at least 1, got 0"),
-    (["--heads", "--texts-file", "t.txt"], "--heads needs labelled data"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--faithfulness", "0"], "argument --faithfulness: must be at least 1, got 0"),
+        (["--faithfulness", "--texts-file", "t.txt"], "--faithfulness needs labelled data"),
+        (["--methods", "rollout"], "--methods are for an attention export"),
+        (["--heads", "0"], "argument --heads: must be at least 1, got 0"),
+        (["--heads", "--texts-file", "t.txt"], "--heads needs labelled data"),
+    ],
+)
 def test_bad_faithfulness_arguments(run_dir, capsys, args, message):
     capsys.readouterr()
     assert evaluate.main([str(run_dir), *args]) == 2
@@ -84,7 +92,8 @@ def test_heads_are_measured_written_and_kept(run_dir, capsys):
         assert 0 <= head["to_self"] <= 1 and 0 <= head["entropy"] <= 1
         assert head["to_cls"] == 0  # mean pooling: no class token, no [CLS] word
     assert report["spearman_importance_ablation"] is None or (
-        -1 <= report["spearman_importance_ablation"] <= 1)
+        -1 <= report["spearman_importance_ablation"] <= 1
+    )
     assert "attention heads" in out and "| layer | head | importance |" in out
     assert (folder / "heads.png").stat().st_size > 10_000
     assert evaluate.main([str(run_dir), "--split", "validation"]) == 0

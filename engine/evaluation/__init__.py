@@ -3,6 +3,8 @@ write what `inspection` computes next to it, for evaluate.py, predict.py and com
 
 - `attention`: attention exports into `RUN_DIR/attention/<source>/` (`evaluate.py
   --export-attention`), with the split's faithfulness and heads when measured.
+- `export_blocks`: what an export reads from the run's other files (faithfulness.json,
+  heads.json, compress.json).
 - `faithfulness`: every attribution method's faithfulness on a split (`evaluate.py
   --faithfulness`), and the method predict.py trusts (`explanation_method`).
 - `heads`: every attention head across a split (`evaluate.py --heads`, `compress.py
@@ -13,7 +15,7 @@ imports this package.
 """
 
 from engine.evaluation.attention import (
-    ExportError,
+    ExportRequest,
     check_example_ids,
     check_export_target,
     export_dir,
@@ -21,9 +23,11 @@ from engine.evaluation.attention import (
     export_run_attention,
     export_texts_attention,
 )
+from engine.evaluation.export_blocks import ExportError
 
 __all__ = [
     "ExportError",
+    "ExportRequest",
     "check_example_ids",
     "check_export_target",
     "export_dir",

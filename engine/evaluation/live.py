@@ -23,13 +23,13 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.evaluation.attention import (
+from engine.evaluation.dataset_panel import dataset_block
+from engine.evaluation.export_blocks import (
     ExportError,
     faithfulness_block,
     heads_block,
     kept_heads_of,
 )
-from engine.evaluation.dataset_panel import dataset_block
 from engine.evaluation.faithfulness import explanation_method
 from inspection.attention_records import RecordMaker
 from inspection.attention_tokens import check_kept_heads, trimmed_to_longest
@@ -62,8 +62,9 @@ class LiveRun:
     def __init__(self, name, run):
         self.name = name
         self.run = run
-        self.kept_heads = check_kept_heads(kept_heads_of(run.run_dir),
-                                           run.parts[1].encoder.head_counts)
+        self.kept_heads = check_kept_heads(
+            kept_heads_of(run.run_dir), run.parts[1].encoder.head_counts
+        )
         self.default_method, self._faithfulness_file = explanation_method(run.run_dir)
         self._makers = {}
         self._lock = threading.Lock()
@@ -71,21 +72,31 @@ class LiveRun:
     def describe(self):
         """What `GET /api/runs` says of the run."""
         maker = self._maker(None)
-        return {"name": self.name, "run_dir": str(self.run.run_dir),
-                "class_names": self.run.class_names, "pooling": self.run.pooling,
-                "sequence_length": maker.sequence_length, "word_pieces": maker.word_pieces,
-                "kept_heads": self.kept_heads, "methods": list(METHODS),
-                "default_method": self.default_method}
+        return {
+            "name": self.name,
+            "run_dir": str(self.run.run_dir),
+            "class_names": self.run.class_names,
+            "pooling": self.run.pooling,
+            "sequence_length": maker.sequence_length,
+            "word_pieces": maker.word_pieces,
+            "kept_heads": self.kept_heads,
+            "methods": list(METHODS),
+            "default_method": self.default_method,
+        }
 
     def panels(self):
         """The run's measured heads, Dataset panel and methods' faithfulness for the page,
         when it has them (`evaluate.py --heads`, `--tokens`, `--suspects`, `--slices`,
         `--faithfulness`); a damaged file leaves its panel out and says why."""
         found, problems = {}, []
-        for name, read in (("heads", lambda: heads_block(self.run.run_dir, self.kept_heads)),
-                           ("dataset", lambda: dataset_block(self.run.run_dir)),
-                           ("faithfulness", lambda: self._faithfulness_file and
-                            faithfulness_block(self._faithfulness_file))):
+        for name, read in (
+            ("heads", lambda: heads_block(self.run.run_dir, self.kept_heads)),
+            ("dataset", lambda: dataset_block(self.run.run_dir)),
+            (
+                "faithfulness",
+                lambda: self._faithfulness_file and faithfulness_block(self._faithfulness_file),
+            ),
+        ):
             try:
                 found[name] = read()
             except (ExportError, ValueError) as error:
@@ -111,38 +122,54 @@ class LiveRun:
         if method == "default":
             method = self.default_method
         if method is not None and method not in METHODS:
-            raise RequestError(f"method must be null or one of {', '.join(METHODS)}; "
-                               f"got {method!r}")
+            raise RequestError(
+                f"method must be null or one of {', '.join(METHODS)}; got {method!r}"
+            )
         with self._lock:
             maker = self._maker(method)
             token_ids = maker.token_ids(texts)  # (B, T)
             if method is None:
-                rows = probabilities(maker.classifier, token_ids,  # (B, C)
-                                     batch_size=PREDICTION_BATCH).astype(np.float32)
+                rows = probabilities(
+                    maker.classifier,
+                    token_ids,  # (B, C)
+                    batch_size=PREDICTION_BATCH,
+                ).astype(np.float32)
                 records = [None] * len(texts)
             else:  # A few texts a pass: every layer's maps of 64 long texts are gigabytes.
-                records = [record for start in range(0, len(texts), PREDICTION_BATCH)
-                           for record in maker.records(
-                               texts[start:start + PREDICTION_BATCH],
-                               [str(row) for row in range(start, start + PREDICTION_BATCH)],
-                               # Cut to the longest: the cap's padding costs maps and time.
-                               token_ids=trimmed_to_longest(
-                                   token_ids[start:start + PREDICTION_BATCH]))]
+                records = [
+                    record
+                    for start in range(0, len(texts), PREDICTION_BATCH)
+                    for record in maker.records(
+                        texts[start : start + PREDICTION_BATCH],
+                        [str(row) for row in range(start, start + PREDICTION_BATCH)],
+                        # Cut to the longest: the cap's padding costs maps and time.
+                        token_ids=trimmed_to_longest(token_ids[start : start + PREDICTION_BATCH]),
+                    )
+                ]
                 rows = [record.probabilities for record in records]
             counts = maker.token_counts(texts)  # (B,)
         known = known_token_counts(token_ids, maker.vocabulary)  # (B,)
         names = self.run.class_names
         answers = []
-        for text, row, record, count, known_count in zip(texts, rows, records, counts, known,
-                                                         strict=True):
+        for text, row, record, count, known_count in zip(
+            texts, rows, records, counts, known, strict=True
+        ):
             prediction = Prediction(
-                text=text, predicted_label=names[int(np.argmax(row))],
+                text=text,
+                predicted_label=names[int(np.argmax(row))],
                 probabilities={name: float(p) for name, p in zip(names, row, strict=True)},
-                tokens=None if record is None else ranked_words(
-                    record.tokens, record.word_index, record.attributions[method]),
-                known_tokens=int(known_count), word_pieces=maker.word_pieces, method=method)
-            answer = {**prediction.as_json(), "truncated": bool(count > maker.sequence_length),
-                      "token_count": int(count)}
+                tokens=None
+                if record is None
+                else ranked_words(record.tokens, record.word_index, record.attributions[method]),
+                known_tokens=int(known_count),
+                word_pieces=maker.word_pieces,
+                method=method,
+            )
+            answer = {
+                **prediction.as_json(),
+                "truncated": bool(count > maker.sequence_length),
+                "token_count": int(count),
+            }
             if record is not None:
                 answer["view"] = example_data(record, names, attention=attention)
             answers.append(answer)
@@ -152,8 +179,13 @@ class LiveRun:
         if method not in self._makers:
             vectorizer, classifier = self.run.parts
             self._makers[method] = RecordMaker(
-                classifier, vectorizer, self.run.class_names, (method,) if method else (),
-                self.run.pooling, self.kept_heads)
+                classifier,
+                vectorizer,
+                self.run.class_names,
+                (method,) if method else (),
+                self.run.pooling,
+                self.kept_heads,
+            )
         return self._makers[method]
 
 
@@ -171,21 +203,25 @@ def check_texts(texts):
     engine.evaluation.live.RequestError: text 1 is empty; give it a word or more
     """
     if not isinstance(texts, list) or not all(isinstance(text, str) for text in texts):
-        raise RequestError('texts must be a list of strings, e.g. ["a good film"]; got a '
-                           f"{type(texts).__name__}")
+        raise RequestError(
+            f'texts must be a list of strings, e.g. ["a good film"]; got a {type(texts).__name__}'
+        )
     if not 1 <= len(texts) <= MAX_TEXTS:
         raise RequestError(f"texts must hold 1 to {MAX_TEXTS} texts; got {len(texts)}")
     for number, text in enumerate(texts, start=1):
         if not text.strip():
             raise RequestError(f"text {number} is empty; give it a word or more")
         if len(text) > MAX_CHARACTERS:
-            raise RequestError(f"text {number} has {len(text)} characters; the lab takes at "
-                               f"most {MAX_CHARACTERS} per text")
+            raise RequestError(
+                f"text {number} has {len(text)} characters; the lab takes at "
+                f"most {MAX_CHARACTERS} per text"
+            )
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:  # JSON's "\ud800": half a character, no text
-            raise RequestError(f"text {number} is not valid Unicode (a lone surrogate); send "
-                               "it as UTF-8") from None
+            raise RequestError(
+                f"text {number} is not valid Unicode (a lone surrogate); send it as UTF-8"
+            ) from None
     return texts
 
 
@@ -206,5 +242,7 @@ def run_names(run_dirs):
     ['a/default', 'b/default']
     """
     names = [Path(run_dir).name for run_dir in run_dirs]
-    return [name if names.count(name) == 1 else str(Path(run_dir))
-            for name, run_dir in zip(names, run_dirs, strict=True)]
+    return [
+        name if names.count(name) == 1 else str(Path(run_dir))
+        for name, run_dir in zip(names, run_dirs, strict=True)
+    ]

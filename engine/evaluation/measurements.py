@@ -3,7 +3,7 @@
 `evaluate.py` rewrites the folder as a whole on every evaluation. What its flags measured
 there before (`--faithfulness`, `--heads`, `--tokens`, `--compare`, `--slices`, and in
 `eval/train/` `--suspects`) is kept unless measured again: the model has not changed, and
-a measurement can take minutes.
+a measurement can take minutes. `EvaluationReport` is what one evaluation of a folder gave.
 """
 
 import dataclasses
@@ -11,11 +11,20 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
+
 from inspection.methods.attribution import DEFAULT_METHOD
 
 # Each flag's files, as glob patterns: faithfulness.json, .md and .png, and so on.
-MEASUREMENT_FILES = ("faithfulness.*", "heads.*", "tokens.*", "compare_*", "slices.*",
-                     "suspects.csv", "data_map.*")
+MEASUREMENT_FILES = (
+    "faithfulness.*",
+    "heads.*",
+    "tokens.*",
+    "compare_*",
+    "slices.*",
+    "suspects.csv",
+    "data_map.*",
+)
 SUMMARY_WORDS = 8
 
 
@@ -39,6 +48,19 @@ def carry_over(folder, staging, patterns=MEASUREMENT_FILES):
         for path in folder.glob(pattern):
             if path.is_file() and not (staging / path.name).exists():
                 shutil.copy2(path, staging / path.name)
+
+
+@dataclasses.dataclass
+class EvaluationReport:
+    """One evaluated (run, data): the metrics, where the reports went, what was scored."""
+
+    run_dir: Path
+    data_name: str
+    output_dir: Path
+    metrics: dict
+    texts: np.ndarray = dataclasses.field(repr=False)
+    labels: np.ndarray = dataclasses.field(repr=False)
+    probabilities: np.ndarray = dataclasses.field(repr=False)
 
 
 @dataclasses.dataclass
@@ -67,22 +89,42 @@ def measure(staging, run, data_name, texts, labels, probabilities, requests, dat
     from engine.evaluation import compare, faithfulness, heads, slices, tokens
 
     if requests.slices:  # first: a missing slice column stops it before the long ones
-        slices.write_slices(staging, slices.measure_run_slices(
-            run, texts, labels, probabilities, data_name, requests.min_count, data_file))
+        slices.write_slices(
+            staging,
+            slices.measure_run_slices(
+                run, texts, labels, probabilities, data_name, requests.min_count, data_file
+            ),
+        )
     if requests.faithfulness:
-        faithfulness.write_faithfulness(staging, faithfulness.measure_run_faithfulness(
-            run, texts, requests.faithfulness))
+        faithfulness.write_faithfulness(
+            staging, faithfulness.measure_run_faithfulness(run, texts, requests.faithfulness)
+        )
     if requests.heads:
-        heads.write_heads(staging, heads.measure_run_heads(run, texts, labels, requests.heads,
-                                                           data_name))
+        heads.write_heads(
+            staging, heads.measure_run_heads(run, texts, labels, requests.heads, data_name)
+        )
     if requests.tokens:
-        tokens.write_tokens(staging, tokens.measure_run_tokens(
-            run, texts, labels, requests.tokens, data_name, requests.method,
-            requests.min_count))
+        tokens.write_tokens(
+            staging,
+            tokens.measure_run_tokens(
+                run, texts, labels, requests.tokens, data_name, requests.method, requests.min_count
+            ),
+        )
     for other in requests.others:
-        compare.write_comparison(staging, other.run_dir, compare.compare_runs(
-            run, other, texts, labels, probabilities, data_name, method=requests.method,
-            min_count=requests.min_count))
+        compare.write_comparison(
+            staging,
+            other.run_dir,
+            compare.compare_runs(
+                run,
+                other,
+                texts,
+                labels,
+                probabilities,
+                data_name,
+                method=requests.method,
+                min_count=requests.min_count,
+            ),
+        )
 
 
 def summaries(output_dir, requests):
@@ -92,21 +134,34 @@ def summaries(output_dir, requests):
     output_dir = Path(output_dir)
     printed = []
     if requests.faithfulness:
-        printed.append(("faithfulness of the explanations",
-                        (output_dir / faithfulness.TABLE_FILE).read_text()))
+        printed.append(
+            ("faithfulness of the explanations", (output_dir / faithfulness.TABLE_FILE).read_text())
+        )
     if requests.heads:
         table = (output_dir / heads.TABLE_FILE).read_text().splitlines()
-        printed.append((f"attention heads (most important first; all in "
-                        f"{output_dir / heads.TABLE_FILE})", "\n".join(table[:12])))
+        printed.append(
+            (
+                f"attention heads (most important first; all in {output_dir / heads.TABLE_FILE})",
+                "\n".join(table[:12]),
+            )
+        )
     if requests.tokens:
         report = json.loads((output_dir / tokens.TOKENS_FILE).read_text())
-        printed.append((f"the words the model relies on, top {SUMMARY_WORDS} per class (*: "
-                        f"a shortcut; all in {output_dir / tokens.TABLE_FILE})",
-                        tokens.tokens_summary(report, SUMMARY_WORDS)))
+        printed.append(
+            (
+                f"the words the model relies on, top {SUMMARY_WORDS} per class (*: "
+                f"a shortcut; all in {output_dir / tokens.TABLE_FILE})",
+                tokens.tokens_summary(report, SUMMARY_WORDS),
+            )
+        )
     if requests.slices:
         report = json.loads((output_dir / slices.SLICES_FILE).read_text())
-        printed.append((f"weak slices, most excess errors first (all in "
-                        f"{output_dir / slices.TABLE_FILE})", slices.slices_summary(report)))
+        printed.append(
+            (
+                f"weak slices, most excess errors first (all in {output_dir / slices.TABLE_FILE})",
+                slices.slices_summary(report),
+            )
+        )
     for other in requests.others:
         table = (output_dir / compare.compare_file(other.run_dir, ".md")).read_text()
         printed.append((f"compared with {other.run_dir}", table.split("\n## ")[0]))

@@ -5,7 +5,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from inspection.attention_export import export_attention, find_text_vectorization
+from inspection.attention_export import (
+    ScoringOptions,
+    WritingOptions,
+    export_attention,
+    find_text_vectorization,
+)
 from inspection.attention_file.reader import load_attention
 from tests.inspection.stand_in_model import build_stand_in_models
 
@@ -30,9 +35,16 @@ def export(stand_in, tmp_path_factory):
     _, classifier, vectorizer = stand_in
     out_dir = tmp_path_factory.mktemp("export")
     return export_attention(
-        classifier, vectorizer, TEXTS, out_dir, CLASS_NAMES, true_labels=TRUE_LABELS,
-        batch_size=2, run_info={"model": "stand-in"},
-        max_rendered_examples=2, max_viewer_examples=3, verbose=0,
+        classifier,
+        vectorizer,
+        TEXTS,
+        out_dir,
+        CLASS_NAMES,
+        true_labels=TRUE_LABELS,
+        scoring=ScoringOptions(batch_size=2),
+        writing=WritingOptions(
+            run_info={"model": "stand-in"}, heatmap_examples=2, viewer_examples=3, verbose=0
+        ),
     )
 
 
@@ -68,13 +80,22 @@ def test_the_probabilities_are_the_end_to_end_models(stand_in, export):
     np.testing.assert_allclose(np.stack(export.manifest["probabilities"]), expected, atol=1e-6)
     assert export.manifest["predicted_label_index"].tolist() == expected.argmax(-1).tolist()
     assert export.manifest["true_label"].tolist() == [
-        "negative", "positive", "positive", "negative", "positive"]
+        "negative",
+        "positive",
+        "positive",
+        "negative",
+        "positive",
+    ]
 
 
 def test_all_outputs_are_written(export):
     directory = export.directory
     assert {path.name for path in (directory / "heatmaps").iterdir()} == {
-        "00000_heads.png", "00000_layers.png", "00001_heads.png", "00001_layers.png"}
+        "00000_heads.png",
+        "00000_layers.png",
+        "00001_heads.png",
+        "00001_layers.png",
+    }
     bertviz = json.loads((directory / "bertviz" / "00000.json").read_text())
     assert np.array(bertviz["attention"][0]).shape == (1, 2, 5, 5)
     page = (directory / "index.html").read_text()
@@ -85,8 +106,13 @@ def test_all_outputs_are_written(export):
 def test_example_ids_and_unknown_labels(stand_in, tmp_path):
     _, classifier, vectorizer = stand_in
     result = export_attention(
-        classifier, vectorizer, TEXTS[:2], tmp_path, CLASS_NAMES, example_ids=["a", "b"],
-        max_rendered_examples=0, verbose=0,
+        classifier,
+        vectorizer,
+        TEXTS[:2],
+        tmp_path,
+        CLASS_NAMES,
+        example_ids=["a", "b"],
+        writing=WritingOptions(heatmap_examples=0, verbose=0),
     )
     assert result.example_ids == ["a", "b"]
     assert result.manifest["true_label"].isna().all()
@@ -111,23 +137,43 @@ class LeakyAttention:
 def test_attention_not_masking_padding_is_rejected(stand_in, tmp_path):
     _, classifier, vectorizer = stand_in
     with pytest.raises(ValueError, match="padded keys .* exactly zero weight"):
-        export_attention(LeakyAttention(classifier), vectorizer, TEXTS[:1], tmp_path,
-                         CLASS_NAMES, methods=["rollout"], verbose=0)
+        export_attention(
+            LeakyAttention(classifier),
+            vectorizer,
+            TEXTS[:1],
+            tmp_path,
+            CLASS_NAMES,
+            scoring=ScoringOptions(methods=["rollout"]),
+            writing=WritingOptions(verbose=0),
+        )
 
 
 def test_class_token_pooling_keeps_position_zero(tmp_path):
     _, classifier, vectorizer = build_stand_in_models(sequence_length=12, pooling="cls")
     assert classifier.encoder.class_token is not None
-    result = export_attention(classifier, vectorizer, ["i loved it"], tmp_path, CLASS_NAMES,
-                              pooling="cls", verbose=0, max_rendered_examples=0)
+    result = export_attention(
+        classifier,
+        vectorizer,
+        ["i loved it"],
+        tmp_path,
+        CLASS_NAMES,
+        scoring=ScoringOptions(pooling="cls"),
+        writing=WritingOptions(heatmap_examples=0, verbose=0),
+    )
     record = next(result.records())
     assert record.tokens == ["[CLS]", "i", "loved", "it"]
     assert record.word_index == [None, 0, 1, 2]  # the class token is no word of the text
     assert record.attention_scores.shape == (2, 2, 4, 4)
     assert result.pooling == "cls"
     with pytest.raises(ValueError, match="pass pooling='cls'"):
-        export_attention(classifier, vectorizer, ["i loved it"], tmp_path / "mean",
-                         CLASS_NAMES, verbose=0)
+        export_attention(
+            classifier,
+            vectorizer,
+            ["i loved it"],
+            tmp_path / "mean",
+            CLASS_NAMES,
+            writing=WritingOptions(verbose=0),
+        )
 
 
 def test_find_text_vectorization(stand_in):
@@ -149,14 +195,24 @@ def test_a_pruned_classifier_exports_its_heads_at_their_original_numbers(stand_i
     _, classifier, vectorizer = stand_in
     pruned = pruned_classifier(classifier, [(0, 0)])  # blocks of 1 and 2 heads
     assert pruned.encoder.head_counts == [1, 2]
-    result = export_attention(pruned, vectorizer, TEXTS[:2], tmp_path, CLASS_NAMES,
-                              kept_heads=[[1], [0, 1]], max_rendered_examples=1, verbose=0)
+    result = export_attention(
+        pruned,
+        vectorizer,
+        TEXTS[:2],
+        tmp_path,
+        CLASS_NAMES,
+        scoring=ScoringOptions(kept_heads=[[1], [0, 1]]),
+        writing=WritingOptions(heatmap_examples=1, verbose=0),
+    )
     assert result.kept_heads == [[1], [0, 1]] and result.num_heads == 2
     assert result.attribution_methods == list(METHODS)  # every method takes unequal blocks
     # The pruned model's maps are the full model's with head (0, 0) masked, at its numbers.
     token_ids = vectorizer(tf.constant(TEXTS[:1])).numpy()[:, :5]  # its 5 real tokens
-    masked = classifier(token_ids, head_mask=np.array([[0.0, 1.0], [1.0, 1.0]], "float32"),
-                        return_attention_scores=True)["attention_scores"]
+    masked = classifier(
+        token_ids,
+        head_mask=np.array([[0.0, 1.0], [1.0, 1.0]], "float32"),
+        return_attention_scores=True,
+    )["attention_scores"]
     record = result.record("00000")
     scores = record.attention_scores  # (2, 2, 5, 5)
     assert not scores[0, 0].any()

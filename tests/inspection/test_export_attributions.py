@@ -9,7 +9,7 @@ import pytest
 import tensorflow as tf
 
 from config import ModelConfig
-from inspection.attention_export import export_attention
+from inspection.attention_export import ScoringOptions, WritingOptions, export_attention
 from inspection.export_attributions import check_methods
 from inspection.methods.attribution import METHODS, attribute
 from models import build_classifier, build_end_to_end_model
@@ -22,10 +22,16 @@ VOCABULARY = [f"w{token_id}" for token_id in range(2, 30)]
 TEXTS = ["w3 w7 w12 w5", "w4 w9 w20", "w11 w7", "w2 w3 w4 w5 w6 w8 w9 w10"]
 
 
-def export_of(classifier, vectorizer, texts, directory, pooling, **options):
+def export_of(classifier, vectorizer, texts, directory, pooling, methods=None):
     export = export_attention(
-        classifier, vectorizer, texts, directory, CLASS_NAMES, pooling=pooling, batch_size=3,
-        max_rendered_examples=0, max_viewer_examples=0, verbose=0, **options)
+        classifier,
+        vectorizer,
+        texts,
+        directory,
+        CLASS_NAMES,
+        scoring=ScoringOptions(methods, pooling, batch_size=3),
+        writing=WritingOptions(heatmap_examples=0, viewer_examples=0, verbose=0),
+    )
     # The export's probabilities are the end-to-end model's, the one users save and load.
     end_to_end = build_end_to_end_model(vectorizer, classifier)
     expected = keras.ops.convert_to_numpy(end_to_end(tf.constant(list(texts))))
@@ -68,15 +74,22 @@ def test_scores_are_what_attribute_gives_for_the_predicted_class(planted):
     predicted = export.manifest["predicted_label_index"].to_numpy()
     for method in METHODS:
         if method == "random":  # seeded by each batch's first example (batches of 3)
-            expected = np.concatenate([attribute(classifier, token_ids[:3], method, "mean",
-                                                 classes=predicted[:3], seed=0),
-                                       attribute(classifier, token_ids[3:], method, "mean",
-                                                 classes=predicted[3:], seed=3)])
+            expected = np.concatenate(
+                [
+                    attribute(
+                        classifier, token_ids[:3], method, "mean", classes=predicted[:3], seed=0
+                    ),
+                    attribute(
+                        classifier, token_ids[3:], method, "mean", classes=predicted[3:], seed=3
+                    ),
+                ]
+            )
         else:
             expected = attribute(classifier, token_ids, method, "mean", classes=predicted)
         for example_id, ids, row in zip(export.example_ids, token_ids, expected, strict=True):
-            np.testing.assert_allclose(export.attributions(example_id)[method], row[ids != 0],
-                                       atol=1e-5, err_msg=method)
+            np.testing.assert_allclose(
+                export.attributions(example_id)[method], row[ids != 0], atol=1e-5, err_msg=method
+            )
 
 
 def test_leave_one_out_is_removing_each_token_by_hand(planted):
@@ -85,10 +98,13 @@ def test_leave_one_out_is_removing_each_token_by_hand(planted):
         predicted = int(np.argmax(probabilities(classifier, ids[None])))
         removed = np.repeat(ids[None], (ids != 0).sum(), axis=0)  # one row per real token
         removed[np.arange(len(removed)), np.flatnonzero(ids)] = 0
-        drops = (probabilities(classifier, ids[None])[0, predicted]
-                 - probabilities(classifier, removed)[:, predicted])
-        np.testing.assert_allclose(export.attributions(example_id)["leave_one_out"], drops,
-                                   atol=1e-6)
+        drops = (
+            probabilities(classifier, ids[None])[0, predicted]
+            - probabilities(classifier, removed)[:, predicted]
+        )
+        np.testing.assert_allclose(
+            export.attributions(example_id)["leave_one_out"], drops, atol=1e-6
+        )
 
 
 def test_the_planted_token_is_what_leave_one_out_ranks_first(planted):
@@ -102,11 +118,16 @@ def test_the_planted_token_is_what_leave_one_out_ranks_first(planted):
 
 def test_the_learned_class_token_gets_zero_and_the_words_keep_their_scores(tmp_path):
     keras.utils.set_random_seed(1)
-    config = ModelConfig(d_model=16, num_heads=2, num_layers=2, intermediate_dim=32,
-                         pooling="cls")
+    config = ModelConfig(d_model=16, num_heads=2, num_layers=2, intermediate_dim=32, pooling="cls")
     classifier = build_classifier(config, len(VOCABULARY) + 2, LENGTH, num_classes=2)
-    export = export_of(classifier, word_vectorizer(), TEXTS[:2], tmp_path, "cls",
-                       methods=["rollout", "leave_one_out", "gradient_x_input"])
+    export = export_of(
+        classifier,
+        word_vectorizer(),
+        TEXTS[:2],
+        tmp_path,
+        "cls",
+        methods=["rollout", "leave_one_out", "gradient_x_input"],
+    )
     assert export.attribution_methods == ["rollout", "gradient_x_input", "leave_one_out"]
     ids = word_vectorizer()(tf.constant(TEXTS[:2])).numpy()
     expected = attribute(classifier, ids, "gradient_x_input", "cls")  # (2, T): no class token
@@ -130,8 +151,13 @@ def test_word_pieces_sum_into_their_words(tmp_path, tiny_checkpoint):
     config = ModelConfig(pretrained=str(tiny_checkpoint), pooling="cls")
     classifier = build_classifier(config, None, None, num_classes=2, checkpoint=checkpoint)
     load_checkpoint_into(classifier, checkpoint)
-    export = export_of(classifier, checkpoint.tokenizer(16), ["the film was acting",
-                                                              "good plays!"], tmp_path, "cls")
+    export = export_of(
+        classifier,
+        checkpoint.tokenizer(16),
+        ["the film was acting", "good plays!"],
+        tmp_path,
+        "cls",
+    )
     first, second = export.records()
     assert first.tokens == ["[CLS]", "the", "film", "was", "act", "##ing", "[SEP]"]
     assert first.word_pieces[3] == ["act", "##ing"] and second.word_pieces[1] == ["play", "##s"]
@@ -139,9 +165,14 @@ def test_word_pieces_sum_into_their_words(tmp_path, tiny_checkpoint):
         scores = export.attributions(record.example_id)
         words = export.word_attributions(record.example_id)
         for method in METHODS:
-            expected = [sum(scores[method][position] for position, word in
-                            enumerate(record.word_index) if word == index)
-                        for index in range(len(record.words))]
+            expected = [
+                sum(
+                    scores[method][position]
+                    for position, word in enumerate(record.word_index)
+                    if word == index
+                )
+                for index in range(len(record.words))
+            ]
             np.testing.assert_allclose(words[method], expected, rtol=1e-12, atol=1e-15)
         # "[CLS]" and "[SEP]" are token ids: scored, but in no word.
         assert scores["leave_one_out"][[0, -1]].tolist() != [0.0, 0.0]

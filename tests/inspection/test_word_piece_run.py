@@ -21,8 +21,21 @@ from tests.inspection.viewer_browser import open_viewer
 # The tiny checkpoint's vocabulary spells "acting" "act ##ing", "played" "play ##ed" and
 # "films" "film ##s"; it has no "badly" ([UNK]) and strips the accent of "Café".
 TEXTS = ["The film was good, acting played badly!", "bad plot", "Café films"]
-TOKENS = ["[CLS]", "the", "film", "was", "good", ",", "act", "##ing", "play", "##ed", "[UNK]",
-          "!", "[SEP]"]
+TOKENS = [
+    "[CLS]",
+    "the",
+    "film",
+    "was",
+    "good",
+    ",",
+    "act",
+    "##ing",
+    "play",
+    "##ed",
+    "[UNK]",
+    "!",
+    "[SEP]",
+]
 WORD_INDEX = [None, 0, 1, 2, 3, 4, 5, 5, 6, 6, 7, 8, None]
 WORDS = ["the", "film", "was", "good", ",", "acting", "played", "[UNK]", "!"]
 
@@ -32,8 +45,14 @@ def run_dir(tmp_path_factory, data_file, tiny_checkpoint):
     """The tiny checkpoint fine-tuned with pooling cls, logging 2 validation examples'
     attention images, and the attention of TEXTS exported from it (attention/texts/)."""
     root = tmp_path_factory.mktemp("runs")
-    assert train.main(pretrained_args(root, data_file, tiny_checkpoint, "model.pooling=cls",
-                                      "training.attention_images=2")) == 0
+    assert (
+        train.main(
+            pretrained_args(
+                root, data_file, tiny_checkpoint, "model.pooling=cls", "training.attention_images=2"
+            )
+        )
+        == 0
+    )
     texts_file = root / "texts.txt"
     texts_file.write_text("\n".join(TEXTS) + "\n")
     assert evaluate.main([str(root / "tiny"), "--texts-file", str(texts_file)]) == 0
@@ -68,15 +87,21 @@ def test_the_export_keeps_the_pieces_and_records_their_words(export):
     # The [CLS] of the text is what cls pooling reads: no extra class token position.
     assert first.attention_scores.shape == (2, 2, 13, 13)
     np.testing.assert_allclose(first.attention_scores.sum(axis=-1), 1.0, atol=1e-5)
-    np.testing.assert_allclose(first.rollout_importance, rollout_row_0(first.attention_scores),
-                               atol=1e-9)
+    np.testing.assert_allclose(
+        first.rollout_importance, rollout_row_0(first.attention_scores), atol=1e-9
+    )
     row = export.manifest.set_index("example_id").loc["00001"]
     importance = first.rollout_importance
     assert row["words"] == WORDS and row["special"] == first.special
     assert row["word_importance"][6] == pytest.approx(importance[8] + importance[9], abs=1e-12)
-    np.testing.assert_allclose(row["word_importance"],
-                               [importance[[i for i, w in enumerate(WORD_INDEX) if w == word]].sum()
-                                for word in range(len(WORDS))], atol=1e-12)
+    np.testing.assert_allclose(
+        row["word_importance"],
+        [
+            importance[[i for i, w in enumerate(WORD_INDEX) if w == word]].sum()
+            for word in range(len(WORDS))
+        ],
+        atol=1e-12,
+    )
     assert export.record("00003").words == ["cafe", "films"]
     assert export.record("00003").tokens == ["[CLS]", "cafe", "film", "##s", "[SEP]"]
 
@@ -99,9 +124,14 @@ def test_the_saved_run_scores_every_method_over_the_pieces(run_dir, export):
         dropped = classifier(removed, training=False).numpy()[:, record.predicted_label_index]
         np.testing.assert_allclose(scores["leave_one_out"], full - dropped, atol=1e-5)
         for method, words in export.word_attributions(record.example_id).items():
-            np.testing.assert_allclose(words, [
-                scores[method][[i for i, w in enumerate(record.word_index) if w == word]].sum()
-                for word in range(len(record.words))], atol=1e-12)
+            np.testing.assert_allclose(
+                words,
+                [
+                    scores[method][[i for i, w in enumerate(record.word_index) if w == word]].sum()
+                    for word in range(len(record.words))
+                ],
+                atol=1e-12,
+            )
 
 
 def test_heatmaps_and_bertviz_files_hold_every_piece(export):
@@ -112,17 +142,23 @@ def test_heatmaps_and_bertviz_files_hold_every_piece(export):
         layers = Image.open(export.directory / "heatmaps" / f"{record.example_id}_layers.png")
         assert layers.size == attention_image_size(1, 2, count, count)
         bertviz = json.loads(
-            (export.directory / "bertviz" / f"{record.example_id}.json").read_text())
+            (export.directory / "bertviz" / f"{record.example_id}.json").read_text()
+        )
         assert bertviz["tokens"] == record.tokens
-        np.testing.assert_allclose(np.array(bertviz["attention"])[:, 0],
-                                   record.attention_scores, atol=1e-6)
+        np.testing.assert_allclose(
+            np.array(bertviz["attention"])[:, 0], record.attention_scores, atol=1e-6
+        )
 
 
 def test_explain_ranks_words_each_the_sum_of_its_pieces(run_dir, export, capsys):
     capsys.readouterr()
     # Rollout: what the export's rollout_importance is (the default is the best method).
-    assert predict.main([str(run_dir), TEXTS[0], "--explain", "--method", "rollout",
-                         "--top", "20", "--json"]) == 0
+    assert (
+        predict.main(
+            [str(run_dir), TEXTS[0], "--explain", "--method", "rollout", "--top", "20", "--json"]
+        )
+        == 0
+    )
     [prediction] = json.loads(capsys.readouterr().out)["predictions"]
     ranked = {item["token"]: item for item in prediction["tokens"]}
     # Every word once, with its pieces; [CLS] and [SEP] are no words of the text.
@@ -139,8 +175,10 @@ def test_explain_ranks_words_each_the_sum_of_its_pieces(run_dir, export, capsys)
     assert sum(importances) + pieces[0] + pieces[-1] == pytest.approx(1.0, abs=1e-5)
     assert prediction["known_tokens"] == 10  # the 13 tokens but [CLS], [UNK] and [SEP]
 
-    assert predict.main([str(run_dir), TEXTS[0], "--explain", "--method", "rollout",
-                         "--top", "3"]) == 0
+    assert (
+        predict.main([str(run_dir), TEXTS[0], "--explain", "--method", "rollout", "--top", "3"])
+        == 0
+    )
     table = capsys.readouterr().out.splitlines()
     assert "    words by rollout (the sum of their pieces):" in table
     header = table.index("    word    position  importance  pieces")
@@ -150,14 +188,12 @@ def test_explain_ranks_words_each_the_sum_of_its_pieces(run_dir, export, capsys)
 def test_the_viewer_joins_the_pieces_and_marks_the_special_tokens(browser, export):
     with open_viewer(browser, export.directory / "index.html") as (page, problems, _, _):
         assert page.locator("#head-select option").count() == 3
-        assert page.locator("#rollout > span").all_text_contents() == [
-            "[CLS]", *WORDS, "[SEP]"]
+        assert page.locator("#rollout > span").all_text_contents() == ["[CLS]", *WORDS, "[SEP]"]
         assert page.locator("#rollout span.word").all_text_contents() == ["acting", "played"]
         assert page.locator("#rollout span.special").all_text_contents() == ["[CLS]", "[SEP]"]
         page.select_option("#example-select", "2")
         assert page.locator("#rollout span.word").all_text_contents() == ["films"]
-        assert page.locator("#rollout span.word span.piece").all_text_contents() == [
-            "film", "s"]
+        assert page.locator("#rollout span.word span.piece").all_text_contents() == ["film", "s"]
         assert problems == []
 
 
@@ -167,8 +203,12 @@ def test_tensorboard_images_have_a_row_per_piece(run_dir):
     texts, _ = run.load_split("validation")
     token_ids = vectorizer(tf.constant(list(texts[:2]))).numpy()  # (2, T)
     images = read_images(run_dir / runs.ATTENTION_LOGS_DIR)
-    assert sorted(images) == [("attention/0", 0), ("attention/0", 1),
-                              ("attention/1", 0), ("attention/1", 1)]
+    assert sorted(images) == [
+        ("attention/0", 0),
+        ("attention/0", 1),
+        ("attention/1", 0),
+        ("attention/1", 1),
+    ]
     for index, ids in enumerate(token_ids):
         count = int((ids != 0).sum())  # [CLS] ... [SEP], no extra class token position
         height, width = images[(f"attention/{index}", 1)].shape[:2]
@@ -179,7 +219,7 @@ def test_a_classifier_on_minilm_exports_6_blocks_of_12_heads(tmp_path, minilm_fo
     from config import ModelConfig
     from engine.training.starting_weights import load_checkpoint_into
     from engine.training.starting_weights.checkpoints import read_checkpoint
-    from inspection import export_attention
+    from inspection import ScoringOptions, WritingOptions, export_attention
     from models import build_classifier, build_end_to_end_model
 
     checkpoint = read_checkpoint(minilm_folder)
@@ -188,13 +228,21 @@ def test_a_classifier_on_minilm_exports_6_blocks_of_12_heads(tmp_path, minilm_fo
     load_checkpoint_into(classifier, checkpoint)
     tokenizer = checkpoint.tokenizer(32)
     texts = ["The actors played brilliantly.", "A tedious, unwatchable mess!"]
-    export = export_attention(classifier, tokenizer, texts, tmp_path, ["negative", "positive"],
-                              pooling="cls", verbose=0)
+    export = export_attention(
+        classifier,
+        tokenizer,
+        texts,
+        tmp_path,
+        ["negative", "positive"],
+        scoring=ScoringOptions(pooling="cls"),
+        writing=WritingOptions(verbose=0),
+    )
     assert (export.num_layers, export.num_heads) == (6, 12)
     assert export.max_probability_difference is None
     expected = build_end_to_end_model(tokenizer, classifier)(tf.constant(texts))
-    np.testing.assert_allclose(np.stack(export.manifest["probabilities"]),
-                               np.asarray(expected), atol=1e-5)
+    np.testing.assert_allclose(
+        np.stack(export.manifest["probabilities"]), np.asarray(expected), atol=1e-5
+    )
     first, second = export.records()
     assert first.tokens == ["[CLS]", "the", "actors", "played", "brilliant", "##ly", ".", "[SEP]"]
     assert first.words == ["the", "actors", "played", "brilliantly", "."]

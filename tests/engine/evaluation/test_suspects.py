@@ -15,8 +15,18 @@ from inspection.methods.data_map import example_statistics
 from tests.helpers import tiny_args
 from tests.review_fixture import write_flipped_fixture
 
-COLUMNS = ["position", "text", "label", "model_label", "score", "confidence", "variability",
-           "correctness", "aum", "epochs"]
+COLUMNS = [
+    "position",
+    "text",
+    "label",
+    "model_label",
+    "score",
+    "confidence",
+    "variability",
+    "correctness",
+    "aum",
+    "epochs",
+]
 
 
 @pytest.fixture(scope="module")
@@ -25,8 +35,14 @@ def flipped_run(tmp_path_factory):
     20th with the wrong label, then ranked with --suspects 1000 (more than the split)."""
     root = tmp_path_factory.mktemp("flipped")
     flipped = write_flipped_fixture(root / "flipped.csv")
-    assert train.main(tiny_args(root, root / "flipped.csv", "training.steps_per_epoch=null",
-                                "training.epochs=5")) == 0
+    assert (
+        train.main(
+            tiny_args(
+                root, root / "flipped.csv", "training.steps_per_epoch=null", "training.epochs=5"
+            )
+        )
+        == 0
+    )
     assert evaluate.main([str(root / "tiny"), "--suspects", "1000"]) == 0
     return root / "tiny", flipped
 
@@ -58,8 +74,9 @@ def test_the_data_map_holds_the_regions_and_every_suspect(flipped_run):
     assert report["split"] == "train" and report["examples"] == 480 and report["epochs"] == 5
     assert sum(report["regions"].values()) == pytest.approx(1, abs=1e-3)
     assert set(report["regions"]) == {"easy-to-learn", "ambiguous", "hard-to-learn"}
-    ranks = sorted(point["suspect_rank"] for point in report["points"]
-                   if point["suspect_rank"] is not None)
+    ranks = sorted(
+        point["suspect_rank"] for point in report["points"] if point["suspect_rank"] is not None
+    )
     assert ranks == list(range(1, 481))
     assert (folder / "data_map.png").stat().st_size > 10_000
     statistics = pd.read_csv(folder / "suspects.csv")
@@ -69,7 +86,8 @@ def test_the_data_map_holds_the_regions_and_every_suspect(flipped_run):
 
 
 def test_a_run_without_dynamics_or_with_other_data_is_a_one_line_error(
-        flipped_run, tmp_path, capsys):
+    flipped_run, tmp_path, capsys
+):
     run_dir, _ = flipped_run
     without = tmp_path / "without"
     shutil.copytree(run_dir, without)
@@ -79,9 +97,10 @@ def test_a_run_without_dynamics_or_with_other_data_is_a_one_line_error(
     assert capsys.readouterr().err.strip() == (
         f"evaluate.py: error: {without} has no dynamics.parquet: --suspects ranks labels by "
         "the training dynamics; train it again with --set training.dynamics=true (on by "
-        "default when the training split is in memory)")
+        "default when the training split is in memory)"
+    )
     assert evaluate.main([str(run_dir), "--suspects", "0"]) == 2
-    assert "--suspects must be at least 1, got 0" in capsys.readouterr().err
+    assert "argument --suspects: must be at least 1, got 0" in capsys.readouterr().err
 
     # The run's file rewritten: the training split is no longer the one recorded.
     other = tmp_path / "other"
@@ -90,8 +109,12 @@ def test_a_run_without_dynamics_or_with_other_data_is_a_one_line_error(
     data["text"] = data["text"] + " again"
     data.to_csv(tmp_path / "changed.csv", index=False)
     config = (other / "config.yaml").read_text()
-    (other / "config.yaml").write_text(config.replace(
-        str(saved_run.load_run(run_dir).config.dataset.train_file), str(tmp_path / "changed.csv")))
+    (other / "config.yaml").write_text(
+        config.replace(
+            str(saved_run.load_run(run_dir).config.dataset.train_file),
+            str(tmp_path / "changed.csv"),
+        )
+    )
     assert evaluate.main([str(other), "--suspects"]) == 2
     error = capsys.readouterr().err.strip().splitlines()
     assert len(error) == 1 and "is not the one training recorded" in error[0]
@@ -108,7 +131,8 @@ def test_a_later_evaluation_keeps_the_suspects(flipped_run, capsys):
 
 
 def test_an_evaluation_of_a_file_named_train_and_the_suspects_keep_each_others_files(
-        flipped_run, tmp_path, capsys):
+    flipped_run, tmp_path, capsys
+):
     run_dir, _ = flipped_run
     folder = run_dir / "eval" / "train"
     suspects = (folder / "suspects.csv").read_text()

@@ -14,8 +14,21 @@ from inspection.methods.word_reliance import EDITED_TEXTS, insertion_sites, text
 from tests.helpers import tiny_args
 from tests.review_fixture import PLANTED_WORD, SPREAD_WORD, write_planted_fixture
 
-KEYS = {"word", "count", "attribution", "attribution_ci", "train_count", "p_class_given_word",
-        "z", "p_value", "insertion", "insertion_ci", "deletion", "deletion_ci", "shortcut"}
+KEYS = {
+    "word",
+    "count",
+    "attribution",
+    "attribution_ci",
+    "train_count",
+    "p_class_given_word",
+    "z",
+    "p_value",
+    "insertion",
+    "insertion_ci",
+    "deletion",
+    "deletion_ci",
+    "shortcut",
+}
 
 
 @pytest.fixture(scope="module")
@@ -23,8 +36,9 @@ def planted_run(tmp_path_factory):
     """The tiny model trained 3 epochs on the planted fixture, measured with --tokens."""
     root = tmp_path_factory.mktemp("planted")
     data = write_planted_fixture(root / "planted.csv")
-    assert train.main(tiny_args(root, data, "training.steps_per_epoch=null",
-                                "training.epochs=3")) == 0
+    assert (
+        train.main(tiny_args(root, data, "training.steps_per_epoch=null", "training.epochs=3")) == 0
+    )
     run_dir = root / "tiny"
     assert evaluate.main([str(run_dir), "--tokens", "--min-count", "5"]) == 0
     return run_dir
@@ -47,7 +61,8 @@ def test_the_planted_word_ranks_first_and_is_a_shortcut_the_spread_one_is_not(pl
     assert top["attribution_ci"][0] <= top["attribution"] <= top["attribution_ci"][1]
     for entries in report["classes"].values():
         assert [entry["attribution"] for entry in entries] == sorted(
-            (entry["attribution"] for entry in entries), reverse=True)
+            (entry["attribution"] for entry in entries), reverse=True
+        )
         assert all(entry["count"] >= 5 for entry in entries)
         spread = next(entry for entry in entries if entry["word"] == SPREAD_WORD)
         assert not spread["shortcut"] and spread["p_value"] > 0.5
@@ -75,7 +90,7 @@ def test_insertion_and_deletion_match_a_direct_computation(planted_run):
     edited = []
     for index in targets:
         words = str(texts[index]).split()
-        edited.append(" ".join(words[:sites[index]] + [PLANTED_WORD] + words[sites[index]:]))
+        edited.append(" ".join(words[: sites[index]] + [PLANTED_WORD] + words[sites[index] :]))
     before = np.asarray(run.model(np.array([texts[index] for index in targets])))[:, 1]
     after = np.asarray(run.model(np.array(edited)))[:, 1]
     np.testing.assert_allclose(top["insertion"], np.mean(after - before), atol=1e-5)
@@ -88,30 +103,36 @@ def test_insertion_and_deletion_match_a_direct_computation(planted_run):
 
 
 def test_compare_with_itself_agrees_and_with_another_run_explains_the_differences(
-        planted_run, tiny_run_dir, tmp_path, capsys):
+    planted_run, tiny_run_dir, tmp_path, capsys
+):
     copy = shutil.copytree(planted_run, tmp_path / "copy", ignore=shutil.ignore_patterns("eval"))
     assert evaluate.main([str(planted_run), "--compare", str(copy), "--min-count", "5"]) == 0
     same = report_of(planted_run, "compare_copy.json")
     assert same["agreement"] == 1.0 and same["disagreements"] == []
     assert same["accuracy_difference"] == 0.0 and same["median_spearman"] == 1.0
-    assert all(entry["change"] == 0.0 for entries in same["changed_words"].values()
-               for entry in entries)
+    assert all(
+        entry["change"] == 0.0 for entries in same["changed_words"].values() for entry in entries
+    )
     # The session's tiny run: the same classes, another vocabulary and weights.
-    assert evaluate.main([str(planted_run), "--compare", str(tiny_run_dir),
-                          "--min-count", "5"]) == 0
+    assert (
+        evaluate.main([str(planted_run), "--compare", str(tiny_run_dir), "--min-count", "5"]) == 0
+    )
     other = report_of(planted_run, f"compare_{tiny_run_dir.name}.json")
     run = saved_run.load_run(planted_run)
     texts, labels = run.load_split("test")
     mine = np.asarray(run.model(np.array(texts))).argmax(-1)
     theirs = np.asarray(saved_run.load_run(tiny_run_dir).model(np.array(texts))).argmax(-1)
     assert other["agreement"] == pytest.approx(np.mean(mine == theirs))
-    assert other["accuracy_difference"] == pytest.approx(np.mean(mine == labels)
-                                                         - np.mean(theirs == labels))
+    assert other["accuracy_difference"] == pytest.approx(
+        np.mean(mine == labels) - np.mean(theirs == labels)
+    )
     low, high = other["accuracy_difference_ci"]
     assert low <= other["accuracy_difference"] <= high
     assert len(other["disagreements"]) == int(np.sum(mine != theirs))
-    confidence = [max(entry["run_probability"], entry["other_probability"])
-                  for entry in other["disagreements"]]
+    confidence = [
+        max(entry["run_probability"], entry["other_probability"])
+        for entry in other["disagreements"]
+    ]
     assert confidence == sorted(confidence, reverse=True)
     assert -1.0 <= other["median_spearman"] <= 1.0
     # Both kept by the next evaluation without the flags.
@@ -120,27 +141,35 @@ def test_compare_with_itself_agrees_and_with_another_run_explains_the_difference
     assert report_of(planted_run)["classes"]["positive"][0]["word"] == PLANTED_WORD
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--tokens", "0"], "--tokens must be at least 1, got 0"),
-    (["--tokens", "--min-count", "0"], "--min-count must be at least 1, got 0"),
-    (["--compare", "nothere"], "nothere: no such run folder"),
-    (["--method", "rollout"], "--method is the attribution method of --tokens and --compare"),
-    (["--tokens", "--texts-file", "x.txt"], "--tokens needs labelled data to evaluate"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--tokens", "0"], "argument --tokens: must be at least 1, got 0"),
+        (["--tokens", "--min-count", "0"], "argument --min-count: must be at least 1, got 0"),
+        (["--compare", "nothere"], "nothere: no such run folder"),
+        (["--method", "rollout"], "--method is the attribution method of --tokens and --compare"),
+        (["--tokens", "--texts-file", "x.txt"], "--tokens needs labelled data to evaluate"),
+    ],
+)
 def test_bad_values_are_one_line_errors(tiny_run_dir, capsys, args, message):
     assert evaluate.main([str(tiny_run_dir), *args]) == 2
     error = capsys.readouterr().err.strip()
     assert message in error and len(error.splitlines()) == 1
 
 
-def test_a_run_without_a_model_and_runs_of_other_classes_are_refused(tiny_run_dir, tmp_path,
-                                                                     capsys):
-    empty = shutil.copytree(tiny_run_dir, tmp_path / "empty",
-                            ignore=shutil.ignore_patterns("eval", "attention", "model.keras"))
+def test_a_run_without_a_model_and_runs_of_other_classes_are_refused(
+    tiny_run_dir, tmp_path, capsys
+):
+    empty = shutil.copytree(
+        tiny_run_dir,
+        tmp_path / "empty",
+        ignore=shutil.ignore_patterns("eval", "attention", "model.keras"),
+    )
     assert evaluate.main([str(empty), "--tokens"]) == 2
     assert "model.keras: missing" in capsys.readouterr().err
-    other = shutil.copytree(tiny_run_dir, tmp_path / "other",
-                            ignore=shutil.ignore_patterns("eval", "attention"))
+    other = shutil.copytree(
+        tiny_run_dir, tmp_path / "other", ignore=shutil.ignore_patterns("eval", "attention")
+    )
     (other / "labels.json").write_text(json.dumps(["bad", "good"]))
     assert evaluate.main([str(tiny_run_dir), "--compare", str(other)]) == 2
     error = capsys.readouterr().err.strip()
@@ -151,8 +180,12 @@ def test_an_export_of_the_split_carries_the_words_into_its_viewer(planted_run, t
     from tests.inspection.viewer_browser import embedded_data
 
     out = tmp_path / "export"
-    assert evaluate.main([str(planted_run), "--export-attention", "3", "--methods", "rollout",
-                          "--out", str(out)]) == 0
+    assert (
+        evaluate.main(
+            [str(planted_run), "--export-attention", "3", "--methods", "rollout", "--out", str(out)]
+        )
+        == 0
+    )
     dataset = embedded_data(out / "index.html")["dataset"]
     assert dataset["split"] == "test" and dataset["examples"] == 240
     assert dataset["classes"]["positive"][0]["word"] == PLANTED_WORD
@@ -161,8 +194,9 @@ def test_an_export_of_the_split_carries_the_words_into_its_viewer(planted_run, t
 
 
 def test_too_few_examples_for_any_word_says_what_to_change(tiny_run_dir, tmp_path, capsys):
-    copy = shutil.copytree(tiny_run_dir, tmp_path / "copy",
-                           ignore=shutil.ignore_patterns("eval", "attention"))
+    copy = shutil.copytree(
+        tiny_run_dir, tmp_path / "copy", ignore=shutil.ignore_patterns("eval", "attention")
+    )
     assert evaluate.main([str(copy), "--tokens", "10", "--min-count", "11"]) == 0
     assert "no word is in 11 of the examples: lower --min-count" in capsys.readouterr().out
     report = json.loads((copy / "eval" / "test" / "tokens.json").read_text())
