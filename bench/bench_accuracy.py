@@ -40,6 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from accuracy_report import format_table, summarize  # noqa: E402
 
+from engine import runs  # noqa: E402
+
 RESULTS = ROOT / "bench" / "results"
 DATASETS = ("reuters_r8", "reuters_r52", "twenty_newsgroups", "rotten_tomatoes", "bbc_news")
 
@@ -198,7 +200,7 @@ def tfidf_baseline(dataset, reuse, no_train):
     from config.files import load_config
     from data import load_text_splits
 
-    path = RESULTS / "runs" / f"{dataset}_tfidf" / "metrics.json"
+    path = RESULTS / "runs" / f"{dataset}_tfidf" / runs.METRICS_FILE
     if (reuse or no_train) and path.exists():
         return json.loads(path.read_text())
     if no_train:
@@ -234,9 +236,9 @@ def main(argv=None):
         for model in configs:
             results[dataset][model] = []
         for index in range(len(args.seeds)):
-            for model, runs in configs.items():
+            for model, model_runs in configs.items():
                 results[dataset][model].append(
-                    neural_run(runs[index], costs[model], args.reuse, args.no_train)
+                    neural_run(model_runs[index], costs[model], args.reuse, args.no_train)
                 )
         if "tfidf_logistic_regression" in args.models:
             results[dataset]["tfidf_logistic_regression"] = [

@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def ratios(table: str) -> dict:
     """{"length | mode": ratio} of the markdown table a benchmark prints: the first column
-    whose header holds " / " (e.g. "ours / Keras") of each row that starts with a number."""
+    whose header holds " / " (e.g. "ours / Keras") of each row that starts with a number; a
+    row whose ratio is not a number ("not measurable here") is left out."""
     found, column = {}, None
     for line in table.splitlines():
         if not line.startswith("|"):
@@ -35,8 +36,11 @@ def ratios(table: str) -> dict:
         if not cells[0][:1].isdigit():
             headers = [index for index, cell in enumerate(cells) if " / " in cell]
             column = headers[0] if headers else column
-        elif column is not None:
-            found[" | ".join(cells[:2])] = float(cells[column])
+        elif column is not None and column < len(cells):
+            try:
+                found[" | ".join(cells[:2])] = float(cells[column])
+            except ValueError:
+                continue
     return found
 
 

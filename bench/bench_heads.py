@@ -36,6 +36,7 @@ import tensorflow as tf  # noqa: E402
 
 import compress  # noqa: E402
 from engine import runs, saved_run  # noqa: E402
+from engine.evaluation.heads import HEADS_FILE  # noqa: E402
 from inspection.methods.bootstrap import paired_bootstrap  # noqa: E402
 from models import predict_batches  # noqa: E402
 from models.pruning import pruned_classifier  # noqa: E402
@@ -60,7 +61,7 @@ def parse_args(argv):
 
 def heads_seconds(run_dir):
     """Wall seconds of `evaluate.py RUN --heads 500` (None: heads.json was there)."""
-    if (run_dir / runs.EVAL_DIR / compress.HEADS_SPLIT / "heads.json").is_file():
+    if (run_dir / runs.EVAL_DIR / compress.HEADS_SPLIT / HEADS_FILE).is_file():
         return None
     start = time.perf_counter()
     subprocess.run(
@@ -142,7 +143,7 @@ def bench_run(run_dir, args):
     orders = {"importance": compress.pruning_order(run, "importance", 0)}
     for seed in range(args.random_orders):
         orders[f"random{seed}"] = compress.pruning_order(run, "random", seed)
-    heads = json.loads((run_dir / runs.EVAL_DIR / compress.HEADS_SPLIT / "heads.json").read_text())
+    heads = json.loads((run_dir / runs.EVAL_DIR / compress.HEADS_SPLIT / HEADS_FILE).read_text())
     full = correct(classifier, pipelines)
     rows = [
         {

@@ -38,6 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from own_file_data import FILES, user_file  # noqa: E402
 
+from engine import runs  # noqa: E402
+
 RESULTS = ROOT / "bench" / "results"
 GOAL_MARGIN = 1.0  # points of test accuracy over TF-IDF + LR, every seed
 GOAL_SECONDS = 300.0  # train.py's wall time from start to exit, every seed
@@ -75,7 +77,7 @@ def train_run(config_path, name, seed, args):
     root = args.out / "own_file" / "runs"
     run_dir = root / name
     timing = run_dir / TIMING_FILE
-    if not (args.reuse and (run_dir / "metrics.json").is_file() and timing.is_file()):
+    if not (args.reuse and (run_dir / runs.METRICS_FILE).is_file() and timing.is_file()):
         command = [sys.executable, str(ROOT / "train.py"), "--config", str(config_path),
                    "--overwrite", "--set", f"output.root={root}", f"output.name={name}",
                    f"training.seed={seed}", *args.recipe]

@@ -26,6 +26,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
+from engine import runs  # noqa: E402
+
 RESULTS = ROOT / "bench" / "results"
 TIMES_FILE = "epoch_seconds.json"
 
@@ -55,7 +57,7 @@ def one_run(dataset, blocks, seed, overrides, reuse, tag=""):
     name = f"{dataset}_minilm_k{blocks}{tag}_seed{seed}"
     run_dir = RESULTS / "runs" / name
     if reuse and (run_dir / TIMES_FILE).exists():
-        metrics = json.loads((run_dir / "metrics.json").read_text())
+        metrics = json.loads((run_dir / runs.METRICS_FILE).read_text())
         seconds = json.loads((run_dir / TIMES_FILE).read_text())
     else:
         settings = [f"output.root={RESULTS / 'runs'}", f"output.name={name}",

@@ -34,7 +34,7 @@ os.environ["KERAS_BACKEND"] = "tensorflow"
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine import cli  # noqa: E402
+from engine import cli, runs  # noqa: E402
 
 # Largest fused-vs-explicit difference accepted, per dtype: float32 rounding, and float16
 # rounding (10 bits of mantissa) of outputs up to ~4, 8 units in the last place there: the
@@ -117,7 +117,7 @@ def check_mixed_precision_training(args, output_root):
                                  "--set", *overrides])
     if code != 0:
         return [("mixed_float16 training", last_line(output), seconds, False)]
-    metrics = json.loads((Path(output_root) / "gpu_check" / "metrics.json").read_text())
+    metrics = json.loads((Path(output_root) / "gpu_check" / runs.METRICS_FILE).read_text())
     result = (f"test accuracy {100 * metrics['test']['accuracy']:.2f}%, {metrics['epochs']} "
               f"epochs, {metrics['wall_time_s'] / metrics['epochs']:.1f} s/epoch")
     return [("mixed_float16 training", result, seconds, True)]

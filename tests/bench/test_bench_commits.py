@@ -23,3 +23,11 @@ max |ours - keras-hub| of the last hidden states, real tokens: 5.8e-06
 def test_the_ratio_column_is_found_by_its_header_not_its_place():
     assert ratios(ATTENTION) == {"64 | train": 0.80, "256 | infer+scores": 0.87}
     assert ratios(PRETRAINED) == {"64 | train step": 1.00}  # not the GFLOP/s after it
+
+
+def test_a_row_without_a_number_is_left_out():
+    table = ATTENTION + (
+        "| length | memory allocated by one training step | ours (MiB) | Keras (MiB) "
+        "| ours / Keras |\n| 256 | train | 136.1 | not measurable here | not measurable here |\n"
+    )
+    assert ratios(table) == {"64 | train": 0.80, "256 | infer+scores": 0.87}
