@@ -102,8 +102,9 @@ def test_leave_one_out_is_removing_each_token_by_hand(planted):
             probabilities(classifier, ids[None])[0, predicted]
             - probabilities(classifier, removed)[:, predicted]
         )
+        # float32 sums of a batch of another size round differently (1.07e-6 seen once).
         np.testing.assert_allclose(
-            export.attributions(example_id)["leave_one_out"], drops, atol=1e-6
+            export.attributions(example_id)["leave_one_out"], drops, atol=1e-5
         )
 
 
