@@ -51,15 +51,15 @@ an empty texts file, an export in the way, runs with different classes to compar
 `dataset.slice_columns` column not in the data, or `--suspects` without training dynamics.
 """
 
-import argparse
 import sys
-from pathlib import Path
 
 from config import ATTRIBUTION_METHODS
 from engine import cli, runs, saved_run
+from engine.cli import OneLineErrorParser, UsageError, at_least
 
-# data, models, inspection and reports load TensorFlow, pandas and scikit-learn, which takes
-# seconds: the functions import them, so that `main` rejects bad arguments at once.
+# data and engine.evaluation (the evaluation itself: its run_evaluation.py) load TensorFlow,
+# pandas and scikit-learn, which takes seconds: `main` imports them once the arguments
+# hold, so that it rejects bad ones at once.
 
 # The measurements of labelled data: a texts file has none.
 LABELLED_ONLY = ("faithfulness", "heads", "tokens", "compare", "suspects", "slices")
@@ -71,41 +71,6 @@ COUNTED = {
     "--tokens": (1000, "per class, the words the model relies on, with their measured "
                        "insertion and deletion effects"),
 }  # fmt: skip
-
-
-class UsageError(ValueError):
-    """A command line that argparse rejects; the message is one line."""
-
-
-class OneLineErrorParser(argparse.ArgumentParser):
-    """argparse, its errors a `UsageError`, which `main` reports as every other user mistake:
-    one line, exit code 2 (argparse itself prints the usage and exits)."""
-
-    def error(self, message):
-        raise UsageError(message)
-
-
-def at_least(minimum):
-    """An argparse type: a whole number of at least `minimum`.
-
-    Example:
-    >>> at_least(1)("3")
-    3
-    >>> at_least(1)("0")
-    Traceback (most recent call last):
-    argparse.ArgumentTypeError: must be at least 1, got 0
-    """
-
-    def whole_number(text):
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
-        return value
-
-    return whole_number
 
 
 def parse_args(argv):
@@ -240,68 +205,6 @@ def missing_input(args) -> str | None:
     return next((problem for problem in problems if problem), None)
 
 
-def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20, requests=None):
-    """Evaluates one `saved_run.Run` on `split`, or on each of `data_files` when given.
-
-    `requests`: what else to measure on each (`evaluation.measurements.Requests`:
-    faithfulness, heads, tokens, comparisons, slices); measurements of the folder not asked
-    for again are kept.
-
-    Returns:
-        One `measurements.EvaluationReport` per evaluated data set; its reports are in
-        `RUN_DIR/eval/<name>/`, each folder replaced as a whole.
-
-    Raises:
-        DataError: the data cannot be loaded or has labels the model does not know.
-    """
-    from data import load_labelled_file
-    from engine.evaluation.compare import check_same_labels
-    from engine.evaluation.measurements import EvaluationReport, Requests, carry_over, measure
-    from engine.reports import write_reports
-    from models import predict_texts
-
-    requests = requests or Requests()
-    for other in requests.others:  # before any work
-        check_same_labels(run, other)
-    dataset = run.config.dataset
-    reports = []
-    for data_file in data_files or [None]:
-        name = Path(data_file).stem if data_file else split
-        if data_file:
-            columns = (run.class_names, dataset.text_column, dataset.label_column)
-            texts, labels = load_labelled_file(data_file, *columns)
-        else:
-            texts, labels = run.load_split(split)
-        probabilities = predict_texts(run.model, texts, batch_size)
-        output_dir = run.run_dir / runs.EVAL_DIR / name
-        with runs.staged_folder(output_dir) as staging:
-            metrics = write_reports(staging, texts, labels, probabilities, run.class_names, worst)
-            measure(staging, run, name, texts, labels, probabilities, requests, data_file)
-            carry_over(output_dir, staging)
-        reports.append(
-            EvaluationReport(run.run_dir, name, output_dir, metrics, texts, labels, probabilities)
-        )
-    return reports
-
-
-def format_reports(reports) -> str:
-    """One row per (run, data): the headline table, side by side when there are several."""
-    from engine.reports import format_table
-
-    keys = ("accuracy", "macro_f1", "weighted_f1", "loss", "num_examples")
-    rows = [
-        {
-            "run": str(report.run_dir),
-            "data": report.data_name,
-            **{key: report.metrics[key] for key in keys},
-        }
-        for report in reports
-    ]
-    return "\n".join(
-        [format_table(rows), ""] + [f"reports: {report.output_dir}/" for report in reports]
-    )
-
-
 def main(argv=None):
     fail = cli.error_reporter("evaluate.py")
     try:
@@ -313,82 +216,33 @@ def main(argv=None):
         return fail(problem)
     cli.start_tensorflow()
     from data import DataError, read_texts_file
-    from engine.evaluation import ExportError, ExportRequest
+    from engine.evaluation import ExportError, ExportRequest, export_name
     from engine.evaluation.measurements import Requests
-    from engine.evaluation.suspects import suspects_report
+    from engine.evaluation.run_evaluation import evaluate_runs, print_results
 
-    options = {
-        "overwrite": args.overwrite,
-        "viewer_examples": args.viewer_examples,
-        "heatmap_examples": args.heatmaps,
-        "methods": args.methods,
-        "verbose": 1 if sys.stdout.isatty() else 0,
-    }
-    reports, suspects, viewers = [], [], []
+    options = {"overwrite": args.overwrite, "viewer_examples": args.viewer_examples,
+               "heatmap_examples": args.heatmaps, "methods": args.methods,
+               "verbose": 1 if sys.stdout.isatty() else 0}  # fmt: skip
     try:
         texts = read_texts_file(args.texts_file) if args.texts_file is not None else None
         export = ExportRequest(
-            export_name(args),
-            args.export_attention,
-            args.export_attention_ids,
-            args.texts_file,
-            texts,
-            args.out,
-            options,
-        )
+            export_name(args.split, args.data, args.texts_file), args.export_attention,
+            args.export_attention_ids, args.texts_file, texts, args.out, options,
+        )  # fmt: skip
         requests = Requests(
-            args.faithfulness,
-            args.heads,
-            args.tokens,
+            args.faithfulness, args.heads, args.tokens,
             [saved_run.load_run(args.compare)] if args.compare else [],
-            min_count=args.min_count,
-            slices=args.slices,
+            min_count=args.min_count, slices=args.slices,
             **({"method": args.method} if args.method else {}),
-        )
-        for run_dir in args.run_dirs:
-            out_dir = export.target(run_dir)  # before any work: nothing replaced unasked
-            run = saved_run.load_run(run_dir)
-            if texts is not None:  # a texts file: its export, no evaluation
-                viewers.append(export.write(run, out_dir))
-                continue
-            run_reports = evaluate_run(
-                run, args.split, args.data, args.batch_size, args.worst, requests
-            )
-            reports += run_reports
-            if args.suspects:
-                suspects.append((run_dir, suspects_report(run, args.suspects)))
-            if export.wanted:
-                viewers.append(export.write(run, out_dir, run_reports[0]))
+        )  # fmt: skip
+        results = evaluate_runs(
+            args.run_dirs, requests, export, args.suspects, split=args.split,
+            data_files=args.data, batch_size=args.batch_size, worst=args.worst,
+        )  # fmt: skip
     except (runs.RunError, DataError, ExportError) as error:
         return fail(error)
-    print_results(reports, requests, suspects, viewers)
+    print_results(results, requests)
     return 0
-
-
-def export_name(args) -> str:
-    """The export folder's name: the texts or data file's stem, or the split."""
-    if args.texts_file is not None:
-        return "stdin" if args.texts_file == "-" else Path(args.texts_file).stem
-    return Path(args.data[0]).stem if args.data else args.split
-
-
-def print_results(reports, requests, suspects, viewers):
-    """The headline table, each measurement's summary, the suspects and the viewers."""
-    from engine.evaluation.measurements import summaries
-    from engine.evaluation.suspects import suspects_summary
-
-    if reports:
-        print(format_reports(reports))
-    for report in reports:
-        for title, table in summaries(report.output_dir, requests):
-            print(f"\n{title}, {report.run_dir} on {report.data_name}:\n{table.rstrip()}")
-    for run_dir, folder in suspects:
-        print(
-            f"\nthe most suspect training labels of {run_dir} (all that were ranked, and "
-            f"the data map, in {folder}/):\n{suspects_summary(folder)}"
-        )
-    for viewer in viewers:
-        print(f"attention viewer: {viewer}")
 
 
 if __name__ == "__main__":

@@ -68,13 +68,90 @@ def mib(size: int) -> str:
     return f"{size / 2**20:.2f} MiB"
 
 
+def time_export(run, texts, labels, out_dir, args) -> dict:
+    """Exports `texts` to `out_dir` and reads every example back: the seconds of each, the
+    model's shape, the mean real tokens and the files' sizes."""
+    from inspection import ScoringOptions, WritingOptions, export_attention, load_attention
+    from inspection.attention_tokens import ATTENTION_BATCH_SIZE
+
+    start = time.perf_counter()
+    export = export_attention(
+        run.parts[1],
+        run.parts[0],
+        texts,
+        out_dir,
+        run.class_names,
+        true_labels=labels,
+        scoring=ScoringOptions(args.methods, run.pooling, batch_size=ATTENTION_BATCH_SIZE),
+        writing=WritingOptions(
+            run_info={"run_dir": str(run.run_dir)}, heatmap_examples=args.rendered, verbose=0
+        ),
+    )
+    export_seconds = time.perf_counter() - start
+    export.close()
+
+    start = time.perf_counter()
+    with load_attention(out_dir) as loaded:
+        for example_id in loaded.example_ids:
+            loaded.attention_scores(example_id)
+        shape = (loaded.num_layers, loaded.num_heads)
+        mean_tokens = float(loaded.manifest.num_tokens.mean())
+    read_seconds = time.perf_counter() - start
+
+    sizes = {
+        "attention.npz": (out_dir / "attention.npz").stat().st_size,
+        "manifest.jsonl": (out_dir / "manifest.jsonl").stat().st_size,
+        "heatmaps/ (PNG)": folder_size(out_dir / "heatmaps"),
+        "bertviz/ (JSON)": folder_size(out_dir / "bertviz"),
+        "index.html (viewer)": (out_dir / "index.html").stat().st_size,
+    }
+    return {
+        "export_seconds": export_seconds,
+        "read_seconds": read_seconds,
+        "shape": shape,
+        "mean_tokens": mean_tokens,
+        "sizes": sizes,
+        "total": folder_size(out_dir),
+    }
+
+
+def report_rows(run, args, count, load_seconds, predict_seconds, measured) -> list:
+    """The table's (what, value) rows."""
+    num_layers, num_heads = measured["shape"]
+    export_seconds, total = measured["export_seconds"], measured["total"]
+    rendered = min(args.rendered, count)
+    return [
+        ("run", f"`{run.run_dir}` ({args.split} split, pooling {run.pooling})"),
+        (
+            "examples exported",
+            f"{count:,} ({measured['mean_tokens']:.1f} real tokens on average; "
+            f"{num_layers} layers x {num_heads} heads)",
+        ),
+        (
+            "PNG heatmaps + BertViz JSON",
+            f"first {rendered} examples" + (" (the export default)" if args.rendered == 8 else ""),
+        ),
+        ("load run + split", f"{load_seconds:.1f} s"),
+        ("fast-path predict (evaluation)", f"{predict_seconds:.1f} s"),
+        (
+            "**export** (forward pass with scores, rollout, files, viewer)",
+            f"**{export_seconds:.1f} s** ({1000 * export_seconds / max(count, 1):.1f} ms/example)",
+        ),
+        ("read back every example (`load_attention`)", f"{measured['read_seconds']:.1f} s"),
+        *((f"size: {name}", mib(size)) for name, size in measured["sizes"].items()),
+        (
+            "**size on disk, total**",
+            f"**{mib(total)}** ({total / max(count, 1) / 1024:.1f} KiB/example)",
+        ),
+        ("CPU cores available", str(os.cpu_count())),
+    ]
+
+
 def main(argv=None):
     args = parse_args(argv)
     from data import DataError
     from engine.runs import RunError
     from engine.saved_run import load_run
-    from inspection import ScoringOptions, WritingOptions, export_attention, load_attention
-    from inspection.attention_tokens import ATTENTION_BATCH_SIZE
     from models import predict_texts
 
     start = time.perf_counter()
@@ -94,69 +171,12 @@ def main(argv=None):
 
     out_dir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench_export_"))
     try:
-        start = time.perf_counter()
-        export = export_attention(
-            run.parts[1],
-            run.parts[0],
-            texts,
-            out_dir,
-            run.class_names,
-            true_labels=labels,
-            scoring=ScoringOptions(args.methods, run.pooling, batch_size=ATTENTION_BATCH_SIZE),
-            writing=WritingOptions(
-                run_info={"run_dir": str(run.run_dir)}, heatmap_examples=args.rendered, verbose=0
-            ),
-        )
-        export_seconds = time.perf_counter() - start
-        export.close()
-
-        start = time.perf_counter()
-        with load_attention(out_dir) as loaded:
-            for example_id in loaded.example_ids:
-                loaded.attention_scores(example_id)
-            num_layers, num_heads = loaded.num_layers, loaded.num_heads
-            mean_tokens = float(loaded.manifest.num_tokens.mean())
-        read_seconds = time.perf_counter() - start
-
-        sizes = {
-            "attention.npz": (out_dir / "attention.npz").stat().st_size,
-            "manifest.jsonl": (out_dir / "manifest.jsonl").stat().st_size,
-            "heatmaps/ (PNG)": folder_size(out_dir / "heatmaps"),
-            "bertviz/ (JSON)": folder_size(out_dir / "bertviz"),
-            "index.html (viewer)": (out_dir / "index.html").stat().st_size,
-        }
-        total = folder_size(out_dir)
+        measured = time_export(run, texts, labels, out_dir, args)
     finally:
         if not args.keep:
             shutil.rmtree(out_dir, ignore_errors=True)
 
-    count = len(texts)
-    rendered = min(args.rendered, count)
-    rows = [
-        ("run", f"`{run.run_dir}` ({args.split} split, pooling {run.pooling})"),
-        (
-            "examples exported",
-            f"{count:,} ({mean_tokens:.1f} real tokens on average; "
-            f"{num_layers} layers x {num_heads} heads)",
-        ),
-        (
-            "PNG heatmaps + BertViz JSON",
-            f"first {rendered} examples" + (" (the export default)" if args.rendered == 8 else ""),
-        ),
-        ("load run + split", f"{load_seconds:.1f} s"),
-        ("fast-path predict (evaluation)", f"{predict_seconds:.1f} s"),
-        (
-            "**export** (forward pass with scores, rollout, files, viewer)",
-            f"**{export_seconds:.1f} s** ({1000 * export_seconds / max(count, 1):.1f} ms/example)",
-        ),
-        ("read back every example (`load_attention`)", f"{read_seconds:.1f} s"),
-        *((f"size: {name}", mib(size)) for name, size in sizes.items()),
-        (
-            "**size on disk, total**",
-            f"**{mib(total)}** ({total / max(count, 1) / 1024:.1f} KiB/example)",
-        ),
-        ("CPU cores available", str(os.cpu_count())),
-    ]
+    rows = report_rows(run, args, len(texts), load_seconds, predict_seconds, measured)
     width = max(len(name) for name, _ in rows)
     print(f"| {'what'.ljust(width)} | value |")
     print(f"|{'-' * (width + 2)}|-------|")

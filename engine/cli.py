@@ -2,7 +2,8 @@
 export.py) share: a quiet TensorFlow start-up (`start_tensorflow`, whose owner is
 `runtime/tensorflow_start.py`: importing this module sets TensorFlow's C++ log level), the
 arguments and help of the inputs they share, the checks of a path the user typed that
-run before TensorFlow loads, and the one-line error of a user mistake.
+run before TensorFlow loads, and the one-line error of a user mistake (a parser whose
+errors are one line, `OneLineErrorParser`, and its whole-number type `at_least`).
 """
 
 import argparse
@@ -13,8 +14,10 @@ import sys
 # The commands start TensorFlow through this module; `data` imports tensorflow_start itself.
 from runtime.tensorflow_start import VERBOSE_ENV, start_tensorflow  # noqa: F401
 
-TEXTS_FILE_HELP = ('texts file, one text per line, UTF-8 ("-" reads standard input); blank '
-                   "lines are skipped and the others keep their line numbers")
+TEXTS_FILE_HELP = (
+    'texts file, one text per line, UTF-8 ("-" reads standard input); blank '
+    "lines are skipped and the others keep their line numbers"
+)
 
 
 def config_command_parser(prog, description, epilog) -> argparse.ArgumentParser:
@@ -52,6 +55,41 @@ def missing_input(flag, path) -> str | None:
     kind = "a folder, not a file" if os.path.isdir(path) else "no such file"
     return f"{flag} {path}: {kind}"
 
+
+class UsageError(ValueError):
+    """A command line that argparse rejects; the message is one line."""
+
+
+class OneLineErrorParser(argparse.ArgumentParser):
+    """argparse, its errors a `UsageError`, which the command reports as every other user
+    mistake (`error_reporter`): one line, exit code 2 (argparse itself prints the usage
+    and exits)."""
+
+    def error(self, message):
+        raise UsageError(message)
+
+
+def at_least(minimum):
+    """An argparse type: a whole number of at least `minimum`.
+
+    Example:
+    >>> at_least(1)("3")
+    3
+    >>> at_least(1)("0")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: must be at least 1, got 0
+    """
+
+    def whole_number(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return whole_number
 
 
 def error_reporter(prog):

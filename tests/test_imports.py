@@ -18,11 +18,31 @@ ROOT = Path(__file__).resolve().parents[1]
 NOT_IN_THE_GRAPH = {"tests", "bench", "docs"}
 # The machinery around a run holds several concerns, each a room with its own rule.
 SPLIT_PACKAGE = "engine"
-COMMANDS = ("train", "evaluate", "predict", "pretrain", "compress", "export", "upgrade_run",
-            "serve")
-ABOVE_THE_COMMANDS = {"config", "runtime", "data", "tokenization", "models", "layers",
-                      "inspection", "engine.cli", "engine.runs", "engine.saved_run",
-                      "engine.reports", "engine.training", "engine.evaluation"}
+COMMANDS = (
+    "train",
+    "evaluate",
+    "predict",
+    "pretrain",
+    "compress",
+    "export",
+    "upgrade_run",
+    "serve",
+)
+ABOVE_THE_COMMANDS = {
+    "config",
+    "runtime",
+    "data",
+    "tokenization",
+    "models",
+    "layers",
+    "inspection",
+    "engine.cli",
+    "engine.runs",
+    "engine.saved_run",
+    "engine.reports",
+    "engine.training",
+    "engine.evaluation",
+}
 
 # Each room and the rooms it may import: the table of docs/architecture.md's "Import
 # rules" (test_the_architecture_page_states_these_rules keeps the two the same).
@@ -42,9 +62,24 @@ RULES = {
     "engine.runs": {"config"},
     "engine.saved_run": {"config", "data", "engine.runs", "models"},
     "engine.reports": {"config", "engine.runs"},
-    "engine.evaluation": {"inspection", "engine.runs"},
-    "engine.training": {"config", "data", "engine.reports", "engine.runs", "inspection",
-                        "models", "runtime", "tokenization"},
+    "engine.evaluation": {
+        "data",
+        "engine.reports",
+        "engine.runs",
+        "engine.saved_run",
+        "inspection",
+        "models",
+    },
+    "engine.training": {
+        "config",
+        "data",
+        "engine.reports",
+        "engine.runs",
+        "inspection",
+        "models",
+        "runtime",
+        "tokenization",
+    },
     **{command: ABOVE_THE_COMMANDS for command in COMMANDS},  # never another command
 }
 
@@ -89,8 +124,10 @@ def imports(module: str, path: Path, modules) -> list:
                 parents = package.split(".")[: len(package.split(".")) - (node.level - 1)]
                 base = ".".join([*parents, base] if base else parents)
             # `from a import b` imports the module a.b when there is one, else from a.
-            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
-                     for alias in node.names]
+            names = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+                for alias in node.names
+            ]
         else:
             continue
         for name in names:
@@ -104,9 +141,11 @@ def imports(module: str, path: Path, modules) -> list:
 def import_edges() -> list:
     """[(importer, imported, 'path:line')] over the whole project."""
     modules = project_modules()
-    return [(module, target, f"{path.relative_to(ROOT)}:{line}")
-            for module, path in modules.items()
-            for target, line in imports(module, path, modules)]
+    return [
+        (module, target, f"{path.relative_to(ROOT)}:{line}")
+        for module, path in modules.items()
+        for target, line in imports(module, path, modules)
+    ]
 
 
 def cycles(graph: dict) -> list:
@@ -146,10 +185,13 @@ def cycle_report(edges, name) -> list:
     lines = []
     for component in cycles(graph):
         lines.append("cycle: " + " <-> ".join(component))
-        lines += [f"    {where}: {importer} -> {imported}"
-                  for importer, imported, where in edges
-                  if name(importer) in component and name(imported) in component
-                  and name(importer) != name(imported)]
+        lines += [
+            f"    {where}: {importer} -> {imported}"
+            for importer, imported, where in edges
+            if name(importer) in component
+            and name(imported) in component
+            and name(importer) != name(imported)
+        ]
     return lines
 
 
@@ -165,17 +207,22 @@ def test_no_cycle_between_rooms():
 
 def test_every_room_has_a_rule():
     unknown = sorted({room(module) for module in project_modules()} - set(RULES))
-    assert not unknown, (f"{unknown}: add a row to the Import rules of docs/architecture.md "
-                         "and to RULES in tests/test_imports.py")
+    assert not unknown, (
+        f"{unknown}: add a row to the Import rules of docs/architecture.md "
+        "and to RULES in tests/test_imports.py"
+    )
 
 
 @pytest.mark.parametrize("importer", sorted(RULES))
 def test_imports_follow_the_rules(importer):
-    broken = [f"{where}: {module} -> {imported} ({importer} may import "
-              f"{', '.join(sorted(RULES[importer])) or 'nothing of ours'})"
-              for module, imported, where in import_edges()
-              if room(module) == importer and room(imported) != importer
-              and room(imported) not in RULES[importer]]
+    broken = [
+        f"{where}: {module} -> {imported} ({importer} may import "
+        f"{', '.join(sorted(RULES[importer])) or 'nothing of ours'})"
+        for module, imported, where in import_edges()
+        if room(module) == importer
+        and room(imported) != importer
+        and room(imported) not in RULES[importer]
+    ]
     assert not broken, "\n" + "\n".join(broken)
 
 
@@ -206,8 +253,7 @@ def test_a_function_level_import_and_a_relative_one_are_edges(tmp_path):
     (package / "__init__.py").write_text("")
     (package / "a.py").write_text("def f():\n    from pkg import b\n")
     (package / "b.py").write_text("from . import a\n")
-    modules = {"pkg": package / "__init__.py", "pkg.a": package / "a.py",
-               "pkg.b": package / "b.py"}
+    modules = {"pkg": package / "__init__.py", "pkg.a": package / "a.py", "pkg.b": package / "b.py"}
     assert imports("pkg.a", modules["pkg.a"], modules) == [("pkg.b", 2)]
     assert imports("pkg.b", modules["pkg.b"], modules) == [("pkg.a", 1)]
     assert cycles({"pkg.a": {"pkg.b"}, "pkg.b": {"pkg.a"}}) == [["pkg.a", "pkg.b"]]

@@ -5,6 +5,9 @@ write what `inspection` computes next to it, for evaluate.py, predict.py and com
   --export-attention`), with the split's faithfulness and heads when measured.
 - `export_blocks`: what an export reads from the run's other files (faithfulness.json,
   heads.json, compress.json).
+- `run_evaluation`: what `evaluate.py` does once its arguments hold: each run evaluated
+  into `RUN_DIR/eval/<name>/` with the measurements (`measurements`), the suspects and the
+  export, then the results printed.
 - `faithfulness`: every attribution method's faithfulness on a split (`evaluate.py
   --faithfulness`), and the method predict.py trusts (`explanation_method`).
 - `heads`: every attention head across a split (`evaluate.py --heads`, `compress.py
@@ -20,6 +23,7 @@ from engine.evaluation.attention import (
     check_export_target,
     export_dir,
     export_evaluation_attention,
+    export_name,
     export_run_attention,
     export_texts_attention,
 )
@@ -32,6 +36,7 @@ __all__ = [
     "check_export_target",
     "export_dir",
     "export_evaluation_attention",
+    "export_name",
     "export_run_attention",
     "export_texts_attention",
 ]

@@ -41,6 +41,19 @@ def export_dir(run_dir, source, out_dir=None) -> Path:
     return Path(run_dir) / runs.ATTENTION_DIR / source
 
 
+def export_name(split, data_files=(), texts_file=None) -> str:
+    """The folder name of an export (`export_dir`'s `source`): the texts file's stem
+    ("stdin" for standard input), else the first data file's, else the split.
+
+    Example:
+    >>> export_name("test"), export_name("test", ["my/reviews.csv"]), export_name("test", (), "-")
+    ('test', 'reviews', 'stdin')
+    """
+    if texts_file is not None:
+        return "stdin" if texts_file == "-" else Path(texts_file).stem
+    return Path(data_files[0]).stem if data_files else split
+
+
 def check_export_target(path, overwrite=False) -> None:
     """An existing export (or anything else) at `path` is an ExportError unless `overwrite`."""
     path = Path(path)

@@ -42,14 +42,18 @@ class NotebookView:
 
     def __repr__(self):
         # What a terminal shows, where no HTML is drawn.
-        return (f"<NotebookView of {len(self.records)} texts: shown by Jupyter; "
-                f".save(path) writes the page>")
+        return (
+            f"<NotebookView of {len(self.records)} texts: shown by Jupyter; "
+            f".save(path) writes the page>"
+        )
 
     def _repr_html_(self):
         # quote=True escapes '"' too: no text in the page can end the srcdoc attribute.
-        return (f'<iframe srcdoc="{html.escape(self.html, quote=True)}" '
-                f'sandbox="allow-scripts" title="Attention viewer" '
-                f'style="width: 100%; height: {int(self.height)}px; border: 0"></iframe>')
+        return (
+            f'<iframe srcdoc="{html.escape(self.html, quote=True)}" '
+            f'sandbox="allow-scripts" title="Attention viewer" '
+            f'style="width: 100%; height: {int(self.height)}px; border: 0"></iframe>'
+        )
 
     def save(self, path):
         """Writes the page to `path` (a `.html` file, or a folder to hold `index.html`);
@@ -62,8 +66,16 @@ class NotebookView:
         return path
 
 
-def show(run_or_model, texts, methods=None, class_names=None, heads=None, kept_heads=None,
-         title="Attention viewer", height=DEFAULT_HEIGHT):
+def show(
+    run_or_model,
+    texts,
+    methods=None,
+    class_names=None,
+    heads=None,
+    kept_heads=None,
+    title="Attention viewer",
+    height=DEFAULT_HEIGHT,
+):
     """The attention viewer of `texts`, for a notebook cell to show.
 
     Args:
@@ -75,7 +87,7 @@ def show(run_or_model, texts, methods=None, class_names=None, heads=None, kept_h
             None: predict.py's default and rollout.
         class_names: the class names; None: the run's, or "0", "1", ... for a model.
         heads: the heads measured across a split, for the model view and heads panel
-            (`engine.evaluation.attention.heads_block`); None: none.
+            (`engine.evaluation.export_blocks.heads_block`); None: none.
         kept_heads: a pruned model's heads per layer by their original numbers (its
             compress.json's); None: each layer's heads numbered from 0.
         title: the page's title.
@@ -102,15 +114,17 @@ def show(run_or_model, texts, methods=None, class_names=None, heads=None, kept_h
     if class_names is not None:
         names = [str(name) for name in class_names]
     if len(names) != classifier.num_classes:
-        raise ValueError(f"class_names must name the model's {classifier.num_classes} classes. "
-                         f"Received: class_names={names}")
+        raise ValueError(
+            f"class_names must name the model's {classifier.num_classes} classes. "
+            f"Received: class_names={names}"
+        )
     methods = check_methods(DEFAULT_METHODS if methods is None else methods, classifier)
     kept_heads = check_kept_heads(kept_heads, classifier.encoder.head_counts)
     maker = RecordMaker(classifier, vectorizer, names, methods, pooling, kept_heads)
     records = []
     # In batches, as the export: a batch's maps take B x L x N x T x T floats.
     for start in range(0, len(texts), BATCH_SIZE):
-        batch = texts[start:start + BATCH_SIZE]
+        batch = texts[start : start + BATCH_SIZE]
         example_ids = [str(index) for index in range(start, start + len(batch))]
         records += maker.records(batch, example_ids, seed=start)
     meta = {"pooling": pooling, "kept_heads": kept_heads}
@@ -130,19 +144,23 @@ def _parts(run_or_model):
     if all(hasattr(run_or_model, name) for name in ("parts", "class_names", "pooling")):
         vectorizer, classifier = run_or_model.parts
         return vectorizer, classifier, list(run_or_model.class_names), run_or_model.pooling
-    raise ValueError("run_or_model must be a loaded run (saved_run.load_run) or an end-to-end "
-                     f"Keras model. Received: run_or_model={run_or_model!r:.80}")
+    raise ValueError(
+        "run_or_model must be a loaded run (saved_run.load_run) or an end-to-end "
+        f"Keras model. Received: run_or_model={run_or_model!r:.80}"
+    )
 
 
 def _check_texts(texts):
     if isinstance(texts, str):
-        raise ValueError(f"texts must be a list of strings, not one string. "
-                         f"Received: texts={texts!r}")
+        raise ValueError(
+            f"texts must be a list of strings, not one string. Received: texts={texts!r}"
+        )
     try:
         texts = list(texts)
     except TypeError:
         raise ValueError(
-            f"texts must be a list of strings. Received: texts={texts!r:.200}") from None
+            f"texts must be a list of strings. Received: texts={texts!r:.200}"
+        ) from None
     if not texts:
         raise ValueError(f"texts must hold at least one text. Received: texts={texts}")
     if not all(isinstance(text, str) for text in texts):

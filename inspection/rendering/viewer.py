@@ -28,7 +28,7 @@ against it.
 
 The model view (as BertViz's) draws every layer x head of the example as a small canvas;
 a click opens that head in the heatmap. Given a run's heads measured across a split
-(`heads`, from its heads.json through `engine.evaluation.attention.heads_block`), each
+(`heads`, from its heads.json through `engine.evaluation.export_blocks.heads_block`), each
 thumbnail's border shows the head's importance, and the heads panel shows any of the
 measures as a layers x heads grid with its colour scale. Layers and heads count from 0, as
 in heads.json. A pruned model's removed heads (`meta["kept_heads"]`) are shown as pruned,
@@ -56,8 +56,9 @@ from inspection.word_pieces import word_sums, words_of
 QUANTIZATION_LEVELS = 255
 # What a page may load: nothing but its own inline script and style, and data: images. The
 # live lab's page (serve.py) may also ask the server it came from.
-PAGE_POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-               "img-src data:")
+PAGE_POLICY = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
+)
 LIVE_PAGE_POLICY = PAGE_POLICY + "; connect-src 'self'"
 PAGE_DIR = pathlib.Path(__file__).with_name("viewer_page")
 # `__VIEWER_TITLE__` and the like in viewer.html; names are upper-case letters only.
@@ -68,12 +69,20 @@ _METHOD_ENTRY = re.compile(r"^- `(\w+)`: (.*?)(?=\n- `|\n\n|\Z)", re.MULTILINE |
 # Read off the maps: the method of records that carry no attribution scores.
 MAPS_METHOD = "rollout"
 # One script: viewer.js starts it ("use strict") and calls what the others declare.
-JS_FILES = ("viewer.js", "viewer_maps.js", "viewer_methods.js", "viewer_heads.js",
-            "viewer_dataset.js", "viewer_data_quality.js", "viewer_live.js")
+JS_FILES = (
+    "viewer.js",
+    "viewer_maps.js",
+    "viewer_methods.js",
+    "viewer_heads.js",
+    "viewer_dataset.js",
+    "viewer_data_quality.js",
+    "viewer_live.js",
+)
 
 
-def write_viewer(path, records, class_names, meta=None, title="Attention viewer",
-                 heads=None, dataset=None):
+def write_viewer(
+    path, records, class_names, meta=None, title="Attention viewer", heads=None, dataset=None
+):
     """Writes `index.html` showing `records` (an iterable of `AttentionRecord`).
 
     Args:
@@ -87,7 +96,7 @@ def write_viewer(path, records, class_names, meta=None, title="Attention viewer"
             their original numbers) says which heads are real; without it every head is.
         title: page title.
         heads: optional, the heads measured across a split
-            (`engine.evaluation.attention.heads_block` of a run's heads.json): their
+            (`engine.evaluation.export_blocks.heads_block` of a run's heads.json): their
             importance on the model view's thumbnails and every measure in the heads
             panel.
         dataset: optional, the Dataset panel (`engine.evaluation.dataset_panel.dataset_block`
@@ -119,19 +128,29 @@ def viewer_data(records, class_names, meta=None, heads=None, dataset=None):
         if list(example["methods"]) != methods:
             raise ValueError(
                 f"Every record needs the scores of the same methods, {methods}; record "
-                f"{example['id']!r} has {list(example['methods'])}.")
+                f"{example['id']!r} has {list(example['methods'])}."
+            )
     # The page starts on what predict.py explains with: the measured best, else its default.
     best = (meta.get("faithfulness") or {}).get("best_method")
-    first = next((method for method in (best, DEFAULT_METHOD) if method in methods),
-                 methods[0])
-    return {"class_names": [str(name) for name in class_names], "meta": meta,
-            "examples": examples, "methods": methods,
-            "kept_heads": kept_heads(meta, examples), "heads": heads, "dataset": dataset,
-            "default_method": first,
-            "descriptions": method_descriptions(),
-            # A method whose scores go below 0 anywhere is shown on a diverging scale.
-            "signed": {method: any(min(example["methods"][method]["words"], default=0) < 0
-                                   for example in examples) for method in methods}}
+    first = next((method for method in (best, DEFAULT_METHOD) if method in methods), methods[0])
+    return {
+        "class_names": [str(name) for name in class_names],
+        "meta": meta,
+        "examples": examples,
+        "methods": methods,
+        "kept_heads": kept_heads(meta, examples),
+        "heads": heads,
+        "dataset": dataset,
+        "default_method": first,
+        "descriptions": method_descriptions(),
+        # A method whose scores go below 0 anywhere is shown on a diverging scale.
+        "signed": {
+            method: any(
+                min(example["methods"][method]["words"], default=0) < 0 for example in examples
+            )
+            for method in methods
+        },
+    }
 
 
 def render_page(title, data, policy=PAGE_POLICY):
@@ -149,8 +168,7 @@ def render_page(title, data, policy=PAGE_POLICY):
         "POLICY": html.escape(policy, quote=False).replace('"', "&quot;"),
         "CSS": _inlinable_file("viewer.css", forbidden=("</style",)),
         # In a script, "<!--" can start a state in which "</script>" no longer closes it.
-        "JS": "\n".join(_inlinable_file(name, forbidden=("</script", "<!--"))
-                        for name in JS_FILES),
+        "JS": "\n".join(_inlinable_file(name, forbidden=("</script", "<!--")) for name in JS_FILES),
         "DATA": embed_json(data),
     }
     template = (PAGE_DIR / "viewer.html").read_text(encoding="utf-8")
@@ -173,8 +191,10 @@ def method_descriptions():
     >>> list(descriptions) == list(attribution.METHODS), descriptions["random"]
     (True, 'uniform random scores, the floor.')
     """
-    return {name: " ".join(text.replace("`", "").split())
-            for name, text in _METHOD_ENTRY.findall(attribution.__doc__)}
+    return {
+        name: " ".join(text.replace("`", "").split())
+        for name, text in _METHOD_ENTRY.findall(attribution.__doc__)
+    }
 
 
 def embed_json(data):
@@ -226,9 +246,10 @@ def example_data(record, class_names, attention=True):
         # method the tokens' scores and each word's sum of its pieces'.
         "word_index": [None if index is None else int(index) for index in word_index],
         "words": [str(word) for word in words_of(record.tokens, word_index)],
-        "methods": {method: {"tokens": _rounded(values),
-                             "words": _rounded(word_sums(values, word_index))}
-                    for method, values in token_scores.items()},
+        "methods": {
+            method: {"tokens": _rounded(values), "words": _rounded(word_sums(values, word_index))}
+            for method, values in token_scores.items()
+        },
         "num_layers": int(scores.shape[0]),
         "num_heads": int(scores.shape[1]),
         **(_quantized(scores) if attention else {}),
@@ -241,8 +262,10 @@ def _quantized(scores):
     scales = scores.max(axis=(2, 3)) if scores.shape[2] else np.zeros(scores.shape[:2])  # (L, N)
     safe_scales = np.where(scales > 0, scales, 1.0)[:, :, np.newaxis, np.newaxis]
     quantized = np.rint(scores / safe_scales * QUANTIZATION_LEVELS).astype(np.uint8)
-    return {"scales": (scales / QUANTIZATION_LEVELS).astype(np.float64).tolist(),
-            "attention": base64.b64encode(quantized.tobytes()).decode("ascii")}
+    return {
+        "scales": (scales / QUANTIZATION_LEVELS).astype(np.float64).tolist(),
+        "attention": base64.b64encode(quantized.tobytes()).decode("ascii"),
+    }
 
 
 def kept_heads(meta, examples):

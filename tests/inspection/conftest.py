@@ -1,2 +1,2 @@
-# The viewer tests' headless Chromium, shared with tests/run_inspection/.
+# The viewer tests' headless Chromium, shared with tests/engine/evaluation/.
 from tests.inspection.viewer_browser import browser  # noqa: F401

@@ -1,6 +1,6 @@
 """Opening a viewer page in headless Chromium (the Debian `chromium` package), for the
 viewer tests. The `browser` fixture launches it once per test process; the conftest.py of
-tests/inspection/ and of tests/run_inspection/ take it from here."""
+tests/inspection/ and of tests/engine/evaluation/ take it from here."""
 
 import contextlib
 import json
@@ -28,7 +28,8 @@ def browser():
 
         _SHARED["playwright"] = sync_playwright().start()
         _SHARED["browser"] = _SHARED["playwright"].chromium.launch(
-            executable_path=str(CHROMIUM), headless=True)
+            executable_path=str(CHROMIUM), headless=True
+        )
     _SHARED["users"] += 1
     yield _SHARED["browser"]
     _SHARED["users"] -= 1
@@ -41,7 +42,7 @@ def embedded_data(path):
     """What the viewer page at `path` embeds in its data block, read back as JSON."""
     page = pathlib.Path(path).read_text(encoding="utf-8")
     start = page.index(DATA_BLOCK) + len(DATA_BLOCK)
-    return json.loads(page[start:page.index("</script>", start)])
+    return json.loads(page[start : page.index("</script>", start)])
 
 
 def watched_page(browser, height=900):
