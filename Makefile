@@ -11,7 +11,7 @@ export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 # The packages whose docstring examples `make test` runs.
 DOCTEST_PATHS := layers models data tokenization inspection config runtime engine compress.py export.py upgrade_run.py serve.py
 
-.PHONY: venv train test test-tensorflow test-layers-backends test-layers-torch test-layers-jax bench bench-accuracy bench-label-noise bench-own-file lint clean
+.PHONY: venv train test test-fast lint test-tensorflow test-layers-backends test-layers-torch test-layers-jax bench bench-accuracy bench-label-noise bench-own-file clean
 
 # What training needs (`.[train]`), installed by uv: it fetches and unpacks the pinned
 # wheels in parallel, 15 s against pip's 62 s on a fresh machine (docs/benchmarks.md). The
@@ -54,17 +54,25 @@ train: $(VENV)/.installed-train
 	@echo "         runs/default/attention/test/ (attention and every attribution method of 8 test examples, heatmaps)"
 	@echo "Attention viewer (open in a browser, works offline): runs/default/attention/test/index.html"
 
-# The TensorFlow suite and the other backends' layer tests run side by side (-j2), and the
-# TensorFlow suite itself in two pytest-xdist workers: much of it is single-threaded Python
-# or waits on subprocesses, so on 2 cores this takes far less than one after the other.
-# -O prints each one's output in one piece when it ends.
-test: $(VENV)/.installed-test
+# Lint first (ruff's checks and its formatter, as CI runs them), then the TensorFlow suite and
+# the other backends' layer tests side by side (-j2), the TensorFlow suite itself in two
+# pytest-xdist workers: much of it is single-threaded Python or waits on subprocesses, so on
+# 2 cores this takes far less than one after the other. -O prints each one's output in one
+# piece when it ends. Each prints its 10 slowest tests.
+test: lint
 	$(MAKE) --no-print-directory -j2 -O test-tensorflow test-layers-backends
+
+# The working loop's tier, about a minute: the layers, the config, the data pipeline and the
+# attribution methods; no command runs end to end (`make test` runs everything).
+FAST_TESTS := tests/layers tests/config tests/runtime tests/tokenization tests/data \
+	tests/inspection/methods tests/test_imports.py tests/test_layout.py
+test-fast: $(VENV)/.installed-test
+	$(PY) -m pytest -q -n 2 --durations=10 $(FAST_TESTS)
 
 # --dist loadfile keeps a file's tests on one worker, so a module's fixture (a trained tiny
 # run, a checkpoint) is built once, not once per worker.
 test-tensorflow: $(VENV)/.installed-test
-	$(PY) -m pytest -q -n 2 --dist loadfile tests
+	$(PY) -m pytest -q -n 2 --dist loadfile --durations=10 tests
 	# The docstring examples run as written.
 	$(PY) -m pytest -q --doctest-modules $(DOCTEST_PATHS)
 
@@ -75,10 +83,10 @@ test-layers-backends: test-layers-torch test-layers-jax
 # save for tests that run each function a few times (a third of the JAX tests' time).
 test test-tensorflow test-layers-backends test-layers-jax: export XLA_FLAGS ?= --xla_backend_optimization_level=0
 test-layers-torch: $(VENV)/.installed-test
-	KERAS_BACKEND=torch $(PY) -m pytest -q tests/layers
+	KERAS_BACKEND=torch $(PY) -m pytest -q --durations=10 tests/layers
 
 test-layers-jax: $(VENV)/.installed-test
-	KERAS_BACKEND=jax $(PY) -m pytest -q tests/layers
+	KERAS_BACKEND=jax $(PY) -m pytest -q --durations=10 tests/layers
 
 bench: $(VENV)/.installed-train
 	$(PY) bench/bench_attention.py
@@ -116,7 +124,8 @@ bench-own-file: $(VENV)/.installed-train
 	$(PY) bench/bench_own_file.py $(BENCH_OWN_FILE_ARGS)
 
 lint: $(VENV)/.installed-test
-	$(PY) -m ruff check .
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -41,3 +41,26 @@ def test_registered_names_are_those_saved_models_carry():
                   tokenization.WordPieceTokenizer]
     for cls in [getattr(layers, name) for name in layers.__all__] + registered:
         assert keras.saving.get_registered_name(cls) == f"keras_attention_lab>{cls.__name__}"
+
+
+COMMANDS = {"train.py", "evaluate.py", "predict.py", "serve.py", "pretrain.py", "export.py",
+            "compress.py", "upgrade_run.py"}
+MAX_LINES = 350
+
+
+def python_files():
+    skipped = {".venv", ".git", "runs"}
+    return [path for path in ROOT.rglob("*.py")
+            if not skipped & set(path.relative_to(ROOT).parts)]
+
+
+def test_the_root_holds_only_commands_each_with_main():
+    assert {path.name for path in ROOT.glob("*.py")} == COMMANDS
+    for name in COMMANDS:
+        assert "\ndef main(argv" in (ROOT / name).read_text(encoding="utf-8"), name
+
+
+def test_no_python_file_passes_350_lines():
+    long = {str(path.relative_to(ROOT)): count for path in python_files()
+            if (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}, f"split these files (at most {MAX_LINES} lines): {long}"
