@@ -50,18 +50,32 @@ HEADS_EXAMPLES = 500
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="compress.py", description=__doc__.splitlines()[0])
     parser.add_argument("run_dir", help="a finished run folder")
-    parser.add_argument("--prune-heads", metavar="FRACTION|COUNT",
-                        help="a fraction in (0, 1) of all the heads, or a count of heads")
-    parser.add_argument("--int8", action="store_true",
-                        help="quantize the weights to int8 (Keras' model.quantize)")
-    parser.add_argument("--order", choices=("importance", "random"), default="importance",
-                        help="which heads go first (default: the least important)")
+    parser.add_argument(
+        "--prune-heads",
+        metavar="FRACTION|COUNT",
+        help="a fraction in (0, 1) of all the heads, or a count of heads",
+    )
+    parser.add_argument(
+        "--int8", action="store_true", help="quantize the weights to int8 (Keras' model.quantize)"
+    )
+    parser.add_argument(
+        "--order",
+        choices=("importance", "random"),
+        default="importance",
+        help="which heads go first (default: the least important)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of --order random")
-    parser.add_argument("--name", help="the new run folder's name (default: <run>_pruned, "
-                        "<run>_int8 or <run>_pruned_int8)")
-    parser.add_argument("--finetune-epochs", type=int, default=0, metavar="E",
-                        help="then train the pruned model E epochs on the training split "
-                             "(default 0: not at all)")
+    parser.add_argument(
+        "--name",
+        help="the new run folder's name (default: <run>_pruned, <run>_int8 or <run>_pruned_int8)",
+    )
+    parser.add_argument(
+        "--finetune-epochs",
+        type=int,
+        default=0,
+        metavar="E",
+        help="then train the pruned model E epochs on the training split (default 0: not at all)",
+    )
     return parser.parse_args(argv)
 
 
@@ -76,14 +90,14 @@ def prune_amount(text):
     try:
         value = float(text)
     except ValueError:
-        raise ValueError(f"--prune-heads {text}: give a fraction in (0, 1) or a count of "
-                         "heads") from None
+        raise ValueError(
+            f"--prune-heads {text}: give a fraction in (0, 1) or a count of heads"
+        ) from None
     if value.is_integer() and value >= 1:
         return int(value)
     if 0 < value < 1:
         return value
-    raise ValueError(f"--prune-heads {text}: give a fraction in (0, 1) or a count of "
-                     "1 or more")
+    raise ValueError(f"--prune-heads {text}: give a fraction in (0, 1) or a count of 1 or more")
 
 
 def heads_to_prune(amount, total):
@@ -102,8 +116,11 @@ def heads_to_prune(amount, total):
 def pruning_order(run, order, seed):
     """Every (layer, head) of the run, the first to prune first."""
     _, classifier = run.parts
-    pairs = [(layer, head) for layer, count in enumerate(classifier.encoder.head_counts)
-             for head in range(count)]
+    pairs = [
+        (layer, head)
+        for layer, count in enumerate(classifier.encoder.head_counts)
+        for head in range(count)
+    ]
     if order == "random":
         return [pairs[index] for index in np.random.default_rng(seed).permutation(len(pairs))]
     path = run.run_dir / runs.EVAL_DIR / runs.HEADS_SPLIT / "heads.json"
@@ -132,8 +149,7 @@ def choose(order, count, counts):
     return chosen
 
 
-def compress(run, target, amount=None, order="importance", seed=0, finetune_epochs=0,
-             int8=False):
+def compress(run, target, amount=None, order="importance", seed=0, finetune_epochs=0, int8=False):
     """Writes the run with `amount` (a `prune_amount`, or None) of its heads pruned, then
     fine-tuned for `finetune_epochs`, then quantized to int8 if `int8`, into `target`
     (through `<target>.partial`, where an interrupted fine-tune of the same request
@@ -153,8 +169,7 @@ def compress(run, target, amount=None, order="importance", seed=0, finetune_epoc
         report["finetuned"] = finetune(run, classifier, finetune_epochs, staging)
         runs.write_json(staging / runs.COMPRESS_FILE, report)
     trim = any(isinstance(layer, TrimPadding) for layer in run.model.layers)
-    model = build_end_to_end_model(vectorizer, classifier, name=run.model.name,
-                                   trim_padding=trim)
+    model = build_end_to_end_model(vectorizer, classifier, name=run.model.name, trim_padding=trim)
     if int8:
         with warnings.catch_warnings():  # "Layer ... does not have a `quantize` method"
             warnings.filterwarnings("ignore", message=".*does not have a `quantize` method")
@@ -174,17 +189,28 @@ def pruned(run, classifier, amount, order, seed, finetune_epochs, report):
     counts = classifier.encoder.head_counts
     count = heads_to_prune(amount, sum(counts))
     if count > sum(counts) - len(counts):
-        raise ValueError(f"--prune-heads {amount} asks for {count} of the {sum(counts)} heads; "
-                         f"every block keeps one, so at most {sum(counts) - len(counts)} can go")
+        raise ValueError(
+            f"--prune-heads {amount} asks for {count} of the {sum(counts)} heads; "
+            f"every block keeps one, so at most {sum(counts) - len(counts)} can go"
+        )
     if finetune_epochs and run.config.dataset.streaming is True:
-        raise ValueError(f"--finetune-epochs: {run.run_dir} streams its training data, which "
-                         "compress.py does not; prune without it, or train a smaller config")
+        raise ValueError(
+            f"--finetune-epochs: {run.run_dir} streams its training data, which "
+            "compress.py does not; prune without it, or train a smaller config"
+        )
     pruned_heads = choose(pruning_order(run, order, seed), count, counts)
     kept = kept_heads(counts, pruned_heads)
-    report.update({"order": order, "seed": seed if order == "random" else None,
-                   "heads_before": sum(counts), "heads_after": sum(map(len, kept)),
-                   "pruned_heads": [list(pair) for pair in sorted(pruned_heads)],
-                   "kept_heads": kept, "finetune_epochs": finetune_epochs})
+    report.update(
+        {
+            "order": order,
+            "seed": seed if order == "random" else None,
+            "heads_before": sum(counts),
+            "heads_after": sum(map(len, kept)),
+            "pruned_heads": [list(pair) for pair in sorted(pruned_heads)],
+            "kept_heads": kept,
+            "finetune_epochs": finetune_epochs,
+        }
+    )
     return pruned_classifier(classifier, pruned_heads)
 
 
@@ -220,12 +246,23 @@ def finetune(run, classifier, epochs, run_dir):
     pipelines = run.pipelines()
     steps = epoch_steps(pipelines, training)
     trainer = build_trainer(classifier, training, steps)
-    fit(trainer, pipelines, steps, training, run_dir,
-        make_callbacks(training, None, run_dir, classifier), verbose=None)
+    fit(
+        trainer,
+        pipelines,
+        steps,
+        training,
+        run_dir,
+        make_callbacks(training, None, run_dir, classifier),
+        verbose=None,
+    )
     scores = score_splits(classifier, pipelines, len(run.class_names))
-    return {"epochs": len(runs.read_history(run_dir)),
-            **{f"{split}_accuracy": round(100 * metrics["accuracy"], 2)
-               for split, metrics in scores.items()}}
+    return {
+        "epochs": len(runs.read_history(run_dir)),
+        **{
+            f"{split}_accuracy": round(100 * metrics["accuracy"], 2)
+            for split, metrics in scores.items()
+        },
+    }
 
 
 def main(argv=None):
@@ -246,23 +283,31 @@ def main(argv=None):
     except ValueError as error:
         return fail(error)
     if args.finetune_epochs < 0 or (args.finetune_epochs and amount is None):
-        return fail(f"--finetune-epochs {args.finetune_epochs}: give 0 (no fine-tune), or "
-                    "more with --prune-heads")
+        return fail(
+            f"--finetune-epochs {args.finetune_epochs}: give 0 (no fine-tune), or "
+            "more with --prune-heads"
+        )
     cli.start_tensorflow()
     from data import DataError
 
     try:
         run = saved_run.load_run(run_dir)
-        report = compress(run, target, amount, args.order, args.seed, args.finetune_epochs,
-                          args.int8)
+        report = compress(
+            run, target, amount, args.order, args.seed, args.finetune_epochs, args.int8
+        )
     except (runs.RunError, DataError, ValueError) as error:
         return fail(error)
     tuned, done = report.get("finetuned"), []
     if amount is not None:
-        done.append(f"{report['heads_before']} -> {report['heads_after']} heads "
-                    f"({args.order} order)" + (f", fine-tuned {tuned['epochs']} epochs: "
-                                               f"validation {tuned['validation_accuracy']}%"
-                                               if tuned else ""))
+        done.append(
+            f"{report['heads_before']} -> {report['heads_after']} heads "
+            f"({args.order} order)"
+            + (
+                f", fine-tuned {tuned['epochs']} epochs: validation {tuned['validation_accuracy']}%"
+                if tuned
+                else ""
+            )
+        )
     if args.int8:
         done.append("int8 weights")
     print(f"{target}: {'; '.join(done)}; evaluate it: python evaluate.py {target}")

@@ -25,10 +25,16 @@ from engine import cli, runs, saved_run
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="export.py", description=__doc__.splitlines()[0])
     parser.add_argument("run_dir", help="a finished run folder")
-    parser.add_argument("--out", help="the SavedModel folder (default: <run>/saved_model, or "
-                                      "<run>/saved_model_token_ids with --token-ids-only)")
-    parser.add_argument("--token-ids-only", action="store_true",
-                        help="only the token-id signature: no text ops in the graph")
+    parser.add_argument(
+        "--out",
+        help="the SavedModel folder (default: <run>/saved_model, or "
+        "<run>/saved_model_token_ids with --token-ids-only)",
+    )
+    parser.add_argument(
+        "--token-ids-only",
+        action="store_true",
+        help="only the token-id signature: no text ops in the graph",
+    )
     return parser.parse_args(argv)
 
 
@@ -53,8 +59,9 @@ def main(argv=None):
         return fail(f"{run_dir / runs.MODEL_FILE}: cannot be loaded ({error})")
     with runs.staged_folder(out) as staging:
         export_saved_model(model, staging, token_ids_only=args.token_ids_only)
-    signatures = ("serve_token_ids" if args.token_ids_only
-                  else "serving_default (strings), serve_token_ids")
+    signatures = (
+        "serve_token_ids" if args.token_ids_only else "serving_default (strings), serve_token_ids"
+    )
     print(f"{out}: SavedModel with {signatures}; load it with tf.saved_model.load")
     return 0
 

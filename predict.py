@@ -45,15 +45,19 @@ def parse_args(argv):
     parser.add_argument("texts", nargs="*", metavar="TEXT", help="texts to classify")
     parser.add_argument("--texts-file", metavar="FILE", help=cli.TEXTS_FILE_HELP)
     parser.add_argument(
-        "--explain", action="store_true",
+        "--explain",
+        action="store_true",
         help="rank each text's words for the predicted class (a WordPiece model's words, "
-             "each the sum of its pieces; [CLS] and [SEP] are not ranked)",
+        "each the sum of its pieces; [CLS] and [SEP] are not ranked)",
     )
     parser.add_argument(
-        "--method", choices=ATTRIBUTION_METHODS, metavar="NAME",
-        help="with --explain, the attribution method: " + ", ".join(ATTRIBUTION_METHODS)
-             + " (default: the run's best measured by evaluate.py --faithfulness, else "
-             "conservative_gradient_x_input)",
+        "--method",
+        choices=ATTRIBUTION_METHODS,
+        metavar="NAME",
+        help="with --explain, the attribution method: "
+        + ", ".join(ATTRIBUTION_METHODS)
+        + " (default: the run's best measured by evaluate.py --faithfulness, else "
+        "conservative_gradient_x_input)",
     )
     parser.add_argument(
         "--top", type=int, default=10, metavar="K",
@@ -124,15 +128,19 @@ def format_predictions(predictions, max_classes=10) -> str:
             lines.append(f"    words by {prediction.method} (the sum of their pieces):")
             word_width = max([len(word.token) for word in prediction.tokens] + [4])
             lines.append(f"    {'word'.ljust(word_width)}  position  importance  pieces")
-            lines += [f"    {word.token.ljust(word_width)}  {word.position:8d}  "
-                      f"{word.importance:10.4f}  {' '.join(word.pieces)}"
-                      for word in prediction.tokens]
+            lines += [
+                f"    {word.token.ljust(word_width)}  {word.position:8d}  "
+                f"{word.importance:10.4f}  {' '.join(word.pieces)}"
+                for word in prediction.tokens
+            ]
         elif prediction.tokens is not None:
             lines.append(f"    tokens by {prediction.method}:")
             token_width = max([len(word.token) for word in prediction.tokens] + [5])
             lines.append(f"    {'token'.ljust(token_width)}  position  importance")
-            lines += [f"    {word.token.ljust(token_width)}  {word.position:8d}  "
-                      f"{word.importance:10.4f}" for word in prediction.tokens]
+            lines += [
+                f"    {word.token.ljust(token_width)}  {word.position:8d}  {word.importance:10.4f}"
+                for word in prediction.tokens
+            ]
         lines.append("")
     return "\n".join(lines).rstrip("\n")
 
@@ -140,8 +148,12 @@ def format_predictions(predictions, max_classes=10) -> str:
 def predictions_to_json(run, predictions) -> dict:
     """A JSON-serialisable document of the predictions (what `--json` prints)."""
     items = [prediction.as_json() for prediction in predictions]
-    return {"run_dir": str(run.run_dir), "class_names": run.class_names,
-            "pooling": run.pooling, "predictions": items}
+    return {
+        "run_dir": str(run.run_dir),
+        "class_names": run.class_names,
+        "pooling": run.pooling,
+        "predictions": items,
+    }
 
 
 def main(argv=None):
@@ -154,7 +166,8 @@ def main(argv=None):
     if args.batch_size < 1:
         return fail(f"--batch-size must be at least 1, got {args.batch_size}")
     problem = cli.missing_input("--texts-file", args.texts_file) or saved_run.run_dir_problem(
-        args.run_dir)
+        args.run_dir
+    )
     if problem:
         return fail(problem)
     cli.start_tensorflow()
@@ -168,16 +181,25 @@ def main(argv=None):
             lines += [line for line, _ in numbered]
         texts = check_texts(texts)
         run = saved_run.load_run(args.run_dir)
-        predictions = predict(run, texts, explain=args.explain, top=args.top,
-                              batch_size=args.batch_size, method=args.method)
+        predictions = predict(
+            run,
+            texts,
+            explain=args.explain,
+            top=args.top,
+            batch_size=args.batch_size,
+            method=args.method,
+        )
     except (runs.RunError, DataError) as error:
         return fail(error)
     for number, (prediction, line) in enumerate(zip(predictions, lines, strict=True), start=1):
         prediction.line = line
         if prediction.known_tokens == 0:
-            print(f"predict.py: warning: [{prediction.number or number}] has no word the model "
-                  "knows (all punctuation, or none in its vocabulary): its prediction says "
-                  "nothing about the text", file=sys.stderr)
+            print(
+                f"predict.py: warning: [{prediction.number or number}] has no word the model "
+                "knows (all punctuation, or none in its vocabulary): its prediction says "
+                "nothing about the text",
+                file=sys.stderr,
+            )
     if args.json:
         print(json.dumps(predictions_to_json(run, predictions), indent=2))
     else:

@@ -75,17 +75,27 @@ def load_data(config: Config):
     keras.utils.set_random_seed(config.training.seed)
     texts = corpus_texts(config)
     zeros = np.zeros(len(texts), dtype=np.int64)
-    rest, held = stratified_split(zeros, [config.pretraining.validation_fraction],
-                                  config.dataset.split_seed, groups=texts)
+    rest, held = stratified_split(
+        zeros, [config.pretraining.validation_fraction], config.dataset.split_seed, groups=texts
+    )
     vectorizer = make_vectorizer(config.text, texts[rest])
     mask_id = vectorizer.vocabulary_size()  # one id past the vectoriser's: the mask token
-    splits = TextSplits(train=(texts[rest], zeros[rest]), validation=(texts[held], zeros[held]),
-                        test=(texts[held][:1], zeros[held][:1]), class_names=["text"])
+    splits = TextSplits(
+        train=(texts[rest], zeros[rest]),
+        validation=(texts[held], zeros[held]),
+        test=(texts[held][:1], zeros[held][:1]),
+        class_names=["text"],
+    )
     # Validation in the corpus' order: the masked-token loss is a mean per batch, and
     # length buckets would give a batch of short texts (few masked tokens) the weight of
     # a batch of long ones.
-    pipelines = make_pipelines(splits, vectorizer, config.training.batch_size,
-                               config.training.seed, evaluation_buckets=False)
+    pipelines = make_pipelines(
+        splits,
+        vectorizer,
+        config.training.batch_size,
+        config.training.seed,
+        evaluation_buckets=False,
+    )
 
     def masked(split, offset):
         def mask(index, batch):
@@ -113,12 +123,15 @@ def run_pretraining(config: Config, *, overwrite=False, verbose=None) -> fitting
     if config.text.sequence_length == "auto":
         print(f"text.sequence_length: auto -> {sequence_length}")
     config = dataclasses.replace(
-        config, text=dataclasses.replace(config.text, sequence_length=sequence_length),
-        training=config.training.resolved())
+        config,
+        text=dataclasses.replace(config.text, sequence_length=sequence_length),
+        training=config.training.resolved(),
+    )
     final_dir, run_dir, resumed = runs.prepare_run_dir(config, overwrite)
     with runs.cleaned_up_unless_started(run_dir):
         model = build_masked_language_model(
-            config.model, vectorizer.vocabulary_size() + 1, sequence_length)
+            config.model, vectorizer.vocabulary_size() + 1, sequence_length
+        )
         model.compile(
             optimizer=make_optimizer(config.training, steps),
             loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
@@ -128,16 +141,26 @@ def run_pretraining(config: Config, *, overwrite=False, verbose=None) -> fitting
             print(f"Resuming the interrupted run in {run_dir} from its last finished epoch.")
         # The best epoch is the one with the lowest masked-token loss on held-out text.
         training = dataclasses.replace(config.training, attention_images=0, monitor="val_loss")
-        fitting.fit(model, batches, steps, training, run_dir,
-                    fitting.make_callbacks(training, None, run_dir), verbose)
+        fitting.fit(
+            model,
+            batches,
+            steps,
+            training,
+            run_dir,
+            fitting.make_callbacks(training, None, run_dir),
+            verbose,
+        )
         model.save_weights(run_dir / runs.ENCODER_WEIGHTS)
     runs.write_json(run_dir / runs.VOCABULARY_FILE, vectorizer.get_vocabulary())
     history = runs.read_history(run_dir)
     best = min(history, key=lambda row: float(row["val_loss"]))
     metrics = {
-        "validation": {"masked_token_accuracy": float(best["val_accuracy"]),
-                       "masked_token_loss": float(best["val_loss"])},
-        "epochs": len(history), "best_epoch": int(best["epoch"]),
+        "validation": {
+            "masked_token_accuracy": float(best["val_accuracy"]),
+            "masked_token_loss": float(best["val_loss"]),
+        },
+        "epochs": len(history),
+        "best_epoch": int(best["epoch"]),
         "vocabulary_size": vectorizer.vocabulary_size(),
         "wall_time_s": round(time.perf_counter() - start, 1),
     }
@@ -148,7 +171,8 @@ def run_pretraining(config: Config, *, overwrite=False, verbose=None) -> fitting
 
 def main(argv=None):
     args = cli.config_command_parser(
-        "pretrain.py", __doc__.splitlines()[0],
+        "pretrain.py",
+        __doc__.splitlines()[0],
         "Then: python train.py --config CONFIG --set model.init_from=runs/NAME",
     ).parse_args(argv)
     notes = {}
@@ -171,13 +195,18 @@ def main(argv=None):
         print(f"pretrain.py: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("\npretrain.py: interrupted; the same command resumes from the last finished "
-              "epoch, if one finished.", file=sys.stderr)
+        print(
+            "\npretrain.py: interrupted; the same command resumes from the last finished "
+            "epoch, if one finished.",
+            file=sys.stderr,
+        )
         return 130
     validation = result.metrics["validation"]
-    print(f"{Path(result.run_dir)}: masked-token accuracy "
-          f"{validation['masked_token_accuracy']:.2%} (loss {validation['masked_token_loss']:.3f})"
-          f" on held-out text after {result.metrics['epochs']} epochs")
+    print(
+        f"{Path(result.run_dir)}: masked-token accuracy "
+        f"{validation['masked_token_accuracy']:.2%} (loss {validation['masked_token_loss']:.3f})"
+        f" on held-out text after {result.metrics['epochs']} epochs"
+    )
     return 0
 
 

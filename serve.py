@@ -47,14 +47,23 @@ HEADER_POLICY = "; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(
-        prog="serve.py", description="Serve the live lab: the viewer on texts you type.",
-        epilog="Example: python serve.py runs/default  (then open http://127.0.0.1:8000/)")
+        prog="serve.py",
+        description="Serve the live lab: the viewer on texts you type.",
+        epilog="Example: python serve.py runs/default  (then open http://127.0.0.1:8000/)",
+    )
     parser.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="train.py run folders")
-    parser.add_argument("--port", type=int, default=8000,
-                        help="port to listen on (default 8000; 0 picks a free one)")
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="address to bind (default 127.0.0.1, this machine only; see "
-                             "docs/live_lab.md for an SSH tunnel instead of 0.0.0.0)")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=8000,
+        help="port to listen on (default 8000; 0 picks a free one)",
+    )
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to bind (default 127.0.0.1, this machine only; see "
+        "docs/live_lab.md for an SSH tunnel instead of 0.0.0.0)",
+    )
     return parser.parse_args(argv)
 
 
@@ -84,11 +93,14 @@ class LabHandler(BaseHTTPRequestHandler):
         if path in ("/", "/index.html"):
             self._send(HTTPStatus.OK, self.server.page, "text/html; charset=utf-8")
         elif path == "/api/runs":
-            self._json(HTTPStatus.OK, {"runs": [lab.describe()
-                                                for lab in self.server.labs.values()]})
+            self._json(
+                HTTPStatus.OK, {"runs": [lab.describe() for lab in self.server.labs.values()]}
+            )
         else:
-            self._error(HTTPStatus.NOT_FOUND, "no such page: the lab serves /, /api/runs and "
-                                              "POST /api/predict")
+            self._error(
+                HTTPStatus.NOT_FOUND,
+                "no such page: the lab serves /, /api/runs and POST /api/predict",
+            )
 
     def do_POST(self):  # noqa: N802
         # Until the body is read, an error ends the connection: the unread body would be
@@ -102,12 +114,15 @@ class LabHandler(BaseHTTPRequestHandler):
         if not (length.isascii() and length.isdigit()):
             return self._error(HTTPStatus.LENGTH_REQUIRED, "send a Content-Length header")
         if int(length) > MAX_BODY_BYTES:
-            return self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
-                               f"the body has {int(length)} bytes; the lab takes at most "
-                               f"{MAX_BODY_BYTES}: send fewer or shorter texts")
+            return self._error(
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                f"the body has {int(length)} bytes; the lab takes at most "
+                f"{MAX_BODY_BYTES}: send fewer or shorter texts",
+            )
         if self.headers.get_content_type() != "application/json":
-            return self._error(HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
-                               "send the body as Content-Type: application/json")
+            return self._error(
+                HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send the body as Content-Type: application/json"
+            )
         body = self.rfile.read(int(length))
         self.close_connection = not keep_alive
         try:
@@ -122,9 +137,11 @@ class LabHandler(BaseHTTPRequestHandler):
             return self._error(HTTPStatus.BAD_REQUEST, str(error))
         except Exception as error:  # noqa: BLE001 (the lab keeps serving; the client hears why)
             traceback.print_exc()
-            return self._error(HTTPStatus.INTERNAL_SERVER_ERROR,
-                               f"the lab failed on this request ({type(error).__name__}: "
-                               f"{error}); serve.py's terminal shows where")
+            return self._error(
+                HTTPStatus.INTERNAL_SERVER_ERROR,
+                f"the lab failed on this request ({type(error).__name__}: "
+                f"{error}); serve.py's terminal shows where",
+            )
         self._send(HTTPStatus.OK, answer, "application/json")
 
     def _answer(self, request):
@@ -135,17 +152,27 @@ class LabHandler(BaseHTTPRequestHandler):
             raise RequestError('the body must be a JSON object: {"run", "texts", ...}')
         unknown = sorted(set(request) - {"run", "texts", "method", "attention"})
         if unknown:
-            raise RequestError(f"unknown fields {unknown}: the lab takes run, texts, method "
-                               "and attention")
+            raise RequestError(
+                f"unknown fields {unknown}: the lab takes run, texts, method and attention"
+            )
         lab = self._lab(request.get("run"))
         if not isinstance(request.get("attention", False), bool):
             raise RequestError("attention must be true or false")
         started = time.perf_counter()
-        answers = lab.answer(check_texts(request.get("texts")),
-                             request.get("method", "default"), request.get("attention", False))
-        return json.dumps({"run": lab.name, "class_names": lab.run.class_names,
-                           "seconds": round(time.perf_counter() - started, 4),
-                           "answers": answers}, allow_nan=False).encode("utf-8")
+        answers = lab.answer(
+            check_texts(request.get("texts")),
+            request.get("method", "default"),
+            request.get("attention", False),
+        )
+        return json.dumps(
+            {
+                "run": lab.name,
+                "class_names": lab.run.class_names,
+                "seconds": round(time.perf_counter() - started, 4),
+                "answers": answers,
+            },
+            allow_nan=False,
+        ).encode("utf-8")
 
     def send_error(self, code, message=None, explain=None):
         """http.server's own errors (a malformed request, a method other than GET and POST)
@@ -169,13 +196,14 @@ class LabHandler(BaseHTTPRequestHandler):
         host = (self.headers.get("Host") or "").rsplit(":", 1)[0].strip("[]")
         if allowed is None or host in allowed:
             return True
-        self._error(HTTPStatus.FORBIDDEN, f"the lab answers requests to {', '.join(allowed)}, "
-                                          f"not to {host!r}")
+        self._error(
+            HTTPStatus.FORBIDDEN,
+            f"the lab answers requests to {', '.join(allowed)}, not to {host!r}",
+        )
         return False
 
     def _json(self, status, data):
-        self._send(status, json.dumps(data, allow_nan=False).encode("utf-8"),
-                   "application/json")
+        self._send(status, json.dumps(data, allow_nan=False).encode("utf-8"), "application/json")
 
     def _error(self, status, message):
         self._json(status, {"error": message})
@@ -214,8 +242,10 @@ def start_labs(run_dirs):
     """Loads each run and answers a text with each, so that its graphs are traced."""
     from engine.evaluation.live import LiveRun, run_names
 
-    labs = [LiveRun(name, saved_run.load_run(run_dir))
-            for name, run_dir in zip(run_names(run_dirs), run_dirs, strict=True)]
+    labs = [
+        LiveRun(name, saved_run.load_run(run_dir))
+        for name, run_dir in zip(run_names(run_dirs), run_dirs, strict=True)
+    ]
     for lab in labs:
         lab.answer(["warming up"], attention=True)  # what the page asks first
     return labs
@@ -228,8 +258,13 @@ def live_page(labs):
 
     live = page_data(labs)
     first = live["runs"][0]
-    data = viewer_data([], first["class_names"], meta={"kept_heads": first["kept_heads"]},
-                       heads=first["heads"], dataset=first["dataset"])
+    data = viewer_data(
+        [],
+        first["class_names"],
+        meta={"kept_heads": first["kept_heads"]},
+        heads=first["heads"],
+        dataset=first["dataset"],
+    )
     return render_page("Live lab", {**data, "live": live}, policy=LIVE_PAGE_POLICY)
 
 
@@ -239,9 +274,11 @@ def main(argv=None):
     if not 0 <= args.port <= 65535:
         return fail(f"--port must be between 0 and 65535, got {args.port}")
     if args.host not in LOOPBACK:
-        print(f"serve.py: warning: --host {args.host} lets other machines reach the lab, and "
-              "it has no login; an SSH tunnel keeps it private (docs/live_lab.md)",
-              file=sys.stderr)
+        print(
+            f"serve.py: warning: --host {args.host} lets other machines reach the lab, and "
+            "it has no login; an SSH tunnel keeps it private (docs/live_lab.md)",
+            file=sys.stderr,
+        )
     problem = next(filter(None, map(saved_run.run_dir_problem, args.run_dirs)), None)
     if problem:
         return fail(problem)
@@ -254,11 +291,15 @@ def main(argv=None):
     try:
         server = LabServer((args.host, args.port), labs, live_page(labs), allowed)
     except OSError as error:
-        return fail(f"cannot listen on {args.host}:{args.port} ({error.strerror}); "
-                    "pick another --port")
+        return fail(
+            f"cannot listen on {args.host}:{args.port} ({error.strerror}); pick another --port"
+        )
     host, port = server.server_address[:2]
-    print(f"serve.py: serving {', '.join(lab.name for lab in labs)} at "
-          f"http://{host}:{port}/ (Ctrl-C stops)", flush=True)
+    print(
+        f"serve.py: serving {', '.join(lab.name for lab in labs)} at "
+        f"http://{host}:{port}/ (Ctrl-C stops)",
+        flush=True,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -69,28 +69,50 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
     weights = starting_weights(config)
     recipe = fit_recipe(weights.config.model)
     data, pipelines, steps_per_epoch = load_data(weights.config, weights, input_worker(strategy))
-    recipe.check(weights.num_blocks, data.streaming,
-                 distributed=worker is not None or config.training.distribution != "none")
+    recipe.check(
+        weights.num_blocks,
+        data.streaming,
+        distributed=worker is not None or config.training.distribution != "none",
+    )
     config = resolved_config(weights.config, data, recipe)
     final_dir, run_dir, resumed = runs.prepare_run_dir(config, overwrite, worker)
     with runs.cleaned_up_unless_started(run_dir):
         print(describe_replicas(strategy, config.training.distribution))
         with dtype_policy(config.training.mixed_precision):
-            classifier, trainer = build_model(config, data, strategy, steps_per_epoch, weights,
-                                              recipe)
+            classifier, trainer = build_model(
+                config, data, strategy, steps_per_epoch, weights, recipe
+            )
             fit_pipelines = recipe.pipelines(config, data, classifier, pipelines, run_dir)
             if resumed:
-                print(f"Resuming the interrupted run in {run_dir} from its last finished epoch"
-                      + (" (the stream starts over: not the batches the interrupted run would "
-                         "have had next)." if data.streaming else "."))
+                print(
+                    f"Resuming the interrupted run in {run_dir} from its last finished epoch"
+                    + (
+                        " (the stream starts over: not the batches the interrupted run would "
+                        "have had next)."
+                        if data.streaming
+                        else "."
+                    )
+                )
             with data.stream_errors_named():
-                callbacks = (dynamics_callbacks(config.training, data, trainer, run_dir)
-                             + make_callbacks(config.training, data, run_dir, classifier)
-                             + recipe.callbacks(classifier, run_dir) + list(callbacks))
-                fit(trainer, fit_pipelines, steps_per_epoch, config.training, run_dir,
-                    callbacks, verbose, replay=not data.streaming)
-                metrics = evaluate(classifier, pipelines, data.class_names, config.training,
-                                   run_dir)
+                callbacks = (
+                    dynamics_callbacks(config.training, data, trainer, run_dir)
+                    + make_callbacks(config.training, data, run_dir, classifier)
+                    + recipe.callbacks(classifier, run_dir)
+                    + list(callbacks)
+                )
+                fit(
+                    trainer,
+                    fit_pipelines,
+                    steps_per_epoch,
+                    config.training,
+                    run_dir,
+                    callbacks,
+                    verbose,
+                    replay=not data.streaming,
+                )
+                metrics = evaluate(
+                    classifier, pipelines, data.class_names, config.training, run_dir
+                )
             save(classifier, data, config.model.mask_zero, run_dir)
             recipe.finish(classifier, run_dir)
     runs.write_json(run_dir / runs.LABELS_FILE, data.class_names)
@@ -107,19 +129,27 @@ def resolved_config(config: Config, data, recipe) -> Config:
     """The config the run folder keeps: the cap the model was built for, and the numbers
     behind every `auto` (the rate, the epochs, the patience)."""
     if config.text.sequence_length == "auto":
-        print(f"text.sequence_length: auto -> {data.sequence_length} (99% of the training "
-              "texts have at most that many tokens; batches are padded to their longest)")
-    training = config.training.resolved(pretrained=bool(config.model.pretrained),
-                                        lora=recipe.lora)
+        print(
+            f"text.sequence_length: auto -> {data.sequence_length} (99% of the training "
+            "texts have at most that many tokens; batches are padded to their longest)"
+        )
+    training = config.training.resolved(pretrained=bool(config.model.pretrained), lora=recipe.lora)
     dynamics = training.records_dynamics(data.streaming)
     if training.dynamics == "auto":
-        print(f"training.dynamics: auto -> {str(dynamics).lower()} ("
-              + ("each training example's probability, margin and correctness per epoch go "
-                 "to dynamics.parquet, for evaluate.py --suspects)" if dynamics else
-                 "the training split is streamed or several processes train)"))
+        print(
+            f"training.dynamics: auto -> {str(dynamics).lower()} ("
+            + (
+                "each training example's probability, margin and correctness per epoch go "
+                "to dynamics.parquet, for evaluate.py --suspects)"
+                if dynamics
+                else "the training split is streamed or several processes train)"
+            )
+        )
     return dataclasses.replace(
-        config, text=dataclasses.replace(config.text, sequence_length=data.sequence_length),
-        training=dataclasses.replace(training, dynamics=dynamics))
+        config,
+        text=dataclasses.replace(config.text, sequence_length=data.sequence_length),
+        training=dataclasses.replace(training, dynamics=dynamics),
+    )
 
 
 def dynamics_callbacks(training, data, trainer, run_dir: Path) -> list:
@@ -151,10 +181,17 @@ def load_data(config: Config, weights, worker=(0, 1)):
     keras.utils.set_random_seed(config.training.seed)
 
     # A model that does not mask padding must see every text padded to the cap.
-    data = build_datasets(config.dataset, config.text, config.training.batch_size,
-                          seed=config.training.seed, pad_to_cap=not config.model.mask_zero,
-                          vocabulary=weights.vocabulary, tokenizer=weights.tokenizer,
-                          worker=worker, positions=config.training.records_dynamics())
+    data = build_datasets(
+        config.dataset,
+        config.text,
+        config.training.batch_size,
+        seed=config.training.seed,
+        pad_to_cap=not config.model.mask_zero,
+        vocabulary=weights.vocabulary,
+        tokenizer=weights.tokenizer,
+        worker=worker,
+        positions=config.training.records_dynamics(),
+    )
     print(data.description)
     pipelines = one_hot_labels(data.pipelines, len(data.class_names))
     return data, pipelines, epoch_steps(pipelines, config.training, data.train_steps)
@@ -218,16 +255,21 @@ def scratch_when_streamed(config: Config, notes: dict[str, str]) -> Config:
     size = streamed_size(config.dataset)
     if size is None:
         return config
-    notes["model.pretrained"] = pretrained_note(None, (
-        f"the training data is streamed, {size} on disk, over dataset.streaming: auto's "
-        "limit: training from scratch, as the pretrained encoder would take hours per epoch "
-        f"on it; model.pretrained: {AUTO_CHECKPOINT} fine-tunes it anyway"))
+    notes["model.pretrained"] = pretrained_note(
+        None,
+        (
+            f"the training data is streamed, {size} on disk, over dataset.streaming: auto's "
+            "limit: training from scratch, as the pretrained encoder would take hours per epoch "
+            f"on it; model.pretrained: {AUTO_CHECKPOINT} fine-tunes it anyway"
+        ),
+    )
     return config.without_checkpoint()
 
 
 def main(argv=None):
     args = cli.config_command_parser(
-        "train.py", "Train the transformer text classifier described by a YAML config.",
+        "train.py",
+        "Train the transformer text classifier described by a YAML config.",
         "Example: python train.py --config configs/default.yaml --set training.epochs=3",
     ).parse_args(argv)
     notes = {}
@@ -251,8 +293,11 @@ def main(argv=None):
         result = run_training(config, overwrite=args.overwrite)
     except (ConfigError, DataError) as error:
         kept = runs.resumable(config) if isinstance(error, DataError) else None
-        resume = (f" (finished epochs kept in {kept}: fix the data and the same command "
-                  "resumes)") if kept else ""
+        resume = (
+            (f" (finished epochs kept in {kept}: fix the data and the same command resumes)")
+            if kept
+            else ""
+        )
         print(f"train.py: error: {error}{resume}", file=sys.stderr)
         return 2
     except TrainingError as error:
@@ -262,9 +307,15 @@ def main(argv=None):
         return 1
     except KeyboardInterrupt:
         kept = runs.resumable(config)
-        print("\ntrain.py: interrupted; " + (
-            f"the finished epochs are kept in {kept}: the same command resumes from the last."
-            if kept else "no epoch had finished, nothing was kept."), file=sys.stderr)
+        print(
+            "\ntrain.py: interrupted; "
+            + (
+                f"the finished epochs are kept in {kept}: the same command resumes from the last."
+                if kept
+                else "no epoch had finished, nothing was kept."
+            ),
+            file=sys.stderr,
+        )
         return 130
     if result.worker is not None:
         print(f"worker {result.worker} done; the chief wrote the run folder {result.run_dir}")

@@ -103,8 +103,12 @@ def upgrade_model(run_dir):
         model = keras.saving.load_model(moved or path, safe_mode=True)
     if is_old_functional_classifier(model):
         trim_padding = any(isinstance(layer, TrimPadding) for layer in model.layers)
-        model = build_end_to_end_model(model.layers[1], upgraded_classifier(model.layers[-1]),
-                                       name=model.name, trim_padding=trim_padding)
+        model = build_end_to_end_model(
+            model.layers[1],
+            upgraded_classifier(model.layers[-1]),
+            name=model.name,
+            trim_padding=trim_padding,
+        )
     elif moved is None:
         return []
     with runs.staged_file(path) as staged:
@@ -124,8 +128,9 @@ def upgrade_encoder(run_dir):
         return []
     config = load_config(run_dir / runs.CONFIG_FILE)
     vocabulary = json.loads((run_dir / runs.VOCABULARY_FILE).read_text())
-    encoder = build_masked_language_model(config.model, len(vocabulary) + 1,
-                                          config.text.sequence_length)
+    encoder = build_masked_language_model(
+        config.model, len(vocabulary) + 1, config.text.sequence_length
+    )
     with tempfile.TemporaryDirectory() as folder:
         weights = upgraded_weights_copy(path, folder) or path
         try:
@@ -153,16 +158,21 @@ def upgrade_exports(run_dir):
         with runs.staged_file(manifest_path) as staged:
             staged.write_text("".join(json.dumps(row) + "\n" for row in new_rows))
         runs.write_json(meta_path, new_meta)  # last: until it is written, the export is old
-        rewritten.append(f"{meta_path.parent.relative_to(run_dir)} (format_version "
-                         f"{meta['format_version']})")
+        rewritten.append(
+            f"{meta_path.parent.relative_to(run_dir)} (format_version {meta['format_version']})"
+        )
     return rewritten
 
 
 def upgrade_run(run_dir):
     """Rewrites what is old in `run_dir`; returns the names of what it rewrote."""
     # The config first: the encoder's is built from it.
-    return (upgrade_config(run_dir) + upgrade_model(run_dir) + upgrade_encoder(run_dir)
-            + upgrade_exports(run_dir))
+    return (
+        upgrade_config(run_dir)
+        + upgrade_model(run_dir)
+        + upgrade_encoder(run_dir)
+        + upgrade_exports(run_dir)
+    )
 
 
 def main(argv=None):
@@ -180,8 +190,11 @@ def main(argv=None):
         except (OSError, ValueError, KeyError) as error:
             reason = (str(error).strip().splitlines() or [""])[0][:200]
             return fail(f"{run_dir}: cannot be rewritten ({type(error).__name__}: {reason})")
-        print(f"{run_dir}: rewrote {', '.join(rewritten)}" if rewritten
-              else f"{run_dir}: already up to date")
+        print(
+            f"{run_dir}: rewrote {', '.join(rewritten)}"
+            if rewritten
+            else f"{run_dir}: already up to date"
+        )
     return 0
 
 

@@ -42,13 +42,13 @@ def tfidf_lr(splits):
     vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)
     train = vectorizer.fit_transform(splits.train[0])
     validation = vectorizer.transform(splits.validation[0])
-    fitted = [LogisticRegression(C=C, max_iter=2000).fit(train, splits.train[1])
-              for C in C_VALUES]
+    fitted = [LogisticRegression(C=C, max_iter=2000).fit(train, splits.train[1]) for C in C_VALUES]
     scores = [(model.predict(validation) == splits.validation[1]).mean() for model in fitted]
     model = fitted[int(np.argmax(scores))]
     probabilities = model.predict_proba(vectorizer.transform(splits.test[0]))
     return {
         "test": classification_metrics(splits.test[1], probabilities, len(splits.class_names)),
-        "validation": {"accuracy": float(max(scores))}, "C": float(model.C),
+        "validation": {"accuracy": float(max(scores))},
+        "C": float(model.C),
         "wall_time_s": round(time.perf_counter() - start, 1),
     }

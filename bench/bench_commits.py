@@ -46,8 +46,9 @@ def ratios(table: str) -> dict:
 
 def run(tree: Path, command: list) -> str:
     env = {**os.environ, "PYTHONPATH": str(tree), "TF_CPP_MIN_LOG_LEVEL": "3"}
-    result = subprocess.run([sys.executable, *command], cwd=tree, env=env, capture_output=True,
-                            text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, *command], cwd=tree, env=env, capture_output=True, text=True, check=True
+    )
     return result.stdout
 
 
@@ -55,23 +56,34 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", required=True, help="the commit to compare against")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("command", nargs=argparse.REMAINDER,
-                        help="the benchmark script and its arguments, from the repository root")
+    parser.add_argument(
+        "command",
+        nargs=argparse.REMAINDER,
+        help="the benchmark script and its arguments, from the repository root",
+    )
     args = parser.parse_args(argv)
     measured = collections.defaultdict(lambda: {"before": [], "after": []})
     with tempfile.TemporaryDirectory() as folder:
         base = Path(folder) / "base"
-        subprocess.run(["git", "worktree", "add", "--detach", str(base), args.base], cwd=ROOT,
-                       check=True, capture_output=True)
+        subprocess.run(
+            ["git", "worktree", "add", "--detach", str(base), args.base],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
         try:
             for round_index in range(args.rounds):
                 trees = [("before", base), ("after", ROOT)]
-                for side, tree in trees[::1 if round_index % 2 == 0 else -1]:
+                for side, tree in trees[:: 1 if round_index % 2 == 0 else -1]:
                     for label, ratio in ratios(run(tree, args.command)).items():
                         measured[label][side].append(ratio)
         finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=ROOT,
-                           check=False, capture_output=True)
+            subprocess.run(
+                ["git", "worktree", "remove", "--force", str(base)],
+                cwd=ROOT,
+                check=False,
+                capture_output=True,
+            )
     print(f"| row | ratio at {args.base} (median) | ratio now (median) | now / before |")
     print("|---|---:|---:|---:|")
     for label, sides in measured.items():

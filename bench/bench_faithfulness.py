@@ -42,8 +42,12 @@ DATASETS = ("rotten_tomatoes", "reuters_r8", "twenty_newsgroups")
 MODELS = ("ours", "minilm")
 # MiniLM's six blocks cost about 3 s per Rotten Tomatoes example for all eight methods and
 # their removal curves on 2 cores, and several times that at 128 tokens.
-DEFAULT_EXAMPLES = {("ours", "short"): 500, ("ours", "long"): 500,
-                    ("minilm", "short"): 100, ("minilm", "long"): 50}
+DEFAULT_EXAMPLES = {
+    ("ours", "short"): 500,
+    ("ours", "long"): 500,
+    ("minilm", "short"): 100,
+    ("minilm", "long"): 50,
+}
 SINGLE_PASS = ("gradient_x_input", "conservative_gradient_x_input", "attention_gradient")
 
 
@@ -51,9 +55,12 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=list(DATASETS))
     parser.add_argument("--models", nargs="+", choices=MODELS, default=list(MODELS))
-    parser.add_argument("--examples", type=int,
-                        help="validation examples per model (default: 500 ours; minilm 100 "
-                             "on Rotten Tomatoes, 50 on the 128-token news datasets)")
+    parser.add_argument(
+        "--examples",
+        type=int,
+        help="validation examples per model (default: 500 ours; minilm 100 "
+        "on Rotten Tomatoes, 50 on the 128-token news datasets)",
+    )
     parser.add_argument("--quick", action="store_true", help="6 examples, to check the script")
     return parser.parse_args(argv)
 
@@ -65,34 +72,49 @@ def goals(report):
     random = methods["random"]
     comp_ratio = best["comprehensiveness"]["mean"] / random["comprehensiveness"]["mean"]
     suff_ratio = best["sufficiency"]["mean"] / random["sufficiency"]["mean"]
-    beats_rollout = (best["vs_rollout"]["comprehensiveness"]["ci95"][0] > 0
-                     if "vs_rollout" in best else False)
+    beats_rollout = (
+        best["vs_rollout"]["comprehensiveness"]["ci95"][0] > 0 if "vs_rollout" in best else False
+    )
     single = max(SINGLE_PASS, key=lambda name: methods[name]["comprehensiveness"]["mean"])
-    share = (methods[single]["comprehensiveness"]["mean"]
-             / methods["leave_one_out"]["comprehensiveness"]["mean"])
+    share = (
+        methods[single]["comprehensiveness"]["mean"]
+        / methods["leave_one_out"]["comprehensiveness"]["mean"]
+    )
     passes = report["mean_text_tokens"]  # leave-one-out's forward passes per example
     return {
         "best comp / random comp": (f"{comp_ratio:.2f}x", comp_ratio >= 2.5),
         "best suff / random suff": (f"{suff_ratio:.2f}x", suff_ratio <= 0.5),
         "best beats rollout (comp, CI > 0)": (
-            "self" if report["best_method"] == "rollout" else
-            f"{best['vs_rollout']['comprehensiveness']['ci95'][0]:+.3f} lower bound",
-            beats_rollout),
+            "self"
+            if report["best_method"] == "rollout"
+            else f"{best['vs_rollout']['comprehensiveness']['ci95'][0]:+.3f} lower bound",
+            beats_rollout,
+        ),
         f"stretch: {single} / leave-one-out comp": (
-            f"{share:.0%} with 1 pass vs {passes:.0f}", share >= 0.8 and passes >= 10),
+            f"{share:.0%} with 1 pass vs {passes:.0f}",
+            share >= 0.8 and passes >= 10,
+        ),
     }
 
 
 def format_tables(results):
     lines = []
     for (dataset, model), report in results.items():
-        lines += [f"### {dataset}, {model} ({report['examples']} validation examples, "
-                  f"{report['mean_text_tokens']:.0f} tokens on average, best: "
-                  f"`{report['best_method']}`; {report['seconds']:.0f} s, "
-                  f"{report['date']})", "", report["table"], "",
-                  "| goal | measured | met? |", "|---|---|---|"]
-        lines += [f"| {name} | {value} | {'yes' if met else 'no'} |"
-                  for name, (value, met) in goals(report).items()]
+        lines += [
+            f"### {dataset}, {model} ({report['examples']} validation examples, "
+            f"{report['mean_text_tokens']:.0f} tokens on average, best: "
+            f"`{report['best_method']}`; {report['seconds']:.0f} s, "
+            f"{report['date']})",
+            "",
+            report["table"],
+            "",
+            "| goal | measured | met? |",
+            "|---|---|---|",
+        ]
+        lines += [
+            f"| {name} | {value} | {'yes' if met else 'no'} |"
+            for name, (value, met) in goals(report).items()
+        ]
         lines.append("")
     return "\n".join(lines)
 
@@ -128,17 +150,23 @@ def main(argv=None):
             report["date"] = time.strftime("%Y-%m-%d")
             print(report["table"], f"\n{report['seconds']:.0f} s", flush=True)
             results[(dataset, model)] = report
-    machine = (f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores, "
-               f"{time.strftime('%Y-%m-%d')}")
+    machine = (
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores, "
+        f"{time.strftime('%Y-%m-%d')}"
+    )
     tables = format_tables(results)
     print(tables)
     if args.quick:
         return 0
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "faithfulness.md").write_text(f"{machine}\n\n{tables}\n")
-    path.write_text(json.dumps(
-        {"machine": machine, "results": {f"{d}/{m}": r for (d, m), r in results.items()}},
-        indent=2) + "\n")
+    path.write_text(
+        json.dumps(
+            {"machine": machine, "results": {f"{d}/{m}": r for (d, m), r in results.items()}},
+            indent=2,
+        )
+        + "\n"
+    )
     return 0
 
 

@@ -45,9 +45,11 @@ def main(argv=None):
     from engine import runs, saved_run
     from models import load_end_to_end_model, predict_texts
 
-    lines = ["| run | test accuracy float32 % | int8 % | model.keras float32 MB | int8 MB "
-             "(ratio) | test split predicted, float32 s | int8 s (ratio) |",
-             "|---" * 7 + "|"]
+    lines = [
+        "| run | test accuracy float32 % | int8 % | model.keras float32 MB | int8 MB "
+        "(ratio) | test split predicted, float32 s | int8 s (ratio) |",
+        "|---" * 7 + "|",
+    ]
     for run_dir in args.runs:
         run = saved_run.load_run(run_dir)
         texts, labels = run.load_split("test")
@@ -75,7 +77,8 @@ def main(argv=None):
             f"| {run_dir} | {accuracy['float32']:.2f} | {accuracy['int8']:.2f} "
             f"| {size['float32']:.1f} | {size['int8']:.1f} ({size['int8'] / size['float32']:.2f}x) "
             f"| {time_of['float32']:.2f} | {time_of['int8']:.2f} "
-            f"({time_of['int8'] / time_of['float32']:.2f}x) |")
+            f"({time_of['int8'] / time_of['float32']:.2f}x) |"
+        )
         print("\n".join(lines), flush=True)
     return 0
 

@@ -32,8 +32,9 @@ BATCH, D_MODEL, NUM_HEADS, INTERMEDIATE_DIM = 32, 64, 2, 128
 
 
 def make_train_step(block_size, x, mask):
-    block = TransformerEncoderBlock(NUM_HEADS, INTERMEDIATE_DIM, norm_first=True,
-                                    attention_block_size=block_size)
+    block = TransformerEncoderBlock(
+        NUM_HEADS, INTERMEDIATE_DIM, norm_first=True, attention_block_size=block_size
+    )
     block(x[:, :8], padding_mask=mask[:, :8])  # build on a short slice
 
     @tf.function
@@ -50,7 +51,7 @@ def time_length(length, block_sizes, repeats):
     rng = np.random.default_rng(0)
     x = tf.constant(rng.normal(size=(BATCH, length, D_MODEL)).astype("float32"))
     mask = np.ones((BATCH, length), bool)
-    mask[:, length - length // 8:] = False
+    mask[:, length - length // 8 :] = False
     steps = {size: make_train_step(size, x, tf.constant(mask)) for size in [None, *block_sizes]}
     return interleaved_medians_ms(steps, repeats)
 
@@ -63,12 +64,17 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.repeats < 10:
         parser.error(f"--repeats must be at least 10 for stable medians. Received: {args.repeats}")
-    print(f"batch {BATCH}, d_model {D_MODEL}, {NUM_HEADS} heads, feed-forward "
-          f"{INTERMEDIATE_DIM}, TensorFlow {tf.__version__}, Keras {keras.__version__}, "
-          f"{os.cpu_count()} CPU cores, median of {args.repeats}")
+    print(
+        f"batch {BATCH}, d_model {D_MODEL}, {NUM_HEADS} heads, feed-forward "
+        f"{INTERMEDIATE_DIM}, TensorFlow {tf.__version__}, Keras {keras.__version__}, "
+        f"{os.cpu_count()} CPU cores, median of {args.repeats}"
+    )
     print()
-    print("| length | full attention (ms) | "
-          + " | ".join(f"blocks of {size} (ms) | ratio" for size in args.blocks) + " |")
+    print(
+        "| length | full attention (ms) | "
+        + " | ".join(f"blocks of {size} (ms) | ratio" for size in args.blocks)
+        + " |"
+    )
     print("|---:|---:|" + "---:|---:|" * len(args.blocks))
     for length in args.lengths:
         result = time_length(length, args.blocks, args.repeats)

@@ -33,8 +33,13 @@ def parse_args(argv):
     parser.add_argument("--ranks", nargs="+", type=int, default=[8])
     parser.add_argument("--learning-rates", nargs="+", default=["1e-4", "1e-3"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0])
-    parser.add_argument("--set", nargs="*", default=[], dest="overrides",
-                        help="overrides for the LoRA runs (e.g. training.epochs=6)")
+    parser.add_argument(
+        "--set",
+        nargs="*",
+        default=[],
+        dest="overrides",
+        help="overrides for the LoRA runs (e.g. training.epochs=6)",
+    )
     parser.add_argument("--tag", default="", help="added to the LoRA runs' names")
     parser.add_argument("--reuse", action="store_true", help="reuse finished runs")
     return parser.parse_args(argv)
@@ -45,26 +50,38 @@ def adapter_numbers(run_dir):
     path = run_dir / "adapter.weights.h5"
     with h5py.File(path, "r") as adapter:
         sizes = []
-        adapter.visititems(lambda _, item: sizes.append(item.size)
-                           if isinstance(item, h5py.Dataset) else None)
+        adapter.visititems(
+            lambda _, item: sizes.append(item.size) if isinstance(item, h5py.Dataset) else None
+        )
     return sum(sizes), path.stat().st_size / 1e3
 
 
 def main(argv=None):
     args = parse_args(argv)
     variants = [("full fine-tune", "", [])] + [
-        (f"LoRA r{rank}, lr {rate}{' '.join(['', *args.overrides])}",
-         f"_lora{rank}_lr{rate}{args.tag}",
-         ["model.fine_tune=lora", f"model.fine_tune.rank={rank}",
-          f"training.learning_rate={rate}", *args.overrides])
-        for rank in args.ranks for rate in args.learning_rates]
-    lines = ["| recipe | validation accuracy % | test accuracy % | later epochs s | "
-             "/ full | trained weights | adapter file kB | wall time / run s |",
-             "|---" * 8 + "|"]
+        (
+            f"LoRA r{rank}, lr {rate}{' '.join(['', *args.overrides])}",
+            f"_lora{rank}_lr{rate}{args.tag}",
+            [
+                "model.fine_tune=lora",
+                f"model.fine_tune.rank={rank}",
+                f"training.learning_rate={rate}",
+                *args.overrides,
+            ],
+        )
+        for rank in args.ranks
+        for rate in args.learning_rates
+    ]
+    lines = [
+        "| recipe | validation accuracy % | test accuracy % | later epochs s | "
+        "/ full | trained weights | adapter file kB | wall time / run s |",
+        "|---" * 8 + "|",
+    ]
     full_epoch = None
     for label, tag, overrides in variants:
-        runs = [one_run(args.dataset, "all", seed, overrides, args.reuse, tag)
-                for seed in args.seeds]
+        runs = [
+            one_run(args.dataset, "all", seed, overrides, args.reuse, tag) for seed in args.seeds
+        ]
         later = statistics.mean(s for run in runs for s in run["epoch_seconds"][1:])
         full_epoch = full_epoch or later
         run_dir = RESULTS / "runs" / f"{args.dataset}_minilm_kall{tag}_seed{args.seeds[0]}"
@@ -73,7 +90,8 @@ def main(argv=None):
             f"| {label} | {mean_sd([r['validation_accuracy'] for r in runs])} "
             f"| {mean_sd([r['test_accuracy'] for r in runs])} | {later:.0f} "
             f"| {later / full_epoch:.2f} | {trained:,} | {'–' if size is None else f'{size:.0f}'} "
-            f"| {mean_sd([r['wall_time_s'] for r in runs], 0)} |")
+            f"| {mean_sd([r['wall_time_s'] for r in runs], 0)} |"
+        )
         print("\n".join(lines), flush=True)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "lora.md").write_text("\n".join(lines) + "\n")

@@ -59,7 +59,8 @@ def padded_to_cap(data, split, batch_size):
     if split == "train":
         dataset = dataset.shuffle(len(labels), seed=0, reshuffle_each_iteration=True)
     dataset = dataset.batch(batch_size).map(
-        lambda ids, label: (ids, tf.one_hot(label, num_classes)))
+        lambda ids, label: (ids, tf.one_hot(label, num_classes))
+    )
     # The number of batches sets the learning-rate schedule's length, as in train.py.
     batches = tf.data.experimental.assert_cardinality(math.ceil(len(labels) / batch_size))
     return dataset.apply(batches).prefetch(tf.data.AUTOTUNE)
@@ -74,23 +75,35 @@ def real_token_share(dataset):
 
 
 def train_once(config, data, pipelines, jit_compile):
-    training = dataclasses.replace(config.training.resolved(bool(config.model.pretrained)),
-                                   jit_compile=jit_compile)
+    training = dataclasses.replace(
+        config.training.resolved(bool(config.model.pretrained)), jit_compile=jit_compile
+    )
     config = dataclasses.replace(config, training=training)
     keras.utils.set_random_seed(training.seed)
     steps = int(pipelines["train"].cardinality())
     classifier, trainer = train.build_model(config, data, tf.distribute.get_strategy(), steps)
     timer = EpochTimer()
     trainer.fit(
-        pipelines["train"], validation_data=pipelines["validation"], epochs=training.epochs,
-        callbacks=[timer, keras.callbacks.EarlyStopping(
-            monitor=training.monitor, mode=fitting.monitor_mode(training),
-            patience=training.early_stopping_patience, restore_best_weights=True)],
-        verbose=0, shuffle=False,
+        pipelines["train"],
+        validation_data=pipelines["validation"],
+        epochs=training.epochs,
+        callbacks=[
+            timer,
+            keras.callbacks.EarlyStopping(
+                monitor=training.monitor,
+                mode=fitting.monitor_mode(training),
+                patience=training.early_stopping_patience,
+                restore_best_weights=True,
+            ),
+        ],
+        verbose=0,
+        shuffle=False,
     )
-    row = {"first epoch s": timer.seconds[0],
-           "median epoch s": statistics.median(timer.seconds[1:] or timer.seconds),
-           "epochs": len(timer.seconds)}
+    row = {
+        "first epoch s": timer.seconds[0],
+        "median epoch s": statistics.median(timer.seconds[1:] or timer.seconds),
+        "epochs": len(timer.seconds),
+    }
     scores = fitting.score_splits(classifier, pipelines, len(data.class_names))
     for split, metrics in scores.items():
         row[f"{split} acc"] = metrics["accuracy"] * 100
@@ -100,20 +113,31 @@ def train_once(config, data, pipelines, jit_compile):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="bench_padding.py", description=__doc__.split("\n")[0])
     parser.add_argument("--config", default=str(ROOT / "configs" / "default.yaml"))
-    parser.add_argument("--set", dest="overrides", nargs="+", default=[],
-                        metavar="SECTION.FIELD=VALUE", help="config overrides, as train.py's")
-    parser.add_argument("--xla", action="store_true",
-                        help="also train the bucketed batches with jit_compile=True")
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        nargs="+",
+        default=[],
+        metavar="SECTION.FIELD=VALUE",
+        help="config overrides, as train.py's",
+    )
+    parser.add_argument(
+        "--xla", action="store_true", help="also train the bucketed batches with jit_compile=True"
+    )
     args = parser.parse_args(argv)
     config = load_config(args.config, args.overrides)
     if config.training.steps_per_epoch is not None:
         # train.load_data makes a capped epoch's train pipeline endless.
-        parser.error("the bench times whole epochs: add --set training.steps_per_epoch=null. "
-                     f"Received: training.steps_per_epoch={config.training.steps_per_epoch}")
+        parser.error(
+            "the bench times whole epochs: add --set training.steps_per_epoch=null. "
+            f"Received: training.steps_per_epoch={config.training.steps_per_epoch}"
+        )
     keras.utils.set_random_seed(config.training.seed)
     data, bucketed, _ = train.load_data(config)
-    fixed = {split: padded_to_cap(data, split, config.training.batch_size)
-             for split in ("train", "validation", "test")}
+    fixed = {
+        split: padded_to_cap(data, split, config.training.batch_size)
+        for split in ("train", "validation", "test")
+    }
     rows = []
     runs = [("padded to the cap", fixed, False), ("padded per batch, bucketed", bucketed, False)]
     if args.xla:
@@ -125,8 +149,10 @@ def main(argv=None):
         print(f"{name}: done", flush=True)
     table = pd.DataFrame(rows)
     table["speed-up"] = table["median epoch s"].iloc[0] / table["median epoch s"]
-    print(f"\n{Path(args.config).name}, batch {config.training.batch_size}, cap "
-          f"{config.text.sequence_length}, {os.cpu_count()} CPU cores\n")
+    print(
+        f"\n{Path(args.config).name}, batch {config.training.batch_size}, cap "
+        f"{config.text.sequence_length}, {os.cpu_count()} CPU cores\n"
+    )
     print(table.to_string(index=False, float_format="{:.2f}".format))
     return 0
 

@@ -62,8 +62,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.repeats < 5:
         parser.error(f"--repeats must be at least 5 for stable medians. Received: {args.repeats}")
-    print(f"batch {BATCH}, schema defaults (d_model 64, 2 heads, feed-forward 128), Keras "
-          f"{keras.__version__}, {os.cpu_count()} CPU cores, median of {args.repeats}")
+    print(
+        f"batch {BATCH}, schema defaults (d_model 64, 2 heads, feed-forward 128), Keras "
+        f"{keras.__version__}, {os.cpu_count()} CPU cores, median of {args.repeats}"
+    )
     print()
     print("| vocabulary | length | adamw (ms/step) | sparse_adamw (ms/step) | ratio |")
     print("|---:|---:|---:|---:|---:|")
@@ -71,8 +73,11 @@ def main(argv=None):
         for length in args.lengths:
             result = time_case(vocabulary_size, length, args.repeats)
             dense, sparse = result["adamw"], result["sparse_adamw"]
-            print(f"| {vocabulary_size:,} | {length} | {dense:.1f} | {sparse:.1f} | "
-                  f"{sparse / dense:.2f} |", flush=True)
+            print(
+                f"| {vocabulary_size:,} | {length} | {dense:.1f} | {sparse:.1f} | "
+                f"{sparse / dense:.2f} |",
+                flush=True,
+            )
     return 0
 
 

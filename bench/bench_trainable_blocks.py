@@ -35,14 +35,23 @@ TIMES_FILE = "epoch_seconds.json"
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["rotten_tomatoes"])
-    parser.add_argument("--blocks", nargs="+", default=["2", "3", "4", "all"],
-                        help="values of model.fine_tune.blocks (kind top_blocks); all: every "
-                             "block trains")
+    parser.add_argument(
+        "--blocks",
+        nargs="+",
+        default=["2", "3", "4", "all"],
+        help="values of model.fine_tune.blocks (kind top_blocks); all: every block trains",
+    )
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    parser.add_argument("--set", nargs="*", default=[], dest="overrides",
-                        help="overrides for every run (e.g. training.epochs=2)")
-    parser.add_argument("--tag", default="",
-                        help="added to the run names, so runs with other --set stay apart")
+    parser.add_argument(
+        "--set",
+        nargs="*",
+        default=[],
+        dest="overrides",
+        help="overrides for every run (e.g. training.epochs=2)",
+    )
+    parser.add_argument(
+        "--tag", default="", help="added to the run names, so runs with other --set stay apart"
+    )
     parser.add_argument("--reuse", action="store_true", help="reuse finished runs")
     return parser.parse_args(argv)
 
@@ -60,8 +69,12 @@ def one_run(dataset, blocks, seed, overrides, reuse, tag=""):
         metrics = json.loads((run_dir / runs.METRICS_FILE).read_text())
         seconds = json.loads((run_dir / TIMES_FILE).read_text())
     else:
-        settings = [f"output.root={RESULTS / 'runs'}", f"output.name={name}",
-                    f"training.seed={seed}", *overrides]
+        settings = [
+            f"output.root={RESULTS / 'runs'}",
+            f"output.name={name}",
+            f"training.seed={seed}",
+            *overrides,
+        ]
         if blocks != "all":
             settings.append(f"model.fine_tune={{kind: top_blocks, blocks: {blocks}}}")
         config = load_config(ROOT / "configs" / f"{dataset}_minilm.yaml", settings)
@@ -70,10 +83,14 @@ def one_run(dataset, blocks, seed, overrides, reuse, tag=""):
         metrics = run_training(config, overwrite=True, callbacks=[timer]).metrics
         seconds = [round(value, 1) for value in timer.seconds]
         (run_dir / TIMES_FILE).write_text(json.dumps(seconds) + "\n")
-    return {"test_accuracy": 100 * metrics["test"]["accuracy"],
-            "validation_accuracy": 100 * metrics["validation"]["accuracy"],
-            "wall_time_s": metrics["wall_time_s"], "epoch_seconds": seconds,
-            "epochs": metrics["epochs"], "num_parameters": metrics["num_parameters"]}
+    return {
+        "test_accuracy": 100 * metrics["test"]["accuracy"],
+        "validation_accuracy": 100 * metrics["validation"]["accuracy"],
+        "wall_time_s": metrics["wall_time_s"],
+        "epoch_seconds": seconds,
+        "epochs": metrics["epochs"],
+        "num_parameters": metrics["num_parameters"],
+    }
 
 
 def mean_sd(values, digits=2):
@@ -84,12 +101,17 @@ def mean_sd(values, digits=2):
 
 def main(argv=None):
     args = parse_args(argv)
-    lines = ["| dataset | trained blocks | first epoch s | later epochs s | wall time / run s "
-             "| epochs | validation accuracy % | test accuracy % |", "|---" * 8 + "|"]
+    lines = [
+        "| dataset | trained blocks | first epoch s | later epochs s | wall time / run s "
+        "| epochs | validation accuracy % | test accuracy % |",
+        "|---" * 8 + "|",
+    ]
     for dataset in args.datasets:
         for blocks in args.blocks:
-            runs = [one_run(dataset, blocks, seed, args.overrides, args.reuse, args.tag)
-                    for seed in args.seeds]
+            runs = [
+                one_run(dataset, blocks, seed, args.overrides, args.reuse, args.tag)
+                for seed in args.seeds
+            ]
             later = [s for run in runs for s in run["epoch_seconds"][1:]]
             lines.append(
                 f"| {dataset} | {blocks} | {mean_sd([r['epoch_seconds'][0] for r in runs], 0)}"
@@ -97,7 +119,8 @@ def main(argv=None):
                 f"| {mean_sd([r['wall_time_s'] for r in runs], 0)} "
                 f"| {'/'.join(str(r['epochs']) for r in runs)} "
                 f"| {mean_sd([r['validation_accuracy'] for r in runs])} "
-                f"| {mean_sd([r['test_accuracy'] for r in runs])} |")
+                f"| {mean_sd([r['test_accuracy'] for r in runs])} |"
+            )
             print("\n".join(lines), flush=True)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "trainable_blocks.md").write_text("\n".join(lines) + "\n")

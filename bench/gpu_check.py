@@ -49,10 +49,18 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data-dir", help="TFDS data folder with the prepared dataset")
     parser.add_argument("--config", default=str(ROOT / "configs" / "default.yaml"))
-    parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
-                        help="overrides of the training run's config")
-    parser.add_argument("--quick", action="store_true",
-                        help="a few layer tests, a short benchmark: checks the script itself")
+    parser.add_argument(
+        "--set",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="overrides of the training run's config",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a few layer tests, a short benchmark: checks the script itself",
+    )
     parser.add_argument("--allow-cpu", action="store_true", help="run without a GPU")
     return parser.parse_args(argv)
 
@@ -60,8 +68,13 @@ def parse_args(argv):
 def run(command):
     """(return code, combined output, seconds) of a subprocess run from the checkout."""
     start = time.perf_counter()
-    completed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
-                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+    completed = subprocess.run(
+        command,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     return completed.returncode, completed.stdout + completed.stderr, time.perf_counter() - start
 
 
@@ -71,12 +84,14 @@ def last_line(output):
 
 
 def check_layer_tests(quick):
-    selection = ["tests/layers/test_scaled_dot_product_attention.py", "-k", "toy"] if quick \
+    selection = (
+        ["tests/layers/test_scaled_dot_product_attention.py", "-k", "toy"]
+        if quick
         else ["tests/layers"]
+    )
     code, output, seconds = run([sys.executable, "-m", "pytest", "-q", *selection])
     summary = re.findall(r"^=*\s*(\d+ passed.*?)(?: in [\d.]+s.*)?$", output, re.MULTILINE)
-    return [("layer tests", summary[-1] if summary else last_line(output), seconds,
-             code == 0)]
+    return [("layer tests", summary[-1] if summary else last_line(output), seconds, code == 0)]
 
 
 def fused_vs_explicit(dtype, seed=0):
@@ -91,8 +106,11 @@ def fused_vs_explicit(dtype, seed=0):
     mask = rng.random((4, 1, 64, 64)) > 0.2
     mask[..., 0] = True
     outputs = [
-        ops.convert_to_numpy(ScaledDotProductAttention(use_fused_kernel=fused, dtype=dtype)(
-            query, key, value, attention_mask=mask)).astype("float64")
+        ops.convert_to_numpy(
+            ScaledDotProductAttention(use_fused_kernel=fused, dtype=dtype)(
+                query, key, value, attention_mask=mask
+            )
+        ).astype("float64")
         for fused in (True, False)
     ]
     return float(np.abs(outputs[0] - outputs[1]).max())
@@ -103,31 +121,48 @@ def check_fused_kernel():
     for dtype, tolerance in TOLERANCE.items():
         start = time.perf_counter()
         difference = fused_vs_explicit(dtype)
-        rows.append((f"fused vs explicit ({dtype})", f"max |difference| {difference:.1e}",
-                     time.perf_counter() - start, difference <= tolerance))
+        rows.append(
+            (
+                f"fused vs explicit ({dtype})",
+                f"max |difference| {difference:.1e}",
+                time.perf_counter() - start,
+                difference <= tolerance,
+            )
+        )
     return rows
 
 
 def check_mixed_precision_training(args, output_root):
-    overrides = ["training.mixed_precision=true", f"output.root={output_root}",
-                 "output.name=gpu_check", *args.set]
+    overrides = [
+        "training.mixed_precision=true",
+        f"output.root={output_root}",
+        "output.name=gpu_check",
+        *args.set,
+    ]
     if args.data_dir:
         overrides.append(f"dataset.data_dir={args.data_dir}")
-    code, output, seconds = run([sys.executable, "train.py", "--config", args.config,
-                                 "--set", *overrides])
+    code, output, seconds = run(
+        [sys.executable, "train.py", "--config", args.config, "--set", *overrides]
+    )
     if code != 0:
         return [("mixed_float16 training", last_line(output), seconds, False)]
     metrics = json.loads((Path(output_root) / "gpu_check" / runs.METRICS_FILE).read_text())
-    result = (f"test accuracy {100 * metrics['test']['accuracy']:.2f}%, {metrics['epochs']} "
-              f"epochs, {metrics['wall_time_s'] / metrics['epochs']:.1f} s/epoch")
+    result = (
+        f"test accuracy {100 * metrics['test']['accuracy']:.2f}%, {metrics['epochs']} "
+        f"epochs, {metrics['wall_time_s'] / metrics['epochs']:.1f} s/epoch"
+    )
     return [("mixed_float16 training", result, seconds, True)]
 
 
 def check_attention_benchmark(quick):
     options = ["--lengths", "8", "--repeats", "10", "--no-memory"] if quick else []
     code, output, seconds = run([sys.executable, "bench/bench_attention.py", *options])
-    ratios = [f"{length} {mode.split(' ')[0]} {ratio}" for length, mode, ratio in
-              (match.groups() for match in map(BENCH_ROW.match, output.splitlines()) if match)]
+    ratios = [
+        f"{length} {mode.split(' ')[0]} {ratio}"
+        for length, mode, ratio in (
+            match.groups() for match in map(BENCH_ROW.match, output.splitlines()) if match
+        )
+    ]
     result = "ours/Keras: " + ", ".join(ratios) if ratios else last_line(output)
     return [("attention benchmark", result, seconds, code == 0 and bool(ratios))]
 
@@ -143,16 +178,21 @@ def main(argv=None):
     cli.start_tensorflow()
     gpus = gpu_names()
     if not gpus and not args.allow_cpu:
-        print("gpu_check: TensorFlow sees no GPU (check nvidia-smi and the CUDA build of "
-              "tensorflow); run it on a GPU machine, or pass --allow-cpu to check the script")
+        print(
+            "gpu_check: TensorFlow sees no GPU (check nvidia-smi and the CUDA build of "
+            "tensorflow); run it on a GPU machine, or pass --allow-cpu to check the script"
+        )
         return 2
     import pandas as pd
 
     print(f"Devices: {', '.join(gpus) if gpus else 'CPU only (--allow-cpu)'}")
     with tempfile.TemporaryDirectory() as output_root:
-        rows = (check_layer_tests(args.quick) + check_fused_kernel()
-                + check_mixed_precision_training(args, output_root)
-                + check_attention_benchmark(args.quick))
+        rows = (
+            check_layer_tests(args.quick)
+            + check_fused_kernel()
+            + check_mixed_precision_training(args, output_root)
+            + check_attention_benchmark(args.quick)
+        )
     table = pd.DataFrame(rows, columns=["check", "result", "seconds", "ok"])
     table["seconds"] = table["seconds"].round(1)
     table["ok"] = table["ok"].map({True: "yes", False: "NO"})

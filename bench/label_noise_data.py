@@ -27,12 +27,15 @@ def base_splits(dataset):
     full = load_text_splits({"name": "twenty_newsgroups"})
     texts = np.concatenate([full.train[0], full.validation[0], full.test[0]])
     labels = np.concatenate([full.train[1], full.validation[1], full.test[1]])
-    texts, _, labels, _ = train_test_split(texts, labels, train_size=SAMPLE, stratify=labels,
-                                           random_state=0)
+    texts, _, labels, _ = train_test_split(
+        texts, labels, train_size=SAMPLE, stratify=labels, random_state=0
+    )
     train_texts, rest_texts, train_labels, rest_labels = train_test_split(
-        texts, labels, test_size=0.2, stratify=labels, random_state=0)
-    halves = train_test_split(rest_texts, rest_labels, test_size=0.5, stratify=rest_labels,
-                              random_state=0)
+        texts, labels, test_size=0.2, stratify=labels, random_state=0
+    )
+    halves = train_test_split(
+        rest_texts, rest_labels, test_size=0.5, stratify=rest_labels, random_state=0
+    )
     validation, test = (halves[0], halves[2]), (halves[1], halves[3])
     return TextSplits((train_texts, train_labels), validation, test, full.class_names)
 

@@ -29,10 +29,12 @@ QUESTION_OPENER = re.compile(
     r"\b((does|do|did|can|could|would|will|has|have|is|are) (anyone|anybody|someone|somebody)"
     r"|(anyone|anybody) (know|have)|(is|are) there (a|an|any)"
     r"|(how|where|what|why|when) (do|does|can|should) (i|you|one|we)"
-    r"|is it (possible|true)|do you know|why (is|are|does|do|did)|what (is|are) (a|an|the))\b")
+    r"|is it (possible|true)|do you know|why (is|are|does|do|did)|what (is|are) (a|an|the))\b"
+)
 # Where an unpunctuated question has most likely ended: thanks, a quote, "i" + verb.
 QUESTION_STOP = re.compile(
-    r"\b(thanks|thank you|please|in article|i (m|ve|am|have|had|was|would|d|need|want|think))\b")
+    r"\b(thanks|thank you|please|in article|i (m|ve|am|have|had|was|would|d|need|want|think))\b"
+)
 
 
 def first_question(post):
@@ -47,10 +49,13 @@ def first_question(post):
     opener = QUESTION_OPENER.search(post)
     if opener is None:
         return None
-    rest = post[opener.end():]
-    ends = [match.start() for match in (QUESTION_OPENER.search(rest), QUESTION_STOP.search(rest))
-            if match is not None]
-    words = (opener.group(0) + rest[:min(ends, default=len(rest))]).split()[:QUESTION_WORDS]
+    rest = post[opener.end() :]
+    ends = [
+        match.start()
+        for match in (QUESTION_OPENER.search(rest), QUESTION_STOP.search(rest))
+        if match is not None
+    ]
+    words = (opener.group(0) + rest[: min(ends, default=len(rest))]).split()[:QUESTION_WORDS]
     return " ".join(words) + "?" if len(words) >= 4 else None
 
 
@@ -82,8 +87,14 @@ def user_texts(name, data_dir=None):
     small = {name: int(count) for name, count in zip(names, counts) if count < MIN_CLASS_SIZE}
     keep = ~np.isin(labels, list(small))
     dropped = ", ".join(f"{name} ({count})" for name, count in small.items()) or "none"
-    return texts[keep], labels[keep], (f"{found.sum():,} questions in {len(found):,} posts; "
-                                      f"classes under {MIN_CLASS_SIZE} dropped: {dropped}")
+    return (
+        texts[keep],
+        labels[keep],
+        (
+            f"{found.sum():,} questions in {len(found):,} posts; "
+            f"classes under {MIN_CLASS_SIZE} dropped: {dropped}"
+        ),
+    )
 
 
 def user_file(name, sample, folder, data_dir=None):
@@ -95,8 +106,9 @@ def user_file(name, sample, folder, data_dir=None):
 
     texts, labels, note = user_texts(name, data_dir)
     if sample < len(texts):
-        texts, _, labels, _ = train_test_split(texts, labels, train_size=sample,
-                                               stratify=labels, random_state=0)
+        texts, _, labels, _ = train_test_split(
+            texts, labels, train_size=sample, stratify=labels, random_state=0
+        )
         note += f"; {sample:,} sampled"
     else:
         note += f"; all {len(texts):,} kept (fewer than {sample:,})"
@@ -106,6 +118,9 @@ def user_file(name, sample, folder, data_dir=None):
     # Written once: an unchanged file keeps its date, as a user's does between runs.
     if not path.is_file() or path.read_text() != content:
         path.write_text(content)
-    return path, {"rows": len(texts), "classes": len(set(labels)),
-                  "median_words": float(np.median([len(text.split()) for text in texts])),
-                  "note": note}
+    return path, {
+        "rows": len(texts),
+        "classes": len(set(labels)),
+        "median_words": float(np.median([len(text.split()) for text in texts])),
+        "note": note,
+    }

@@ -21,8 +21,10 @@ import time
 import numpy as np
 
 CHROMIUM = pathlib.Path("/usr/bin/chromium")
-WORDS = ("the film is a quiet and moving story of two friends who grow apart but the "
-         "acting feels flat and the plot drags in the middle").split()
+WORDS = (
+    "the film is a quiet and moving story of two friends who grow apart but the "
+    "acting feels flat and the plot drags in the middle"
+).split()
 # Before the page's script: resolves to the time of the first frame painted (a frame,
 # then a task after it) once #model-view is marked drawn.
 TIMER = """
@@ -53,9 +55,14 @@ def long_record(tokens, num_layers, num_heads, class_names, seed=0):
     words = [WORDS[index % len(WORDS)] for index in range(tokens)]
     probabilities = np.full(len(class_names), 0.2 / max(len(class_names) - 1, 1), np.float32)
     probabilities[-1] = 0.8
-    return AttentionRecord(example_id="long", text=" ".join(words), tokens=words,
-                           attention_scores=scores, probabilities=probabilities,
-                           predicted_label_index=len(class_names) - 1)
+    return AttentionRecord(
+        example_id="long",
+        text=" ".join(words),
+        tokens=words,
+        attention_scores=scores,
+        probabilities=probabilities,
+        predicted_label_index=len(class_names) - 1,
+    )
 
 
 def time_model_view(folder, tokens, num_layers, num_heads, class_names, renders, browser=None):
@@ -69,8 +76,9 @@ def time_model_view(folder, tokens, num_layers, num_heads, class_names, renders,
     if not CHROMIUM.exists():
         return {"error": f"no {CHROMIUM}: apt-get install -y chromium"}
     record = long_record(tokens, num_layers, num_heads, class_names)
-    path = write_viewer(pathlib.Path(folder) / "index.html", [record], class_names,
-                        title="bench_serve: a long text")
+    path = write_viewer(
+        pathlib.Path(folder) / "index.html", [record], class_names, title="bench_serve: a long text"
+    )
     page_ms, wall_ms, thumbnails = [], [], set()
     with contextlib.ExitStack() as stack:
         if browser is None:
@@ -88,16 +96,25 @@ def time_model_view(folder, tokens, num_layers, num_heads, class_names, renders,
             painted = page.evaluate("window.benchPainted")
             wall = time.perf_counter() - started
             # Every thumbnail drawn at a pixel per weight.
-            thumbnails.add(page.evaluate(
-                "[...document.querySelectorAll('#model-view canvas')].filter("
-                f"(canvas) => canvas.width === {tokens}).length"))
+            thumbnails.add(
+                page.evaluate(
+                    "[...document.querySelectorAll('#model-view canvas')].filter("
+                    f"(canvas) => canvas.width === {tokens}).length"
+                )
+            )
             page.close()
             if problems:
                 return {"error": f"the page failed: {problems[0]}"}
             if attempt:  # The first opening warms Chromium up.
                 page_ms.append(round(painted, 1))
                 wall_ms.append(round(1000 * wall, 1))
-    return {"tokens": tokens, "layers": num_layers, "heads": num_heads,
-            "page_mb": round(path.stat().st_size / 2**20, 2), "thumbnails": sorted(thumbnails),
-            "page_ms": page_ms, "wall_ms": wall_ms,
-            "median_ms": statistics.median(page_ms)}
+    return {
+        "tokens": tokens,
+        "layers": num_layers,
+        "heads": num_heads,
+        "page_mb": round(path.stat().st_size / 2**20, 2),
+        "thumbnails": sorted(thumbnails),
+        "page_ms": page_ms,
+        "wall_ms": wall_ms,
+        "median_ms": statistics.median(page_ms),
+    }

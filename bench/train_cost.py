@@ -26,8 +26,11 @@ def forward_flops(model, num_classes, batch, length):
     heads = model.num_heads * (model.key_dim or model.d_model // model.num_heads)  # N·K
     span = min(model.attention_block_size or length, length)  # keys each query sees
     attended = -(-length // span) * span  # T', positions through the attention
-    block = (8 * attended * model.d_model * heads + 4 * heads * attended * span
-             + 4 * length * model.d_model * model.intermediate_dim)
+    block = (
+        8 * attended * model.d_model * heads
+        + 4 * heads * attended * span
+        + 4 * length * model.d_model * model.intermediate_dim
+    )
     head_in = model.head_hidden_dim or model.d_model
     head = 2 * model.d_model * model.head_hidden_dim + 2 * head_in * num_classes
     return batch * (model.num_layers * block + head)

@@ -72,8 +72,9 @@ class DatasetConfig(Section):
     # memory does not grow with the rows: true, false, or auto (streamed when the
     # training files or TFDS split are over 64 MB; printed at the start).
     streaming: bool | str = option(
-        "auto", (lambda value: isinstance(value, bool) or value == "auto",
-                 "must be true, false or auto"))
+        "auto",
+        (lambda value: isinstance(value, bool) or value == "auto", "must be true, false or auto"),
+    )
     # A streamed training split is shuffled in a buffer of this many texts, with a new
     # file order each pass (in memory, the whole split is shuffled).
     shuffle_buffer: int = option(100_000, POSITIVE)
@@ -94,20 +95,26 @@ class DatasetConfig(Section):
                 f"({', '.join(f'{key}={value!r}' for key, value in given.items())})"
             )
         if self.validation_fraction + self.test_fraction >= 1.0:
-            fail("dataset.test_fraction", "validation_fraction + test_fraction must be < 1",
-                 self.test_fraction)
-        if self.labels is not None and (len(set(self.labels)) < 2
-                                        or len(set(self.labels)) != len(self.labels)):
+            fail(
+                "dataset.test_fraction",
+                "validation_fraction + test_fraction must be < 1",
+                self.test_fraction,
+            )
+        if self.labels is not None and (
+            len(set(self.labels)) < 2 or len(set(self.labels)) != len(self.labels)
+        ):
             fail("dataset.labels", "must name two labels or more, each once", self.labels)
         if self.train_file is not None:
             carving = self.validation_file is None or self.test_file is None
         else:  # Built-in datasets ship a validation split.
-            carving = self.test_split is None or (self.validation_split is None
-                                                  and self.name is None)
+            carving = self.test_split is None or (
+                self.validation_split is None and self.name is None
+            )
         if self.streaming is True and self.split_method == "stratified" and carving:
             raise ConfigError(
                 "dataset.split_method: stratified needs every row in memory; use hash (or "
-                "auto) with dataset.streaming: true, or set dataset.streaming to false")
+                "auto) with dataset.streaming: true, or set dataset.streaming to false"
+            )
 
     @property
     def tfds_builder_name(self) -> str | None:
@@ -120,14 +127,19 @@ class TextConfig(Section):
     section: ClassVar[str] = "text"
     # Vocabulary of the TextVectorization layer, counting the padding (0) and OOV (1) ids.
     vocabulary_size: int = option(
-        20000, (lambda value: value >= 3, "must be at least 3 (padding, OOV and one token)"))
+        20000, (lambda value: value >= 3, "must be at least 3 (padding, OOV and one token)")
+    )
     # Most tokens per example (longer texts keep their first ones); batches are padded to
     # their longest text only. auto: the 99th percentile of the training texts' token
     # counts, rounded up to a multiple of 8, between 8 and 512 (printed, and saved in the
     # run's config.yaml).
     sequence_length: int | str = option(
-        "auto", (lambda value: value == "auto" if isinstance(value, str) else value > 0,
-                 "must be a positive integer or auto"))
+        "auto",
+        (
+            lambda value: value == "auto" if isinstance(value, str) else value > 0,
+            "must be a positive integer or auto",
+        ),
+    )
     # TextVectorization standardisation: lower_and_strip_punctuation, lower,
     # strip_punctuation or none (the text as it is).
     standardize: str = option("lower_and_strip_punctuation", choices=STANDARDIZE)
@@ -144,4 +156,5 @@ class TextConfig(Section):
         if self.stop_words != "none" and self.standardize != "lower_and_strip_punctuation":
             raise ConfigError(
                 f"text.stop_words: {self.stop_words} needs text.standardize: "
-                f"lower_and_strip_punctuation, got {self.standardize!r}; change one of them")
+                f"lower_and_strip_punctuation, got {self.standardize!r}; change one of them"
+            )

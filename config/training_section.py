@@ -16,8 +16,10 @@ from config.typed import NOT_NEGATIVE, POSITIVE, RATE, ConfigError, Section, opt
 
 
 def _auto_or(check, what):
-    return (lambda value: value == "auto" if isinstance(value, str) else check(value),
-            f"must be {what} or auto")
+    return (
+        lambda value: value == "auto" if isinstance(value, str) else check(value),
+        f"must be {what} or auto",
+    )
 
 
 # What `auto` means in the training section: the from-scratch values won on the built-in
@@ -65,7 +67,8 @@ class TrainingConfig(Section):
     # Stop after this many epochs without a better `monitor` value and restore the best
     # weights; 0 disables early stopping. auto: 3 from scratch, 2 with a checkpoint.
     early_stopping_patience: int | str = option(
-        "auto", _auto_or(lambda v: v >= 0, "a non-negative integer"))
+        "auto", _auto_or(lambda v: v >= 0, "a non-negative integer")
+    )
     # What picks the best epoch (checkpoint and early stopping): val_loss, or
     # val_accuracy where label smoothing makes the loss a poor guide to accuracy.
     monitor: str = option("val_accuracy", choices=("val_loss", "val_accuracy"))
@@ -93,7 +96,8 @@ class TrainingConfig(Section):
     # `evaluate.py --suspects`). auto: on when the training split is in memory and one
     # process trains (docs/data_quality.md).
     dynamics: bool | str = option(
-        "auto", (lambda v: v == "auto" or isinstance(v, bool), "must be auto, true or false"))
+        "auto", (lambda v: v == "auto" or isinstance(v, bool), "must be auto, true or false")
+    )
 
     def resolved(self, pretrained: bool = False, lora: bool = False) -> TrainingConfig:
         """This section with every auto field a number, for a run from scratch, one that
@@ -108,13 +112,16 @@ class TrainingConfig(Section):
         (0.0001, 2, 2)
         """
         auto = AUTO_TRAINING["lora" if lora else "pretrained" if pretrained else "scratch"]
-        return dataclasses.replace(self, **{
-            name: value for name, value in auto.items() if getattr(self, name) == "auto"})
+        return dataclasses.replace(
+            self, **{name: value for name, value in auto.items() if getattr(self, name) == "auto"}
+        )
 
     def check_together(self):
         if self.dynamics is True and self.distribution != "none":
-            raise ConfigError("training.dynamics: true records from one process; set "
-                              "training.distribution: none, or training.dynamics: false")
+            raise ConfigError(
+                "training.dynamics: true records from one process; set "
+                "training.distribution: none, or training.dynamics: false"
+            )
 
     def records_dynamics(self, streaming: bool | None = None) -> bool:
         """Whether training records its dynamics (`dynamics: auto` resolved); with
@@ -127,7 +134,9 @@ class TrainingConfig(Section):
         (False, True)
         """
         if self.dynamics is True and streaming:
-            raise ConfigError("training.dynamics: true needs the training split in memory and "
-                              "it is streamed; set dataset.streaming: false, or "
-                              "training.dynamics: false")
+            raise ConfigError(
+                "training.dynamics: true needs the training split in memory and "
+                "it is streamed; set dataset.streaming: false, or "
+                "training.dynamics: false"
+            )
         return self.dynamics is not False and self.distribution == "none" and not streaming

@@ -93,16 +93,25 @@ def build_datasets(
     plan = read_plan(dataset, source_size(dataset))
     if plan.streamed:
         streams, vectorizer, pipelines, steps, found = build_streamed(
-            dataset, text, batch_size, seed, pad_to_cap, vocabulary, tokenizer, worker)
-        return Datasets(pipelines, vectorizer, streams.class_names, streams=streams,
-                        train_steps=steps, description=f"{plan.describe(dataset)}\n{found}")
+            dataset, text, batch_size, seed, pad_to_cap, vocabulary, tokenizer, worker
+        )
+        return Datasets(
+            pipelines,
+            vectorizer,
+            streams.class_names,
+            streams=streams,
+            train_steps=steps,
+            description=f"{plan.describe(dataset)}\n{found}",
+        )
     splits = load_text_splits(dataset)
     texts = splits.train[0]
     rate = sample_rate(text.adapt_sample, len(texts))
     if rate < 1:  # The streaming path's sample: the same texts, so the same vocabulary.
         texts = texts[in_sample(tf.constant(texts), rate, dataset.split_seed).numpy()]
     vectorizer = make_vectorizer(text, texts, vocabulary, tokenizer)
-    pipelines = make_pipelines(splits, vectorizer, batch_size, seed, pad_to_cap,
-                               positions=positions)
-    return Datasets(pipelines, vectorizer, splits.class_names, splits=splits,
-                    description=plan.describe(dataset))
+    pipelines = make_pipelines(
+        splits, vectorizer, batch_size, seed, pad_to_cap, positions=positions
+    )
+    return Datasets(
+        pipelines, vectorizer, splits.class_names, splits=splits, description=plan.describe(dataset)
+    )

@@ -40,8 +40,7 @@ def screenshot(url):
     """The page at `url` once the review was predicted by both runs and its most important
     word removed, as PNG bytes."""
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
-                                             headless=True)
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", headless=True)
         page = browser.new_page(viewport={"width": 1240, "height": 1240})
         page.goto(url)
         page.wait_for_selector("body[data-live='ready']", state="attached")
@@ -50,15 +49,22 @@ def screenshot(url):
         page.click("#live-predict")
         page.wait_for_selector("body[data-live-done='1']", state="attached")
         label = page.locator("#predicted-label").text_content()
-        probability = float(page.locator(f"#compare-classes [data-row='{SHOWN_LABEL}']"
-                                         "[data-column='1']").text_content())
+        probability = float(
+            page.locator(
+                f"#compare-classes [data-row='{SHOWN_LABEL}'][data-column='1']"
+            ).text_content()
+        )
         if label != SHOWN_LABEL or probability < MIN_PROBABILITY:
-            sys.exit(f"make_live_screenshot.py: {RUN_DIRS[0]} predicts {label} (p({SHOWN_LABEL}) "
-                     f"{probability:.2f}) for the shown review; write one it gets right with "
-                     f"{MIN_PROBABILITY} or more")
+            sys.exit(
+                f"make_live_screenshot.py: {RUN_DIRS[0]} predicts {label} (p({SHOWN_LABEL}) "
+                f"{probability:.2f}) for the shown review; write one it gets right with "
+                f"{MIN_PROBABILITY} or more"
+            )
         # The word the method scores highest, as predict.py --explain ranks it first.
-        best = page.evaluate("(() => { const words = DATA.examples[0].methods[state.method]"
-                             ".words; return words.indexOf(Math.max(...words)); })()")
+        best = page.evaluate(
+            "(() => { const words = DATA.examples[0].methods[state.method]"
+            ".words; return words.indexOf(Math.max(...words)); })()"
+        )
         page.locator(f"#rollout [data-word='{best}']").click()
         page.click("#live-remove")
         page.wait_for_selector("body[data-live-done='2']", state="attached")
@@ -72,8 +78,10 @@ def main():
     for run_dir in RUN_DIRS:
         problem = saved_run.run_dir_problem(run_dir)
         if problem:
-            sys.exit(f"make_live_screenshot.py: {problem}; run make train, then python "
-                     f"compress.py {RUN_DIRS[0]} --int8")
+            sys.exit(
+                f"make_live_screenshot.py: {problem}; run make train, then python "
+                f"compress.py {RUN_DIRS[0]} --int8"
+            )
     try:
         labs = serve.start_labs([str(run_dir) for run_dir in RUN_DIRS])
     except runs.RunError as error:

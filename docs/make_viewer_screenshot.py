@@ -30,8 +30,10 @@ from engine.evaluation.attention import export_run_attention  # noqa: E402
 # Relative, as the page shows it (in the command that measures faithfulness).
 RUN_DIR = pathlib.Path("runs/default")
 OUTPUT = pathlib.Path(__file__).resolve().parent / "viewer.png"
-SHOWN = ("a gripping, beautifully acted film: the script is sharp and funny, and the ending "
-         "stays with you")
+SHOWN = (
+    "a gripping, beautifully acted film: the script is sharp and funny, and the ending "
+    "stays with you"
+)
 SHOWN_LABEL = "fresh"
 MIN_PROBABILITY = 0.9
 
@@ -42,35 +44,44 @@ def main():
     if problem:
         sys.exit(f"make_viewer_screenshot.py: {problem}; run make train first")
     if not (RUN_DIR / runs.EVAL_DIR / "validation" / "heads.json").is_file():
-        sys.exit(f"make_viewer_screenshot.py: {RUN_DIR} has no eval/validation/heads.json; "
-                 f"run python evaluate.py {RUN_DIR} --split validation "
-                 "--heads 500 first")
+        sys.exit(
+            f"make_viewer_screenshot.py: {RUN_DIR} has no eval/validation/heads.json; "
+            f"run python evaluate.py {RUN_DIR} --split validation "
+            "--heads 500 first"
+        )
     try:
         run = saved_run.load_run(RUN_DIR)
     except runs.RunError as error:
         sys.exit(f"make_viewer_screenshot.py: {error}")
     with tempfile.TemporaryDirectory() as directory:
         export = export_run_attention(
-            run, [SHOWN], pathlib.Path(directory) / "export",
-            true_labels=[run.class_names.index(SHOWN_LABEL)], heatmap_examples=0,
-            run_info={"source": "docs/make_viewer_screenshot.py"})
+            run,
+            [SHOWN],
+            pathlib.Path(directory) / "export",
+            true_labels=[run.class_names.index(SHOWN_LABEL)],
+            heatmap_examples=0,
+            run_info={"source": "docs/make_viewer_screenshot.py"},
+        )
         record = export.record(export.example_ids[0])
         probability = record.probabilities[record.predicted_label_index]
         if record.predicted_label_index != record.true_label_index or (
-                probability < MIN_PROBABILITY):
-            sys.exit(f"make_viewer_screenshot.py: {RUN_DIR} predicts "
-                     f"{run.class_names[record.predicted_label_index]} ({probability:.2f}) for "
-                     f"the shown review; write one it gets right with {MIN_PROBABILITY} or more")
+            probability < MIN_PROBABILITY
+        ):
+            sys.exit(
+                f"make_viewer_screenshot.py: {RUN_DIR} predicts "
+                f"{run.class_names[record.predicted_label_index]} ({probability:.2f}) for "
+                f"the shown review; write one it gets right with {MIN_PROBABILITY} or more"
+            )
         export.close()
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
-                                                 headless=True)
+            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", headless=True)
             page = browser.new_page(viewport={"width": 1240, "height": 1120})
             page.goto((export.directory / "index.html").resolve().as_uri())
             # The most important head, as the model view's note names it first.
             most = page.evaluate("importanceRanking()[0]")
-            page.locator(f'#model-view .thumbnail[data-layer="{most["layer"]}"]'
-                         f'[data-head="{most["head"]}"]').click()
+            page.locator(
+                f'#model-view .thumbnail[data-layer="{most["layer"]}"][data-head="{most["head"]}"]'
+            ).click()
             png = page.screenshot(full_page=False)
             browser.close()
     # A 256-colour palette keeps the file small; the page uses few colours.

@@ -44,8 +44,9 @@ def classification_metrics(labels, probabilities, num_classes):
     picked = np.clip(probabilities[np.arange(len(labels)), labels], EPSILON, 1.0)
 
     def f1(average):
-        return float(f1_score(labels, predictions, labels=classes, average=average,
-                              zero_division=0))
+        return float(
+            f1_score(labels, predictions, labels=classes, average=average, zero_division=0)
+        )
 
     return {
         "accuracy": float(accuracy_score(labels, predictions)),
@@ -73,16 +74,20 @@ def write_reports(output_dir, texts, labels, probabilities, class_names, worst=2
         labels, predictions, labels=classes, zero_division=0
     )
     pd.DataFrame(
-        {"class": class_names, "precision": precision, "recall": recall, "f1": f1,
-         "support": support}
+        {
+            "class": class_names,
+            "precision": precision,
+            "recall": recall,
+            "f1": f1,
+            "support": support,
+        }
     ).to_csv(output_dir / "per_class.csv", index=False, float_format="%.4f")
 
     matrix = confusion_matrix(labels, predictions, labels=classes)
     pd.DataFrame(
         matrix, index=pd.Index(class_names, name="true \\ predicted"), columns=class_names
     ).to_csv(output_dir / "confusion_matrix.csv")
-    plot_confusion_matrix(matrix, class_names).savefig(output_dir / "confusion_matrix.png",
-                                                       dpi=120)
+    plot_confusion_matrix(matrix, class_names).savefig(output_dir / "confusion_matrix.png", dpi=120)
 
     table = pd.DataFrame({
         "text": np.asarray(texts, dtype=object),
@@ -105,8 +110,13 @@ def plot_confusion_matrix(matrix, class_names) -> Figure:
     figure = Figure(figsize=(size, size), layout="tight")
     display = ConfusionMatrixDisplay(matrix, display_labels=class_names)
     annotate = len(class_names) <= MAX_ANNOTATED_CLASSES
-    display.plot(ax=figure.add_subplot(), cmap="Blues", xticks_rotation="vertical",
-                 include_values=annotate, colorbar=True)
+    display.plot(
+        ax=figure.add_subplot(),
+        cmap="Blues",
+        xticks_rotation="vertical",
+        include_values=annotate,
+        colorbar=True,
+    )
     display.ax_.set_xlabel("predicted")
     display.ax_.set_ylabel("true")
     if not annotate:
@@ -128,8 +138,10 @@ def format_table(rows: list[dict], float_format: str = "{:.4f}") -> str:
 def format_run_summary(metrics: dict, run_dir: Path) -> str:
     """The short table train.py prints at the end: metrics, epochs and where things are."""
     keys = ["accuracy", "macro_f1", "loss"]
-    table = pd.DataFrame({split: [metrics[split][key] for key in keys]
-                          for split in ("validation", "test")}, index=keys)
+    table = pd.DataFrame(
+        {split: [metrics[split][key] for key in keys] for split in ("validation", "test")},
+        index=keys,
+    )
     files = runs.run_files(run_dir)
     return "\n".join([
         table.to_string(float_format="{:.4f}".format),

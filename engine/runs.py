@@ -212,8 +212,10 @@ def check_writable(config: Config) -> None:
     of `config` could not be written (a file in the way, a read-only or full disk)."""
     root = Path(config.output.root)
     if root.exists() and not root.is_dir():
-        raise ConfigError(f"output.root: {root} is a file, not a folder; choose a folder with "
-                          "--set output.root=DIR")
+        raise ConfigError(
+            f"output.root: {root} is a file, not a folder; choose a folder with "
+            "--set output.root=DIR"
+        )
     with _writing(partial_dir(root / config.run_name())):
         root.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=root, prefix=".write-check-"):

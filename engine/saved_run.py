@@ -68,8 +68,13 @@ class Run:
         from data import make_pipelines, one_hot_labels
 
         training = self.config.training
-        pipelines = make_pipelines(self._text_splits(), self.parts[0], training.batch_size,
-                                   seed=training.seed, pad_to_cap=not self.config.model.mask_zero)
+        pipelines = make_pipelines(
+            self._text_splits(),
+            self.parts[0],
+            training.batch_size,
+            seed=training.seed,
+            pad_to_cap=not self.config.model.mask_zero,
+        )
         return one_hot_labels(pipelines, len(self.class_names))
 
     def _text_splits(self):
@@ -95,11 +100,16 @@ def run_dir_problem(run_dir: str | Path) -> str | None:
     if run_dir.is_dir():
         return None
     if run_dir.is_file():
-        return (f"{run_dir} is a file, not a run folder: pass the folder that holds it, "
-                f"{run_dir.parent}")
+        return (
+            f"{run_dir} is a file, not a run folder: pass the folder that holds it, "
+            f"{run_dir.parent}"
+        )
     staging = partial_dir(run_dir)
-    hint = (f"; {staging} is an unfinished run: rerun its train.py command to finish it"
-            if staging.is_dir() else "")
+    hint = (
+        f"; {staging} is an unfinished run: rerun its train.py command to finish it"
+        if staging.is_dir()
+        else ""
+    )
     return f"{run_dir}: no such run folder{hint}"
 
 
@@ -112,9 +122,11 @@ def dynamics_problem(run_dir: str | Path) -> str | None:
     """
     if (Path(run_dir) / DYNAMICS_FILE).is_file():
         return None
-    return (f"{run_dir} has no {DYNAMICS_FILE}: --suspects ranks labels by the training "
-            "dynamics; train it again with --set training.dynamics=true (on by default when "
-            "the training split is in memory)")
+    return (
+        f"{run_dir} has no {DYNAMICS_FILE}: --suspects ranks labels by the training "
+        "dynamics; train it again with --set training.dynamics=true (on by default when "
+        "the training split is in memory)"
+    )
 
 
 def load_run(run_dir: str | Path) -> Run:

@@ -40,8 +40,9 @@ def check_methods(methods, classifier):
     if methods is None:
         return METHODS if classifier is not None else (MAPS_METHOD,)
     if isinstance(methods, str):
-        raise ValueError(f"methods must be a list of method names, not one string. "
-                         f"Received: methods={methods!r}")
+        raise ValueError(
+            f"methods must be a list of method names, not one string. Received: methods={methods!r}"
+        )
     methods = list(methods)
     unknown = [method for method in methods if method not in METHODS]
     if unknown:
@@ -50,7 +51,8 @@ def check_methods(methods, classifier):
     if needing_model and classifier is None:
         raise ValueError(
             f"methods {needing_model} need the classifier (token ids -> probabilities, "
-            "`get_model_parts(model)[1]`): pass classifier=..., or methods=['rollout'].")
+            "`get_model_parts(model)[1]`): pass classifier=..., or methods=['rollout']."
+        )
     return tuple(method for method in METHODS if method in methods)
 
 
@@ -79,8 +81,9 @@ class BatchAttributions:
             if method == MAPS_METHOD:
                 continue
             start = time.perf_counter()
-            self._scores[method] = attribute(self.classifier, token_ids, method, self.pooling,
-                                             classes=classes, seed=seed)  # (B, T)
+            self._scores[method] = attribute(
+                self.classifier, token_ids, method, self.pooling, classes=classes, seed=seed
+            )  # (B, T)
             self.seconds[method] += time.perf_counter() - start
         self.num_examples += len(token_ids)
 

@@ -46,8 +46,9 @@ def check_rows(scores, example_id, kept_heads):
     their numbers), in one example's maps (L, N, T, T) sums to 1."""
     if scores.shape[-1] == 0:
         return
-    row_sums = np.concatenate([scores[layer, heads].sum(axis=-1)
-                               for layer, heads in enumerate(kept_heads)])  # (kept heads, T)
+    row_sums = np.concatenate(
+        [scores[layer, heads].sum(axis=-1) for layer, heads in enumerate(kept_heads)]
+    )  # (kept heads, T)
     worst = float(np.abs(row_sums - 1.0).max())
     if worst > ROW_SUM_TOLERANCE:
         raise ValueError(
@@ -72,9 +73,7 @@ def label_indices(true_labels, class_names, num_examples):
         if isinstance(label, (str, bytes)):
             name = label.decode() if isinstance(label, bytes) else label
             if name not in class_names:
-                raise ValueError(
-                    f"true label {name!r} is not in class_names={class_names}."
-                )
+                raise ValueError(f"true label {name!r} is not in class_names={class_names}.")
             indices.append(class_names.index(name))
         else:
             index = int(label)

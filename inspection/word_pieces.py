@@ -100,8 +100,10 @@ def join_pieces(pieces):
     >>> join_pieces(["play", "##ed"]), join_pieces(["[UNK]"])
     ('played', '[UNK]')
     """
-    return "".join(piece[len(CONTINUATION_PREFIX):] if index and is_continuation(piece)
-                   else piece for index, piece in enumerate(pieces))
+    return "".join(
+        piece[len(CONTINUATION_PREFIX) :] if index and is_continuation(piece) else piece
+        for index, piece in enumerate(pieces)
+    )
 
 
 def words_of(tokens, word_index):
@@ -124,8 +126,9 @@ def word_sums(values, word_index):
     values = np.asarray(values, dtype=np.float64)  # (T,)
     is_word = np.array([index is not None for index in word_index], dtype=bool)  # (T,)
     indices = np.array([index for index in word_index if index is not None], dtype=np.int64)
-    return np.bincount(indices, weights=values[is_word],
-                       minlength=num_words(word_index)).astype(np.float64)  # (W,)
+    return np.bincount(indices, weights=values[is_word], minlength=num_words(word_index)).astype(
+        np.float64
+    )  # (W,)
 
 
 def num_words(word_index):
@@ -149,12 +152,14 @@ def check_word_index(word_index, num_tokens, example_id):
         if not is_int or index not in (expected, expected - 1) or index < 0:
             raise ValueError(
                 f"word_index of example {example_id!r} must number the words 0, 1, ... in "
-                f"reading order (None for special tokens). Received: {list(word_index)}")
+                f"reading order (None for special tokens). Received: {list(word_index)}"
+            )
         expected = int(index) + 1
     if len(word_index) != num_tokens:
         raise ValueError(
             f"word_index of example {example_id!r} needs one entry per token ({num_tokens}). "
-            f"Received: {len(word_index)} entries")
+            f"Received: {len(word_index)} entries"
+        )
 
 
 def known_token_counts(token_ids, vocabulary):
@@ -169,8 +174,9 @@ def known_token_counts(token_ids, vocabulary):
     [1]
     """
     ignored = {OUT_OF_VOCABULARY, *(SPECIAL_TOKENS if is_word_piece(vocabulary) else ())}
-    ignored_ids = [PADDING_ID] + [token_id for token_id, token in enumerate(vocabulary)
-                                  if token in ignored]
+    ignored_ids = [PADDING_ID] + [
+        token_id for token_id, token in enumerate(vocabulary) if token in ignored
+    ]
     return np.sum(~np.isin(np.asarray(token_ids), ignored_ids), axis=-1)  # (B,)
 
 
@@ -183,6 +189,9 @@ def text_token_mask(token_ids, vocabulary):
     array([[False,  True, False, False]])
     """
     token_ids = np.asarray(token_ids)
-    special = [token_id for token_id, token in enumerate(vocabulary)
-               if token in SPECIAL_TOKENS] if is_word_piece(vocabulary) else []
+    special = (
+        [token_id for token_id, token in enumerate(vocabulary) if token in SPECIAL_TOKENS]
+        if is_word_piece(vocabulary)
+        else []
+    )
     return (token_ids != PADDING_ID) & ~np.isin(token_ids, special)  # (B, T)

@@ -59,8 +59,9 @@ def output_shape_from_keras_names(output_dim, output_shape):
         shape = tuple(shape)
     except TypeError:
         shape = ()
-    if not shape or any(isinstance(size, bool) or not isinstance(size, int) or size <= 0
-                        for size in shape):
+    if not shape or any(
+        isinstance(size, bool) or not isinstance(size, int) or size <= 0 for size in shape
+    ):
         raise ValueError(
             f"Invalid `output_shape`: {output_shape!r}. Give a positive int or a tuple of "
             "positive ints."

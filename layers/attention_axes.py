@@ -30,8 +30,11 @@ def attention_axes_of(attention_axes, rank):
     axes = (attention_axes,) if isinstance(attention_axes, int) else tuple(attention_axes)
     whole = all(isinstance(axis, int) and not isinstance(axis, bool) for axis in axes)
     positive = tuple(axis % rank if whole and -rank <= axis < rank else -1 for axis in axes)
-    if (not axes or len(set(positive)) < len(positive)
-            or any(axis < 1 or axis > rank - 2 for axis in positive)):
+    if (
+        not axes
+        or len(set(positive)) < len(positive)
+        or any(axis < 1 or axis > rank - 2 for axis in positive)
+    ):
         raise ValueError(
             "`attention_axes` must name distinct axes between the batch axis and the "
             f"feature axis of inputs of rank {rank}. Received: attention_axes={attention_axes!r}"
@@ -55,10 +58,11 @@ class SequenceLayout:
             return inputs
         shape = ops.shape(inputs)
         trailing = len(inputs.shape) - (self.rank - 1)  # 1 for inputs, 0 for masks
-        moved = ops.transpose(inputs, (*self.permutation,
-                                       *range(self.rank - 1, self.rank - 1 + trailing)))
+        moved = ops.transpose(
+            inputs, (*self.permutation, *range(self.rank - 1, self.rank - 1 + trailing))
+        )
         length = math.prod(shape[axis] for axis in self.axes)
-        return ops.reshape(moved, (-1, length, *shape[self.rank - 1:]))  # (B', L, D...)
+        return ops.reshape(moved, (-1, length, *shape[self.rank - 1 :]))  # (B', L, D...)
 
     def attention_mask(self, mask, query_shape, key_shape):
         """Keras' high-rank `attention_mask` (B, F..., T..., S...) as (B', T, S). A mask of
@@ -82,8 +86,7 @@ class SequenceLayout:
         repeated for the free axes."""
         if self.trivial or values is None or len(values.shape) < 2:
             return values
-        return ops.repeat(values, math.prod(query_shape[axis] for axis in self.free_axes),
-                          axis=0)
+        return ops.repeat(values, math.prod(query_shape[axis] for axis in self.free_axes), axis=0)
 
     def from_sequences(self, outputs, query_shape):
         """(B', L, O...) -> Keras' (B, d1, ..., dk, O...): the inverse of `to_sequences`."""
@@ -102,5 +105,4 @@ class SequenceLayout:
         batch_and_free = [query_shape[axis] for axis in (0, *self.free_axes)]
         query_lengths = [query_shape[axis] for axis in self.axes]
         key_lengths = [key_shape[axis] for axis in self.axes]
-        return ops.reshape(scores, (*batch_and_free, scores.shape[1], *query_lengths,
-                                    *key_lengths))
+        return ops.reshape(scores, (*batch_and_free, scores.shape[1], *query_lengths, *key_lengths))

@@ -18,8 +18,10 @@ def attention_mask_4d(mask, num_heads, query_length, key_length, name="attention
     (B, N, T, S) and (B, 1, T, S). Sizes that are known are checked against
     `num_heads`, `query_length` and `key_length` (None: unknown, not checked).
     """
-    accepted = "(B, T, S) or (T, S)" if num_heads is None else (
-        "(B, T, S), (T, S), (B, N, T, S) or (B, 1, T, S)"
+    accepted = (
+        "(B, T, S) or (T, S)"
+        if num_heads is None
+        else ("(B, T, S), (T, S), (B, N, T, S) or (B, 1, T, S)")
     )
     shape = tuple(mask.shape)
     rank = len(shape)
@@ -60,8 +62,9 @@ def sliding_window_mask(query_length, key_length, window):
     return (ops.abs(query_positions - key_positions) < window)[None, None, :, :]
 
 
-def key_side_mask(query, key, num_heads, value_mask=None, key_mask=None, attention_mask=None,
-                  sliding_window=None):
+def key_side_mask(
+    query, key, num_heads, value_mask=None, key_mask=None, attention_mask=None, sliding_window=None
+):
     """What `MultiHeadAttention` hands to the softmax: the AND of its key padding masks
     (B, S), its `attention_mask` and its sliding-window band, as boolean
     (B|1, N|1, 1|T, S), or None. `query` (B, T, D) and `key` (B, S, Dk) give the lengths.

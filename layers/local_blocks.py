@@ -64,4 +64,3 @@ def block_diagonal_scores(scores, batch, length):
     side = num_blocks * block_size
     full = ops.reshape(full, (batch, num_heads, side, side))  # (B, N, K * C, K * C)
     return full[:, :, :length, :length]
-

@@ -207,8 +207,9 @@ class ScaledDotProductAttention(keras.layers.Layer):
             return output
         return self._zero_rows(output, ops.any(mask, axis=-1, keepdims=True))
 
-    def _explicit_attention(self, query, key, value, mask, training, return_scores=True,
-                            attention_weights_fn=None):
+    def _explicit_attention(
+        self, query, key, value, mask, training, return_scores=True, attention_weights_fn=None
+    ):
         # Scale the (T, H) queries, not the (T, S) logits: cheaper, same result.
         query = query * ops.cast(self._scale_for(query), query.dtype)
         logits = ops.einsum("btnh,bsnh->bnts", query, key)  # (B, N, T, S)

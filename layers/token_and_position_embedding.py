@@ -117,11 +117,12 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         # Only when asked for: the weight paths of saved models without them stay as they are.
         if num_token_types:
             self.token_type_embedding = keras.layers.Embedding(
-                num_token_types, embedding_dim, dtype=self.dtype_policy,
-                name="token_type_embedding")
+                num_token_types, embedding_dim, dtype=self.dtype_policy, name="token_type_embedding"
+            )
         if layer_norm_epsilon:
             self.embedding_norm = keras.layers.LayerNormalization(
-                epsilon=layer_norm_epsilon, dtype=self.dtype_policy, name="embedding_norm")
+                epsilon=layer_norm_epsilon, dtype=self.dtype_policy, name="embedding_norm"
+            )
 
     def build(self, token_ids_shape, token_type_ids_shape=None):
         embeddings_shape = tuple(token_ids_shape) + (self.embedding_dim,)  # (B, T, D)
@@ -165,9 +166,7 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
                 "sequence_length": self.sequence_length,
                 "positional_encoding": self.positional_encoding,
                 "mask_zero": self.mask_zero,
-                "embeddings_initializer": keras.initializers.serialize(
-                    self.embeddings_initializer
-                ),
+                "embeddings_initializer": keras.initializers.serialize(self.embeddings_initializer),
                 "num_token_types": self.num_token_types,
                 "layer_norm_epsilon": self.layer_norm_epsilon,
             }

@@ -189,9 +189,16 @@ class TransformerEncoderBlock(keras.layers.Layer):
         residual = inputs
         x = attention_norm(inputs) if self.norm_first else inputs
         attend = self._self_attend if self.attention_block_size is None else self._attend_in_blocks
-        attended, scores = attend(x, padding_mask, attention_mask, training,
-                                  return_attention_scores, use_causal_mask, attention_weights_fn,
-                                  head_mask)
+        attended, scores = attend(
+            x,
+            padding_mask,
+            attention_mask,
+            training,
+            return_attention_scores,
+            use_causal_mask,
+            attention_weights_fn,
+            head_mask,
+        )
         x = residual + self.attention_output_dropout_layer(attended, training=training)
         if not self.norm_first:
             x = attention_norm(x)
@@ -209,8 +216,17 @@ class TransformerEncoderBlock(keras.layers.Layer):
             return x, scores
         return x
 
-    def _self_attend(self, x, padding_mask, attention_mask, training, return_scores, causal,
-                     weights_fn=None, head_mask=None):
+    def _self_attend(
+        self,
+        x,
+        padding_mask,
+        attention_mask,
+        training,
+        return_scores,
+        causal,
+        weights_fn=None,
+        head_mask=None,
+    ):
         """(B, T, D) -> (B, T, D) and the (B, N, T, T) weights, or None."""
         attended = self.self_attention(
             x,
@@ -225,8 +241,17 @@ class TransformerEncoderBlock(keras.layers.Layer):
         )
         return attended if return_scores else (attended, None)
 
-    def _attend_in_blocks(self, x, padding_mask, attention_mask, training, return_scores, causal,
-                          weights_fn=None, head_mask=None):
+    def _attend_in_blocks(
+        self,
+        x,
+        padding_mask,
+        attention_mask,
+        training,
+        return_scores,
+        causal,
+        weights_fn=None,
+        head_mask=None,
+    ):
         """`_self_attend` within blocks of `attention_block_size` tokens."""
         if attention_mask is not None:
             raise ValueError(
@@ -238,7 +263,13 @@ class TransformerEncoderBlock(keras.layers.Layer):
         batch, length = ops.shape(x)[0], ops.shape(x)[1]
         blocks, block_mask = split_into_blocks(x, padding_mask, self.attention_block_size)
         attended, scores = self._self_attend(
-            blocks, block_mask, None, training, return_scores, causal, weights_fn,
+            blocks,
+            block_mask,
+            None,
+            training,
+            return_scores,
+            causal,
+            weights_fn,
             head_mask,
         )  # (B * K, C, D), (B * K, N, C, C)
         attended = merge_blocks(attended, batch, length)  # (B, T, D)

@@ -11,8 +11,10 @@ def predict_batches(classifier, *datasets):
     One trace for every batch length and dataset: `classifier.predict` traces its step
     again for new shapes until TensorFlow relaxes them, seconds on a test split batched
     by length."""
-    predict = tf.function(lambda token_ids: classifier(token_ids, training=False),
-                          input_signature=[datasets[0].element_spec[0]])
+    predict = tf.function(
+        lambda token_ids: classifier(token_ids, training=False),
+        input_signature=[datasets[0].element_spec[0]],
+    )
     results = []
     for batches in datasets:
         probabilities, labels = [], []

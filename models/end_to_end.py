@@ -54,8 +54,10 @@ def build_end_to_end_model(vectorizer, classifier, name="text_classifier", trim_
         renamed.set_vocabulary(vectorizer.get_vocabulary())
         vectorizer = renamed
     if not isinstance(classifier, TransformerClassifier):
-        raise ValueError("`classifier` must be a TransformerClassifier (build_classifier). "
-                         f"Received: {type(classifier).__name__}")
+        raise ValueError(
+            "`classifier` must be a TransformerClassifier (build_classifier). "
+            f"Received: {type(classifier).__name__}"
+        )
     text = keras.Input(shape=(), dtype="string", name="text")
     token_ids = vectorizer(text)  # (B, cap): padded to the sequence length cap
     if trim_padding:
@@ -111,8 +113,10 @@ def get_model_parts(model):
     classifiers = [layer for layer in model.layers if isinstance(layer, TransformerClassifier)]
     if len(classifiers) != 1 or len(model.layers) < 3:
         kinds = [type(layer).__name__ for layer in model.layers]
-        raise ValueError("Expected a text vectorizer and a TransformerClassifier in the "
-                         f"end-to-end model. Received layers: {kinds}")
+        raise ValueError(
+            "Expected a text vectorizer and a TransformerClassifier in the "
+            f"end-to-end model. Received layers: {kinds}"
+        )
     # layers[0] is the text input; the vectorizer reads it.
     return model.layers[1], classifiers[0]
 

@@ -43,8 +43,11 @@ def enable_lora(classifier, rank, targets=("query", "value")):
 
 def starting_kernels(classifier, targets):
     """{(block, target): kernel} before training: what `save_adapter` measures changes from."""
-    return {(index, target): _kernel(block, target).copy()
-            for index, block in enumerate(classifier.encoder.blocks) for target in targets}
+    return {
+        (index, target): _kernel(block, target).copy()
+        for index, block in enumerate(classifier.encoder.blocks)
+        for target in targets
+    }
 
 
 def save_adapter(classifier, start, rank, path):
@@ -52,8 +55,9 @@ def save_adapter(classifier, start, rank, path):
     `start` (`starting_kernels`), to the `.weights.h5` file `path`."""
     targets = sorted({target for _, target in start}, key=LORA_TARGETS.index)
     with h5py.File(path, "w") as adapter:
-        adapter.attrs.update({"format": ADAPTER_FORMAT, "rank": rank,
-                              "targets": json.dumps(targets)})
+        adapter.attrs.update(
+            {"format": ADAPTER_FORMAT, "rank": rank, "targets": json.dumps(targets)}
+        )
         for (index, target), kernel in start.items():
             change = _kernel(classifier.encoder.blocks[index], target) - kernel
             factor_a, factor_b = low_rank_factors(change, rank)
@@ -76,8 +80,10 @@ def load_adapter(classifier, path):
             raise ValueError(f"{path} is not an adapter file written by train.py")
         rank, targets = int(adapter.attrs["rank"]), json.loads(adapter.attrs["targets"])
         if len(adapter["blocks"]) != len(classifier.encoder.blocks):
-            raise ValueError(f"{path} adapts {len(adapter['blocks'])} blocks; the classifier "
-                             f"has {len(classifier.encoder.blocks)}")
+            raise ValueError(
+                f"{path} adapts {len(adapter['blocks'])} blocks; the classifier "
+                f"has {len(classifier.encoder.blocks)}"
+            )
         enable_lora(classifier, rank, targets)
         for index, block in enumerate(classifier.encoder.blocks):
             for target in targets:
@@ -106,8 +112,10 @@ def low_rank_factors(change, rank):
     factor_b = np.zeros((rank, matrix.shape[1]))
     factor_a[:, :kept] = left[:, :kept] * singular[:kept]
     factor_b[:kept] = right[:kept]
-    return (factor_a.reshape(*change.shape[:-1], rank).astype(np.float32),
-            factor_b.astype(np.float32))
+    return (
+        factor_a.reshape(*change.shape[:-1], rank).astype(np.float32),
+        factor_b.astype(np.float32),
+    )
 
 
 class LoraBackup(keras.callbacks.Callback):
@@ -123,8 +131,10 @@ class LoraBackup(keras.callbacks.Callback):
         super().__init__()
         self.path, self.start = str(path), start
         blocks = classifier.encoder.blocks
-        self.projections = {(index, target): getattr(blocks[index].self_attention,
-                                                f"{target}_dense") for index, target in start}
+        self.projections = {
+            (index, target): getattr(blocks[index].self_attention, f"{target}_dense")
+            for index, target in start
+        }
 
     def on_train_begin(self, logs=None):
         epoch = getattr(self.model, "_initial_epoch", None)
@@ -145,9 +155,11 @@ class LoraBackup(keras.callbacks.Callback):
             layer.lora_kernel_b.assign(factor_b)
 
     def on_epoch_end(self, epoch, logs=None):
-        factors = {f"{index}/{target}/{ab}": np.asarray(
-            getattr(layer, f"lora_kernel_{ab}")) for (index, target), layer in
-            self.projections.items() for ab in "ab"}
+        factors = {
+            f"{index}/{target}/{ab}": np.asarray(getattr(layer, f"lora_kernel_{ab}"))
+            for (index, target), layer in self.projections.items()
+            for ab in "ab"
+        }
         staged = f"{self.path}.partial.npz"
         np.savez(staged, epoch=epoch + 1, **factors)
         os.replace(staged, self.path)
@@ -169,4 +181,5 @@ def _trained_besides(classifier):
     encoder = {id(variable) for variable in classifier.encoder.weights}
     token = classifier.encoder.class_token
     return [variable for variable in classifier.weights if id(variable) not in encoder] + (
-        list(token.weights) if token is not None else [])
+        list(token.weights) if token is not None else []
+    )

@@ -32,12 +32,16 @@ def export_saved_model(model, directory, token_ids_only=False):
     if not token_ids_only:
         archive.track(model)
         # The first endpoint is also `serving_default`.
-        archive.add_endpoint(TEXTS_SIGNATURE,
-                             lambda texts: {OUTPUT: model(texts, training=False)},
-                             input_signature=[tf.TensorSpec((None,), tf.string)])
+        archive.add_endpoint(
+            TEXTS_SIGNATURE,
+            lambda texts: {OUTPUT: model(texts, training=False)},
+            input_signature=[tf.TensorSpec((None,), tf.string)],
+        )
     else:
         archive.track(classifier)
-    archive.add_endpoint(TOKEN_IDS_SIGNATURE,
-                         lambda token_ids: {OUTPUT: classifier(token_ids, training=False)},
-                         input_signature=[tf.TensorSpec((None, None), tf.int64)])
+    archive.add_endpoint(
+        TOKEN_IDS_SIGNATURE,
+        lambda token_ids: {OUTPUT: classifier(token_ids, training=False)},
+        input_signature=[tf.TensorSpec((None, None), tf.int64)],
+    )
     archive.write_out(str(directory), verbose=False)

@@ -67,12 +67,28 @@ class TextEncoder(keras.layers.Layer):
     ((1, 3, 16), [(1, 2, 3, 3), (1, 2, 3, 3)])
     """
 
-    def __init__(self, vocabulary_size, sequence_length, d_model, num_heads, num_layers,
-                 intermediate_dim, key_dim=None, dropout=0.1, attention_dropout=0.0,
-                 activation="gelu", norm_first=False, layer_norm_epsilon=1e-5,
-                 attention_block_size=None, positional_encoding="sinusoidal", mask_zero=True,
-                 num_token_types=None, embedding_norm_epsilon=None, class_token=False,
-                 **kwargs):
+    def __init__(
+        self,
+        vocabulary_size,
+        sequence_length,
+        d_model,
+        num_heads,
+        num_layers,
+        intermediate_dim,
+        key_dim=None,
+        dropout=0.1,
+        attention_dropout=0.0,
+        activation="gelu",
+        norm_first=False,
+        layer_norm_epsilon=1e-5,
+        attention_block_size=None,
+        positional_encoding="sinusoidal",
+        mask_zero=True,
+        num_token_types=None,
+        embedding_norm_epsilon=None,
+        class_token=False,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self.vocabulary_size = vocabulary_size
         self.sequence_length = sequence_length
@@ -96,43 +112,61 @@ class TextEncoder(keras.layers.Layer):
         # initialisers draw their seeds when a layer is made or built, so one global seed
         # gives the same weights as the functional classifier of earlier versions did.
         token_ids, states = (None, None), (None, None, d_model)  # (B, T), (B, A, D)
-        self.embedding = _built(TokenAndPositionEmbedding(
-            vocabulary_size=vocabulary_size,
-            embedding_dim=d_model,
-            sequence_length=sequence_length,
-            positional_encoding=positional_encoding,
-            mask_zero=mask_zero,
-            embeddings_initializer=_token_initializer(positional_encoding),
-            num_token_types=num_token_types,
-            layer_norm_epsilon=embedding_norm_epsilon,
-            dtype=self.dtype_policy,
-            name="token_and_position_embedding",
-        ), token_ids)
-        self.embedding_dropout = keras.layers.Dropout(dropout, dtype=self.dtype_policy,
-                                                      name="embedding_dropout")
-        self.class_token = _built(ClassToken(dtype=self.dtype_policy, name="class_token"),
-                                  states) if class_token else None
-        self.blocks = [
-            _built(TransformerEncoderBlock(
-                num_heads=num_heads[index] if isinstance(num_heads, (list, tuple))
-                else num_heads,
-                intermediate_dim=intermediate_dim,
-                key_dim=key_dim,
-                dropout=dropout,
-                attention_dropout=attention_dropout,
-                activation=activation,
-                norm_first=norm_first,
-                layer_norm_epsilon=layer_norm_epsilon,
-                attention_block_size=attention_block_size,
+        self.embedding = _built(
+            TokenAndPositionEmbedding(
+                vocabulary_size=vocabulary_size,
+                embedding_dim=d_model,
+                sequence_length=sequence_length,
+                positional_encoding=positional_encoding,
+                mask_zero=mask_zero,
+                embeddings_initializer=_token_initializer(positional_encoding),
+                num_token_types=num_token_types,
+                layer_norm_epsilon=embedding_norm_epsilon,
                 dtype=self.dtype_policy,
-                name=f"encoder_block_{index}",
-            ), states)
+                name="token_and_position_embedding",
+            ),
+            token_ids,
+        )
+        self.embedding_dropout = keras.layers.Dropout(
+            dropout, dtype=self.dtype_policy, name="embedding_dropout"
+        )
+        self.class_token = (
+            _built(ClassToken(dtype=self.dtype_policy, name="class_token"), states)
+            if class_token
+            else None
+        )
+        self.blocks = [
+            _built(
+                TransformerEncoderBlock(
+                    num_heads=num_heads[index]
+                    if isinstance(num_heads, (list, tuple))
+                    else num_heads,
+                    intermediate_dim=intermediate_dim,
+                    key_dim=key_dim,
+                    dropout=dropout,
+                    attention_dropout=attention_dropout,
+                    activation=activation,
+                    norm_first=norm_first,
+                    layer_norm_epsilon=layer_norm_epsilon,
+                    attention_block_size=attention_block_size,
+                    dtype=self.dtype_policy,
+                    name=f"encoder_block_{index}",
+                ),
+                states,
+            )
             for index in range(num_layers)
         ]
         # Pre-norm blocks leave their residual stream unnormalised: normalise once at the end.
-        self.final_norm = _built(keras.layers.LayerNormalization(
-            epsilon=layer_norm_epsilon, dtype=self.dtype_policy, name="final_norm"),
-            states) if norm_first else None
+        self.final_norm = (
+            _built(
+                keras.layers.LayerNormalization(
+                    epsilon=layer_norm_epsilon, dtype=self.dtype_policy, name="final_norm"
+                ),
+                states,
+            )
+            if norm_first
+            else None
+        )
 
     @property
     def head_counts(self):
@@ -154,12 +188,22 @@ class TextEncoder(keras.layers.Layer):
             x = block(x, padding_mask=padding_mask, training=False)
         return x
 
-    def call(self, token_ids, training=None, token_vectors=None, head_mask=None,
-             attention_weights_fn=None, detach_norm_scale=False, return_attention_scores=False,
-             hidden_states=None, start_block=0):
+    def call(
+        self,
+        token_ids,
+        training=None,
+        token_vectors=None,
+        head_mask=None,
+        attention_weights_fn=None,
+        detach_norm_scale=False,
+        return_attention_scores=False,
+        hidden_states=None,
+        start_block=0,
+    ):
         if hidden_states is None:
-            x = self.embedding(token_ids, token_vectors=token_vectors,
-                               detach_norm_scale=detach_norm_scale)  # (B, T, D)
+            x = self.embedding(
+                token_ids, token_vectors=token_vectors, detach_norm_scale=detach_norm_scale
+            )  # (B, T, D)
             x = self.embedding_dropout(x, training=training)
             if self.class_token is not None:
                 x = self.class_token(x)  # (B, A, D)
@@ -171,11 +215,15 @@ class TextEncoder(keras.layers.Layer):
             if index < start_block:
                 continue
             outputs = block(
-                x, padding_mask=padding_mask, training=training,
+                x,
+                padding_mask=padding_mask,
+                training=training,
                 return_attention_scores=return_attention_scores,
-                attention_weights_fn=attention_weights_fn, detach_norm_scale=detach_norm_scale,
-                head_mask=None if head_mask is None else (
-                    head_mask[index] if len(head_mask.shape) == 2 else head_mask[:, index]),
+                attention_weights_fn=attention_weights_fn,
+                detach_norm_scale=detach_norm_scale,
+                head_mask=None
+                if head_mask is None
+                else (head_mask[index] if len(head_mask.shape) == 2 else head_mask[:, index]),
             )
             x, scores = outputs if return_attention_scores else (outputs, None)  # (B, A, D)
             attention_scores.append(scores)  # (B, N, A, A)
@@ -197,26 +245,28 @@ class TextEncoder(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update({
-            "vocabulary_size": self.vocabulary_size,
-            "sequence_length": self.sequence_length,
-            "d_model": self.d_model,
-            "num_heads": self.num_heads,
-            "num_layers": self.num_layers,
-            "intermediate_dim": self.intermediate_dim,
-            "key_dim": self.key_dim,
-            "dropout": self.dropout,
-            "attention_dropout": self.attention_dropout,
-            "activation": self.activation,
-            "norm_first": self.norm_first,
-            "layer_norm_epsilon": self.layer_norm_epsilon,
-            "attention_block_size": self.attention_block_size,
-            "positional_encoding": self.positional_encoding,
-            "mask_zero": self.mask_zero,
-            "num_token_types": self.num_token_types,
-            "embedding_norm_epsilon": self.embedding_norm_epsilon,
-            "class_token": self.class_token is not None,
-        })
+        config.update(
+            {
+                "vocabulary_size": self.vocabulary_size,
+                "sequence_length": self.sequence_length,
+                "d_model": self.d_model,
+                "num_heads": self.num_heads,
+                "num_layers": self.num_layers,
+                "intermediate_dim": self.intermediate_dim,
+                "key_dim": self.key_dim,
+                "dropout": self.dropout,
+                "attention_dropout": self.attention_dropout,
+                "activation": self.activation,
+                "norm_first": self.norm_first,
+                "layer_norm_epsilon": self.layer_norm_epsilon,
+                "attention_block_size": self.attention_block_size,
+                "positional_encoding": self.positional_encoding,
+                "mask_zero": self.mask_zero,
+                "num_token_types": self.num_token_types,
+                "embedding_norm_epsilon": self.embedding_norm_epsilon,
+                "class_token": self.class_token is not None,
+            }
+        )
         return config
 
 

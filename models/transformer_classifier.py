@@ -69,8 +69,16 @@ class TransformerClassifier(keras.Model):
     ((1, 3), 2)
     """
 
-    def __init__(self, encoder, num_classes, pooling="mean", head_hidden_dim=0, dropout=0.1,
-                 token_dropout=0.0, **kwargs):
+    def __init__(
+        self,
+        encoder,
+        num_classes,
+        pooling="mean",
+        head_hidden_dim=0,
+        dropout=0.1,
+        token_dropout=0.0,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self.encoder = encoder
         self.num_classes = num_classes
@@ -80,39 +88,62 @@ class TransformerClassifier(keras.Model):
         self.token_dropout_rate = token_dropout
         policy = self.dtype_policy  # The sublayers' too, also when loaded under another.
         # Only the classifier drops words: the masked language model must see its targets.
-        self.token_dropout = TokenDropout(token_dropout, dtype=policy, name="token_dropout") \
-            if token_dropout else None
+        self.token_dropout = (
+            TokenDropout(token_dropout, dtype=policy, name="token_dropout")
+            if token_dropout
+            else None
+        )
         self.pooling = SequencePooling(pooling, dtype=policy, name="pooling")
         self.head_hidden, self.head_hidden_dropout = None, None
         pooled = (None, encoder.d_model)  # (B, D)
         if head_hidden_dim:
-            self.head_hidden_dropout = keras.layers.Dropout(dropout, dtype=policy,
-                                                            name="head_hidden_dropout")
-            self.head_hidden = keras.layers.Dense(head_hidden_dim, activation="relu",
-                                                  dtype=policy, name="head_hidden")
+            self.head_hidden_dropout = keras.layers.Dropout(
+                dropout, dtype=policy, name="head_hidden_dropout"
+            )
+            self.head_hidden = keras.layers.Dense(
+                head_hidden_dim, activation="relu", dtype=policy, name="head_hidden"
+            )
             self.head_hidden.build(pooled)
             pooled = (None, head_hidden_dim)
         self.head_dropout = keras.layers.Dropout(dropout, dtype=policy, name="head_dropout")
         # float32 logits and softmax: float16 probabilities round small classes to 0. A
         # quantized classifier's map names the head's policy (`get_config`).
-        self.head = keras.layers.Dense(num_classes, name="head", dtype=policy if isinstance(
-            policy, keras.dtype_policies.DTypePolicyMap) else "float32")
+        self.head = keras.layers.Dense(
+            num_classes,
+            name="head",
+            dtype=policy if isinstance(policy, keras.dtype_policies.DTypePolicyMap) else "float32",
+        )
         self.head.build(pooled)
 
     def build(self, token_ids_shape):
         pass  # The encoder and the head were built when they were made.
 
-    def call(self, token_ids, training=None, head_mask=None, token_vectors=None,
-             attention_weights_fn=None, detach_norm_scale=False,
-             return_attention_scores=False, return_logits=False, hidden_states=None,
-             start_block=0):
+    def call(
+        self,
+        token_ids,
+        training=None,
+        head_mask=None,
+        token_vectors=None,
+        attention_weights_fn=None,
+        detach_norm_scale=False,
+        return_attention_scores=False,
+        return_logits=False,
+        hidden_states=None,
+        start_block=0,
+    ):
         if self.token_dropout is not None and hidden_states is None:
             token_ids = self.token_dropout(token_ids, training=training)  # (B, T)
         encoded = self.encoder(
-            token_ids, training=training, token_vectors=token_vectors, head_mask=head_mask,
-            attention_weights_fn=attention_weights_fn, detach_norm_scale=detach_norm_scale,
-            return_attention_scores=return_attention_scores, hidden_states=hidden_states,
-            start_block=start_block)
+            token_ids,
+            training=training,
+            token_vectors=token_vectors,
+            head_mask=head_mask,
+            attention_weights_fn=attention_weights_fn,
+            detach_norm_scale=detach_norm_scale,
+            return_attention_scores=return_attention_scores,
+            hidden_states=hidden_states,
+            start_block=start_block,
+        )
         x, attention_scores = encoded if return_attention_scores else (encoded, None)
         x = self.pooling(x, mask=self.encoder.compute_mask(token_ids))  # (B, D)
         if self.head_hidden is not None:
@@ -132,14 +163,16 @@ class TransformerClassifier(keras.Model):
 
     def get_config(self):
         config = super().get_config()
-        config.update({
-            "encoder": keras.saving.serialize_keras_object(self.encoder),
-            "num_classes": self.num_classes,
-            "pooling": self.pooling_mode,
-            "head_hidden_dim": self.head_hidden_dim,
-            "dropout": self.dropout,
-            "token_dropout": self.token_dropout_rate,
-        })
+        config.update(
+            {
+                "encoder": keras.saving.serialize_keras_object(self.encoder),
+                "num_classes": self.num_classes,
+                "pooling": self.pooling_mode,
+                "head_hidden_dim": self.head_hidden_dim,
+                "dropout": self.dropout,
+                "token_dropout": self.token_dropout_rate,
+            }
+        )
         quantized = self._quantized_policies()
         if quantized is not None:
             # Keras rebuilds the sublayers from these configs: each of ours passes its
@@ -171,8 +204,14 @@ class TransformerClassifier(keras.Model):
         return cls(**config)
 
 
-def build_encoder(model_config, vocabulary_size, sequence_length, class_token=False,
-                  checkpoint=None, num_layers=None):
+def build_encoder(
+    model_config,
+    vocabulary_size,
+    sequence_length,
+    class_token=False,
+    checkpoint=None,
+    num_layers=None,
+):
     """The `TextEncoder` of a `config.ModelConfig`. With a checkpoint, its architecture:
     its first `num_layers` (or `model.pretrained_layers`, or all) blocks, its vocabulary,
     positions, token types and embedding norm."""
@@ -181,8 +220,10 @@ def build_encoder(model_config, vocabulary_size, sequence_length, class_token=Fa
     if checkpoint is not None:
         m = checkpoint.model_config(m, num_layers or m.pretrained_layers)
         vocabulary_size, sequence_length = len(checkpoint.vocabulary), checkpoint.max_positions
-        options = dict(num_token_types=checkpoint.num_token_types,
-                       embedding_norm_epsilon=checkpoint.layer_norm_epsilon)
+        options = dict(
+            num_token_types=checkpoint.num_token_types,
+            embedding_norm_epsilon=checkpoint.layer_norm_epsilon,
+        )
     return TextEncoder(
         vocabulary_size=vocabulary_size,
         sequence_length=sequence_length,
@@ -205,8 +246,9 @@ def build_encoder(model_config, vocabulary_size, sequence_length, class_token=Fa
     )
 
 
-def build_classifier(model_config, vocabulary_size, sequence_length, num_classes,
-                     name="classifier", checkpoint=None):
+def build_classifier(
+    model_config, vocabulary_size, sequence_length, num_classes, name="classifier", checkpoint=None
+):
     """Builds the `TransformerClassifier` of a `config.ModelConfig`, its weights created.
 
     Args:
@@ -230,12 +272,22 @@ def build_classifier(model_config, vocabulary_size, sequence_length, num_classes
     (True, 1)
     """
     m = model_config
-    encoder = build_encoder(m, vocabulary_size, sequence_length,
-                            class_token=m.pooling == "cls" and checkpoint is None,
-                            checkpoint=checkpoint)
+    encoder = build_encoder(
+        m,
+        vocabulary_size,
+        sequence_length,
+        class_token=m.pooling == "cls" and checkpoint is None,
+        checkpoint=checkpoint,
+    )
     classifier = TransformerClassifier(
-        encoder, num_classes, pooling=m.pooling, head_hidden_dim=m.head_hidden_dim,
-        dropout=m.dropout, token_dropout=m.token_dropout, name=name)
+        encoder,
+        num_classes,
+        pooling=m.pooling,
+        head_hidden_dim=m.head_hidden_dim,
+        dropout=m.dropout,
+        token_dropout=m.token_dropout,
+        name=name,
+    )
     classifier.build((None, None))
     return classifier
 

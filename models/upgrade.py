@@ -47,10 +47,11 @@ def is_old_model_file(path):
 def is_old_functional_classifier(model):
     """Whether the loaded end-to-end `model` holds a functional classifier of before 2026-12
     (a Keras `Model` of `TransformerEncoderBlock`s) instead of a `TransformerClassifier`."""
-    return (not any(isinstance(layer, TransformerClassifier) for layer in model.layers)
-            and isinstance(model.layers[-1], keras.Model)
-            and any(isinstance(layer, TransformerEncoderBlock)
-                    for layer in model.layers[-1].layers))
+    return (
+        not any(isinstance(layer, TransformerClassifier) for layer in model.layers)
+        and isinstance(model.layers[-1], keras.Model)
+        and any(isinstance(layer, TransformerEncoderBlock) for layer in model.layers[-1].layers)
+    )
 
 
 def is_old_encoder_file(path):
@@ -58,8 +59,9 @@ def is_old_encoder_file(path):
     graph (its blocks at the top) or holds attention weights of the old layout."""
     try:
         with h5py.File(path, "r") as weights:
-            return ("transformer_encoder_block" in weights.get("layers", {})
-                    or bool(_old_attention_groups(weights)))
+            return "transformer_encoder_block" in weights.get("layers", {}) or bool(
+                _old_attention_groups(weights)
+            )
     except OSError:
         return False
 
@@ -70,15 +72,20 @@ def upgraded_classifier(old):
     Raises:
         ValueError: `old` is not a classifier this project saved.
     """
+
     def of_kind(kind):
         return [layer for layer in old.layers if isinstance(layer, kind)]
 
-    embeddings, blocks, poolings = (of_kind(TokenAndPositionEmbedding),
-                                    of_kind(TransformerEncoderBlock), of_kind(SequencePooling))
+    embeddings, blocks, poolings = (
+        of_kind(TokenAndPositionEmbedding),
+        of_kind(TransformerEncoderBlock),
+        of_kind(SequencePooling),
+    )
     dense = of_kind(keras.layers.Dense)  # [head hidden,] output
     if len(embeddings) != 1 or not blocks or len(poolings) != 1 or not 1 <= len(dense) <= 2:
-        raise ValueError(f"{old.name!r} is not a classifier saved by this project; retrain "
-                         "it with train.py")
+        raise ValueError(
+            f"{old.name!r} is not a classifier saved by this project; retrain it with train.py"
+        )
     embedding, block, output = embeddings[0].get_config(), blocks[0].get_config(), dense[-1]
     encoder = TextEncoder(
         vocabulary_size=embedding["vocabulary_size"],
@@ -103,15 +110,25 @@ def upgraded_classifier(old):
     )
     token_dropouts = of_kind(TokenDropout)
     classifier = TransformerClassifier(
-        encoder, output.units, pooling=poolings[0].pooling,
-        head_hidden_dim=dense[0].units if len(dense) == 2 else 0, dropout=block["dropout"],
-        token_dropout=token_dropouts[0].rate if token_dropouts else 0.0, name=old.name)
+        encoder,
+        output.units,
+        pooling=poolings[0].pooling,
+        head_hidden_dim=dense[0].units if len(dense) == 2 else 0,
+        dropout=block["dropout"],
+        token_dropout=token_dropouts[0].rate if token_dropouts else 0.0,
+        name=old.name,
+    )
     classifier.build((None, None))
-    pairs = [(embeddings[0], encoder.embedding), *zip(blocks, encoder.blocks, strict=True),
-             *zip(of_kind(ClassToken), [encoder.class_token] if encoder.class_token else []),
-             *zip(of_kind(keras.layers.LayerNormalization), [encoder.final_norm]
-                  if encoder.final_norm else []),
-             (output, classifier.head)]
+    pairs = [
+        (embeddings[0], encoder.embedding),
+        *zip(blocks, encoder.blocks, strict=True),
+        *zip(of_kind(ClassToken), [encoder.class_token] if encoder.class_token else []),
+        *zip(
+            of_kind(keras.layers.LayerNormalization),
+            [encoder.final_norm] if encoder.final_norm else [],
+        ),
+        (output, classifier.head),
+    ]
     if len(dense) == 2:
         pairs.append((dense[0], classifier.head_hidden))
     for source, target in pairs:
@@ -138,22 +155,32 @@ def upgraded_weights_copy(path, folder):
                 return None
         with zipfile.ZipFile(target, "w") as copy:
             for item in archive.infolist():
-                data = buffer.getvalue() if item.filename == "model.weights.h5" else (
-                    archive.read(item.filename))
+                data = (
+                    buffer.getvalue()
+                    if item.filename == "model.weights.h5"
+                    else (archive.read(item.filename))
+                )
                 copy.writestr(item, data)
     return target
 
 
 def _old_attention_groups(weights):
     """The names of the attention groups of the old layout in the open h5 file `weights`."""
+
     def is_old_attention(name, group):
         old = group.get("vars") if isinstance(group, h5py.Group) else None
-        return (old is not None and len(old) in (4, 8) and "query_dense" not in group
-                and old["0"].ndim == 3 and old[str(len(old) // 4 * 3)].ndim == 3)
+        return (
+            old is not None
+            and len(old) in (4, 8)
+            and "query_dense" not in group
+            and old["0"].ndim == 3
+            and old[str(len(old) // 4 * 3)].ndim == 3
+        )
 
     found = []
-    weights.visititems(lambda name, item: found.append(name) if is_old_attention(
-        name, item) else None)
+    weights.visititems(
+        lambda name, item: found.append(name) if is_old_attention(name, item) else None
+    )
     return found
 
 

@@ -11,4 +11,3 @@ class DataError(ValueError):
     >>> str(DataError("train.csv row 3 column 'text' is empty; fill it or remove the row"))
     "train.csv row 3 column 'text' is empty; fill it or remove the row"
     """
-

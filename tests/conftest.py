@@ -12,7 +12,6 @@ from tests.review_fixture import write_reviews_fixture
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 
-
 @pytest.fixture(scope="session")
 def tiny_run_dir(tmp_path_factory, data_file):
     """configs/tiny.yaml trained once per session on the reviews fixture (runs/tiny).

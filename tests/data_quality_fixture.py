@@ -8,18 +8,29 @@ HOSTILE_TEXT = '<img src=x onerror="window.pwned=1">'
 LONG_TEXT = "too long " * 50  # 450 characters; the page keeps 300
 
 
-def point(position, text, label, model_label, confidence, variability, correctness,
-          suspect_rank=None):
-    return {"position": position, "text": text, "label": label, "model_label": model_label,
-            "confidence": confidence, "variability": variability, "correctness": correctness,
-            "suspect_rank": suspect_rank}
+def point(
+    position, text, label, model_label, confidence, variability, correctness, suspect_rank=None
+):
+    return {
+        "position": position,
+        "text": text,
+        "label": label,
+        "model_label": model_label,
+        "confidence": confidence,
+        "variability": variability,
+        "correctness": correctness,
+        "suspect_rank": suspect_rank,
+    }
 
 
 DATA_MAP = {
-    "split": "train", "examples": 8530, "epochs": 3, "score": "aum",
+    "split": "train",
+    "examples": 8530,
+    "epochs": 3,
+    "score": "aum",
     "regions": {"easy-to-learn": 0.6213, "ambiguous": 0.27, "hard-to-learn": 0.1087},
     "region_rule": "ambiguous: variability at least 0.2; otherwise easy-to-learn: "
-                   "confidence at least 0.5, else hard-to-learn",
+    "confidence at least 0.5, else hard-to-learn",
     "points": [
         point(12, "a wonderful, moving film", "positive", "positive", 0.91234, 0.05, 1.0),
         point(40, HOSTILE_TEXT, "positive", "negative", 0.12, 0.08, 0.0, suspect_rank=1),
@@ -32,22 +43,39 @@ DATA_MAP = {
 
 
 def entry(name, kind, size, accuracy, low, high):
-    return {"slice": name, "kind": kind, "size": size, "accuracy": accuracy,
-            "accuracy_ci": [low, high]}
+    return {
+        "slice": name,
+        "kind": kind,
+        "size": size,
+        "accuracy": accuracy,
+        "accuracy_ci": [low, high],
+    }
 
 
-WEAK_SLICES = [entry("word: zqxv", "word", 40, 0.2, 0.1, 0.35),
-               entry("length: over 40 words", "length", 120, 0.61234, 0.52, 0.7),
-               entry(f"word: {HOSTILE_TEXT}", "word", 25, 0.4, 0.22, 0.6)]
-CORRECTION = ("Bonferroni over 5 candidate slices: a slice is weak when its interval "
-              "at level 1 - 0.05/5 lies below the overall accuracy.")
+WEAK_SLICES = [
+    entry("word: zqxv", "word", 40, 0.2, 0.1, 0.35),
+    entry("length: over 40 words", "length", 120, 0.61234, 0.52, 0.7),
+    entry(f"word: {HOSTILE_TEXT}", "word", 25, 0.4, 0.22, 0.6),
+]
+CORRECTION = (
+    "Bonferroni over 5 candidate slices: a slice is weak when its interval "
+    "at level 1 - 0.05/5 lies below the overall accuracy."
+)
 
 
 def slices_report(split, weak):
-    fine = [entry("label: positive", "label", 533, 0.86, 0.83, 0.89),
-            entry("length: under 10 words", "length", 300, 0.88, 0.84, 0.91)]
-    return {"split": split, "examples": 1066, "accuracy": 0.85, "correction": CORRECTION,
-            "weak_slices": weak, "slices": weak + fine}
+    fine = [
+        entry("label: positive", "label", 533, 0.86, 0.83, 0.89),
+        entry("length: under 10 words", "length", 300, 0.88, 0.84, 0.91),
+    ]
+    return {
+        "split": split,
+        "examples": 1066,
+        "accuracy": 0.85,
+        "correction": CORRECTION,
+        "weak_slices": weak,
+        "slices": weak + fine,
+    }
 
 
 def write_data_quality_files(run_dir, data_map=True, slice_splits=("test",)):
@@ -57,8 +85,10 @@ def write_data_quality_files(run_dir, data_map=True, slice_splits=("test",)):
     if data_map:
         write(run_dir / "eval" / "train" / "data_map.json", DATA_MAP)
     for split in slice_splits:
-        write(run_dir / "eval" / split / "slices.json",
-              slices_report(split, WEAK_SLICES if split == "test" else []))
+        write(
+            run_dir / "eval" / split / "slices.json",
+            slices_report(split, WEAK_SLICES if split == "test" else []),
+        )
     return run_dir
 
 

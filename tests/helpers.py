@@ -15,15 +15,23 @@ TINY = str(ROOT / "configs" / "tiny.yaml")
 
 def tiny_args(root, data_file, *overrides):
     """train.py's arguments for configs/tiny.yaml on `data_file`, written under `root`."""
-    return ["--config", TINY, "--set", "dataset.name=null", f"dataset.train_file={data_file}",
-            f"output.root={root}", *overrides]
+    return [
+        "--config",
+        TINY,
+        "--set",
+        "dataset.name=null",
+        f"dataset.train_file={data_file}",
+        f"output.root={root}",
+        *overrides,
+    ]
 
 
 def shared_tiny_run_args(root, data_file, *overrides):
     """The command of the session's shared run (`conftest.tiny_run_dir`): `tiny_args` that
     also log 2 validation examples' attention images and choose the cap from the data."""
-    return tiny_args(root, data_file, "training.attention_images=2",
-                     "text.sequence_length=auto", *overrides)
+    return tiny_args(
+        root, data_file, "training.attention_images=2", "text.sequence_length=auto", *overrides
+    )
 
 
 def pretrained_args(root, data_file, checkpoint, *overrides):
@@ -75,14 +83,15 @@ CLASS_NAMES = ["negative", "positive"]
 HOSTILE_TOKENS = [
     "<script>alert(1)</script>",
     '"onmouseover=alert(1)',
-    "</script><img src=x onerror=\"window.pwned=1\">",
+    '</script><img src=x onerror="window.pwned=1">',
     "&amp;<!--",
 ]
 
 
 def peaked_scores(num_layers, num_heads, num_tokens, seed):
-    logits = np.random.default_rng(seed).normal(0, 3, (num_layers, num_heads, num_tokens,
-                                                       num_tokens))
+    logits = np.random.default_rng(seed).normal(
+        0, 3, (num_layers, num_heads, num_tokens, num_tokens)
+    )
     scores = np.exp(logits)
     return (scores / scores.sum(axis=-1, keepdims=True)).astype("float32")
 
@@ -99,11 +108,15 @@ def make_records():
     ]
     records = []
     for index, tokens in enumerate(token_lists):
-        records.append(AttentionRecord(
-            example_id=f"{index:05d}", text=" ".join(tokens), tokens=tokens,
-            attention_scores=peaked_scores(2, 3, len(tokens), seed=index),
-            probabilities=np.array([0.8, 0.2] if index == 0 else [0.1, 0.9], "float32"),
-            predicted_label_index=0 if index == 0 else 1,
-            true_label_index=index % 2,
-        ))
+        records.append(
+            AttentionRecord(
+                example_id=f"{index:05d}",
+                text=" ".join(tokens),
+                tokens=tokens,
+                attention_scores=peaked_scores(2, 3, len(tokens), seed=index),
+                probabilities=np.array([0.8, 0.2] if index == 0 else [0.1, 0.9], "float32"),
+                predicted_label_index=0 if index == 0 else 1,
+                true_label_index=index % 2,
+            )
+        )
     return records

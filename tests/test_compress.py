@@ -14,8 +14,9 @@ from engine import runs, saved_run
 
 @pytest.fixture
 def run_dir(tiny_run_dir, tmp_path):
-    return shutil.copytree(tiny_run_dir, tmp_path / "tiny",
-                           ignore=shutil.ignore_patterns("eval", "attention"))
+    return shutil.copytree(
+        tiny_run_dir, tmp_path / "tiny", ignore=shutil.ignore_patterns("eval", "attention")
+    )
 
 
 def assert_compares(run_dir, target):
@@ -26,9 +27,11 @@ def assert_compares(run_dir, target):
     assert set(report["changed_words"]) == {"negative", "positive"}
 
 
-@pytest.mark.parametrize("args", [["--prune-heads", "0.5"],
-                                  ["--prune-heads", "1", "--order", "random", "--seed", "3"]],
-                         ids=["importance", "random"])
+@pytest.mark.parametrize(
+    "args",
+    [["--prune-heads", "0.5"], ["--prune-heads", "1", "--order", "random", "--seed", "3"]],
+    ids=["importance", "random"],
+)
 def test_the_pruned_run_predicts_as_the_masked_one_and_every_command_takes_it(run_dir, args):
     assert compress.main([str(run_dir), *args]) == 0
     target = run_dir.parent / "tiny_pruned"
@@ -42,8 +45,11 @@ def test_the_pruned_run_predicts_as_the_masked_one_and_every_command_takes_it(ru
     ids = np.asarray(original.parts[0](np.array(texts)))
     mask = np.ones((1, 2), "float32")
     mask[layer, head] = 0.0
-    np.testing.assert_allclose(np.asarray(pruned.model(np.array(texts))),
-                               np.asarray(original.parts[1](ids, head_mask=mask)), atol=1e-5)
+    np.testing.assert_allclose(
+        np.asarray(pruned.model(np.array(texts))),
+        np.asarray(original.parts[1](ids, head_mask=mask)),
+        atol=1e-5,
+    )
     if "--order" not in args:  # measured on the validation split, as heads.json orders them
         assert (target / "model.keras").stat().st_size < (run_dir / "model.keras").stat().st_size
     assert evaluate.main([str(target), "--export-attention", "2"]) == 0
@@ -51,8 +57,10 @@ def test_the_pruned_run_predicts_as_the_masked_one_and_every_command_takes_it(ru
     assert_compares(run_dir, target)
 
 
-@pytest.mark.parametrize("args, name", [(["--int8"], "tiny_int8"),
-                                        (["--prune-heads", "1", "--int8"], "tiny_pruned_int8")])
+@pytest.mark.parametrize(
+    "args, name",
+    [(["--int8"], "tiny_int8"), (["--prune-heads", "1", "--int8"], "tiny_pruned_int8")],
+)
 def test_the_int8_run_holds_int8_weights_and_every_command_takes_it(run_dir, args, name):
     assert compress.main([str(run_dir), *args]) == 0
     target = run_dir.parent / name
@@ -64,23 +72,27 @@ def test_the_int8_run_holds_int8_weights_and_every_command_takes_it(run_dir, arg
     assert str(attention.query_dense._kernel.dtype) == "int8"
     texts = np.array(["a good film", "dull, dull and far too long", "fine"])
     if "--prune-heads" not in args:
-        np.testing.assert_allclose(np.asarray(small.model(texts)),
-                                   np.asarray(original.model(texts)), atol=0.02)
+        np.testing.assert_allclose(
+            np.asarray(small.model(texts)), np.asarray(original.model(texts)), atol=0.02
+        )
     assert evaluate.main([str(target), "--export-attention", "2"]) == 0
     assert predict.main([str(target), "a good film", "--explain"]) == 0
     assert_compares(run_dir, target)
 
 
-@pytest.mark.parametrize("args, message", [
-    ([], "nothing to do: pass --prune-heads FRACTION|COUNT, --int8, or both"),
-    (["--int8", "--finetune-epochs", "1"], "more with --prune-heads"),
-    (["--prune-heads", "0"], "--prune-heads 0: give a fraction in (0, 1) or a count of 1"),
-    (["--prune-heads", "1.5"], "--prune-heads 1.5: give a fraction in (0, 1) or a count"),
-    (["--prune-heads", "half"], "--prune-heads half: give a fraction in (0, 1)"),
-    (["--prune-heads", "2"], "asks for 2 of the 2 heads; every block keeps one, so at most 1"),
-    (["--prune-heads", "0.9"], "asks for 2 of the 2 heads"),
-    (["--prune-heads", "1", "--finetune-epochs", "-1"], "--finetune-epochs -1: give 0"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ([], "nothing to do: pass --prune-heads FRACTION|COUNT, --int8, or both"),
+        (["--int8", "--finetune-epochs", "1"], "more with --prune-heads"),
+        (["--prune-heads", "0"], "--prune-heads 0: give a fraction in (0, 1) or a count of 1"),
+        (["--prune-heads", "1.5"], "--prune-heads 1.5: give a fraction in (0, 1) or a count"),
+        (["--prune-heads", "half"], "--prune-heads half: give a fraction in (0, 1)"),
+        (["--prune-heads", "2"], "asks for 2 of the 2 heads; every block keeps one, so at most 1"),
+        (["--prune-heads", "0.9"], "asks for 2 of the 2 heads"),
+        (["--prune-heads", "1", "--finetune-epochs", "-1"], "--finetune-epochs -1: give 0"),
+    ],
+)
 def test_bad_requests_are_one_line_errors(run_dir, capsys, args, message):
     assert compress.main([str(run_dir), *args]) == 2
     error = capsys.readouterr().err
@@ -102,8 +114,9 @@ def test_heads_of_a_pruned_run_are_refused_in_one_line(tmp_path):
     from models import build_classifier
     from models.pruning import pruned_classifier
 
-    classifier = build_classifier(ModelConfig(d_model=8, num_heads=2, num_layers=2,
-                                              intermediate_dim=8), 20, 8, num_classes=2)
+    classifier = build_classifier(
+        ModelConfig(d_model=8, num_heads=2, num_layers=2, intermediate_dim=8), 20, 8, num_classes=2
+    )
     pruned = pruned_classifier(classifier, [(0, 0)])
 
     class PrunedRun:
@@ -114,8 +127,9 @@ def test_heads_of_a_pruned_run_are_refused_in_one_line(tmp_path):
         measure_run_heads(PrunedRun(), ["a film"], [0], 1, "validation")
 
 
-def test_finetune_trains_the_pruned_model_and_an_interrupted_one_resumes(run_dir, monkeypatch,
-                                                                          capsys):
+def test_finetune_trains_the_pruned_model_and_an_interrupted_one_resumes(
+    run_dir, monkeypatch, capsys
+):
     import keras
 
     from engine.training import fitting
@@ -125,8 +139,9 @@ def test_finetune_trains_the_pruned_model_and_an_interrupted_one_resumes(run_dir
             raise KeyboardInterrupt
 
     make_callbacks = fitting.make_callbacks
-    monkeypatch.setattr(fitting, "make_callbacks",
-                        lambda *args: make_callbacks(*args) + [Interrupt()])
+    monkeypatch.setattr(
+        fitting, "make_callbacks", lambda *args: make_callbacks(*args) + [Interrupt()]
+    )
     args = [str(run_dir), "--prune-heads", "1", "--finetune-epochs", "2"]
     with pytest.raises(KeyboardInterrupt):
         compress.main(args)

@@ -42,9 +42,12 @@ FENCE = re.compile(r"^```(\w*)\n(.*?)^```", flags=re.DOTALL | re.MULTILINE)
 
 def blocks(languages, pages=PAGES):
     """[(page, code)] of the fenced blocks in those languages, in reading order."""
-    return [(page, code) for page in pages
-            for language, code in FENCE.findall(page.read_text(encoding="utf-8"))
-            if language in languages]
+    return [
+        (page, code)
+        for page in pages
+        for language, code in FENCE.findall(page.read_text(encoding="utf-8"))
+        if language in languages
+    ]
 
 
 def commands(pages=PAGES):
@@ -61,7 +64,7 @@ def commands(pages=PAGES):
 def checked_form(command):
     """The command as the test runs it (see the module docstring)."""
     if command.startswith("make "):
-        return "make -n " + command[len("make "):]
+        return "make -n " + command[len("make ") :]
     if command.startswith("tensorboard ") or re.search(r"\bserve\.py\b", command):
         return command + " --help"  # a server runs until Ctrl-C: tests/test_serve.py runs it
     if re.search(r"\bbench/\w+\.py", command):
@@ -73,12 +76,18 @@ def checked_form(command):
 
 def checkout_copy(tmp_path, tiny_run_dir):
     copy = tmp_path / "checkout"
-    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "runs", "__pycache__", ".pytest_cache", ".ruff_cache"))
+    shutil.copytree(
+        ROOT,
+        copy,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", "runs", "__pycache__", ".pytest_cache", ".ruff_cache"
+        ),
+    )
     (copy / ".venv").symlink_to(ROOT / ".venv")
     for name in NAMED_RUNS:
-        shutil.copytree(tiny_run_dir, copy / "runs" / name,
-                        ignore=shutil.ignore_patterns("attention", "eval"))
+        shutil.copytree(
+            tiny_run_dir, copy / "runs" / name, ignore=shutil.ignore_patterns("attention", "eval")
+        )
     # The files a reader brings: texts, one per line, and a labelled file.
     (copy / "texts.txt").write_text("a good film\n\nbad\n")
     (copy / "my.txt").write_text("such a wonderful film\n")
@@ -126,7 +135,7 @@ def script_call(command):
     module = f"{package}.__main__" if package else script.split("/")[-1]
     argv, out = shlex.split(rest), None
     if ">" in argv:
-        argv, out = argv[:argv.index(">")], argv[argv.index(">") + 1]
+        argv, out = argv[: argv.index(">")], argv[argv.index(">") + 1]
     return module, argv, out
 
 
@@ -140,8 +149,9 @@ def python_blocks():
 
 
 def run(command, cwd, env):
-    return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=600)
+    return subprocess.run(
+        ["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
 
 
 # GitHub's heading anchors: inline markup dropped, lower case, punctuation other than `-`
@@ -181,15 +191,20 @@ def broken_links(pages):
             linked = (page.parent / path).resolve() if path else page
             if not linked.exists():
                 problems.append(f"{page.name}: {target} (no such file)")
-            elif anchor and linked.suffix == ".md" and anchor not in anchors(
-                    linked.read_text(encoding="utf-8")):
+            elif (
+                anchor
+                and linked.suffix == ".md"
+                and anchor not in anchors(linked.read_text(encoding="utf-8"))
+            ):
                 problems.append(f"{page.name}: {target} (no heading #{anchor})")
     return problems
 
 
 # A file of the repository named in backticks: `tests/test_train.py`, `configs/tiny.yaml`.
-NAMED_FILE = re.compile(r"`((?:bench|configs|data|docs|inspection|layers|models|engine|config|"
-                        r"runtime|tests|tokenization)/[\w/.-]+\.(?:py|yaml|md|png|csv))`")
+NAMED_FILE = re.compile(
+    r"`((?:bench|configs|data|docs|inspection|layers|models|engine|config|"
+    r"runtime|tests|tokenization)/[\w/.-]+\.(?:py|yaml|md|png|csv))`"
+)
 
 
 def test_files_the_pages_name_exist():
@@ -204,8 +219,12 @@ def test_pages_have_python_and_command_blocks():
 
 def test_every_block_runs(tmp_path, tiny_run_dir, builtin_data_dir):
     copy = checkout_copy(tmp_path, tiny_run_dir)
-    env = {**os.environ, "PYTHONPATH": str(copy), "TFDS_DATA_DIR": builtin_data_dir,
-           "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(copy),
+        "TFDS_DATA_DIR": builtin_data_dir,
+        "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}",
+    }
     calls = []
     for command in map(checked_form, commands()):
         call = script_call(command)
@@ -216,8 +235,13 @@ def test_every_block_runs(tmp_path, tiny_run_dir, builtin_data_dir):
         assert completed.returncode == 0, (command, completed.stderr[-2000:])
     assert len(calls) > 30
     completed = subprocess.run(
-        [sys.executable, "-c", DRIVER, json.dumps([calls, python_blocks()])], cwd=copy,
-        env=env, capture_output=True, text=True, timeout=1200)
+        [sys.executable, "-c", DRIVER, json.dumps([calls, python_blocks()])],
+        cwd=copy,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert completed.returncode == 0, completed.stderr[-3000:]
     # The own-data section trained, evaluated, predicted and exported for real.
     example = copy / "runs" / "example_csv"
@@ -233,12 +257,13 @@ def test_every_block_runs(tmp_path, tiny_run_dir, builtin_data_dir):
 def test_checked_forms():
     assert checked_form("make train") == "make -n train"
     assert checked_form("python bench/bench_padding.py --set a=1") == (
-        "python bench/bench_padding.py --help")
+        "python bench/bench_padding.py --help"
+    )
     assert checked_form("python train.py --config configs/reuters_r8.yaml").endswith(
-        " --print-config")
+        " --print-config"
+    )
     assert checked_form(RUN_AS_WRITTEN[0]) == RUN_AS_WRITTEN[0]
-    assert checked_form(RUN_AS_WRITTEN[0] + " --set output.name=mine").endswith(
-        " --print-config")
+    assert checked_form(RUN_AS_WRITTEN[0] + " --set output.name=mine").endswith(" --print-config")
 
 
 def test_no_link_is_broken():
@@ -249,7 +274,8 @@ def test_the_link_check_finds_a_missing_file_and_a_missing_heading(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "guide.md").write_text(
         "# Guide\n\n## Use `layers` alone\n\n## Notes\n\n## Notes\n\n"
-        "```bash\n# not a heading\n```\n")
+        "```bash\n# not a heading\n```\n"
+    )
     (tmp_path / "picture.png").write_bytes(b"")
     readme = tmp_path / "README.md"
     readme.write_text(
@@ -257,7 +283,8 @@ def test_the_link_check_finds_a_missing_file_and_a_missing_heading(tmp_path):
         "[again](docs/guide.md#notes-1) [here](#top) [web](https://example.org/x.md)\n"
         "[gone](docs/missing.md) [no heading](docs/guide.md#not-there)\n"
         "[code block](docs/guide.md#not-a-heading) `[in code](docs/also_missing.md)`\n"
-        "# Top\n")
+        "# Top\n"
+    )
     assert broken_links([readme, tmp_path / "docs" / "guide.md"]) == [
         "README.md: docs/missing.md (no such file)",
         "README.md: docs/guide.md#not-there (no heading #not-there)",
@@ -267,12 +294,13 @@ def test_the_link_check_finds_a_missing_file_and_a_missing_heading(tmp_path):
 
 def test_github_anchors():
     assert github_anchor("Layers: ours vs `keras.layers.MultiHeadAttention`") == (
-        "layers-ours-vs-keraslayersmultiheadattention")
+        "layers-ours-vs-keraslayersmultiheadattention"
+    )
     assert github_anchor("Set-up and test times") == "set-up-and-test-times"
     assert github_anchor("In place of [Keras](https://keras.io)' layer") == (
-        "in-place-of-keras-layer")
-    assert anchors("## 20 Newsgroups\n## 20 Newsgroups\n") == {
-        "20-newsgroups", "20-newsgroups-1"}
+        "in-place-of-keras-layer"
+    )
+    assert anchors("## 20 Newsgroups\n## 20 Newsgroups\n") == {"20-newsgroups", "20-newsgroups-1"}
 
 
 def test_readme_fits_five_minutes_and_links_every_docs_page():
@@ -285,9 +313,12 @@ def test_readme_fits_five_minutes_and_links_every_docs_page():
 def test_recipe_headers_expect_what_the_results_table_says():
     """Each `ours` row of the README's results table names its config file, whose header
     (first comment block) expects the same test accuracy and macro-F1."""
-    rows = re.findall(r"^\| [^|]+ \| [^|]*`(configs/[\w.]+\.yaml)` \| ([\d.]+ ± [\d.]+) \| "
-                      r"([\d.]+) ± [\d.]+ \|", README.read_text(encoding="utf-8"),
-                      flags=re.MULTILINE)
+    rows = re.findall(
+        r"^\| [^|]+ \| [^|]*`(configs/[\w.]+\.yaml)` \| ([\d.]+ ± [\d.]+) \| "
+        r"([\d.]+) ± [\d.]+ \|",
+        README.read_text(encoding="utf-8"),
+        flags=re.MULTILINE,
+    )
     assert len(rows) >= 5
     for config, accuracy, macro_f1 in rows:
         header = (ROOT / config).read_text().split("\n\n")[0].replace("+-", "±")

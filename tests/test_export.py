@@ -50,8 +50,9 @@ MODES = {"both": [], "token_ids_only": ["--token-ids-only"]}
 def runs_to_export(tiny_run_dir, tmp_path_factory):
     """The tiny run, a copy with one of its two heads pruned, and one quantized to int8."""
     root = tmp_path_factory.mktemp("export")
-    run_dir = shutil.copytree(tiny_run_dir, root / "tiny",
-                              ignore=shutil.ignore_patterns("eval", "attention"))
+    run_dir = shutil.copytree(
+        tiny_run_dir, root / "tiny", ignore=shutil.ignore_patterns("eval", "attention")
+    )
     assert compress.main([str(run_dir), "--prune-heads", "1", "--order", "random"]) == 0
     assert compress.main([str(run_dir), "--int8"]) == 0
     return {"tiny": run_dir, "pruned": root / "tiny_pruned", "int8": root / "tiny_int8"}
@@ -77,16 +78,27 @@ def served(runs_to_export, tmp_path_factory):
         if name == "tiny":  # `model.export(DIR)`, Keras' one line, on a loaded model.keras
             model.export(str(root / "keras"), verbose=False)
             jobs["keras"], expected["keras"] = (str(root / "keras"), None), probabilities
-    result = subprocess.run([sys.executable, "-c", SERVE, json.dumps(jobs), json.dumps(TEXTS)],
-                            capture_output=True, text=True, timeout=300, cwd=root)
+    result = subprocess.run(
+        [sys.executable, "-c", SERVE, json.dumps(jobs), json.dumps(TEXTS)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=root,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     results = json.loads(result.stdout.strip().splitlines()[-1])
     return {key: (Path(jobs[key][0]), expected[key], results[key]) for key in jobs}
 
 
 # What a tokenizer runs: TextVectorization's and tensorflow-text's WordPiece ops.
-TOKENIZER_OPS = ("StringLower", "RegexReplace", "StringSplit", "LookupTableFind", "Wordpiece",
-                 "NormalizeUTF8")
+TOKENIZER_OPS = (
+    "StringLower",
+    "RegexReplace",
+    "StringSplit",
+    "LookupTableFind",
+    "Wordpiece",
+    "NormalizeUTF8",
+)
 
 
 def graph_ops(folder):
@@ -94,8 +106,9 @@ def graph_ops(folder):
     saved = saved_model_pb2.SavedModel()
     saved.ParseFromString((folder / "saved_model.pb").read_bytes())
     graph = saved.meta_graphs[0].graph_def
-    return ({node.op for node in graph.node}
-            | {node.op for function in graph.library.function for node in function.node_def})
+    return {node.op for node in graph.node} | {
+        node.op for function in graph.library.function for node in function.node_def
+    }
 
 
 def tokenizer_ops(folder):
@@ -118,16 +131,18 @@ def test_the_saved_model_serves_what_the_run_predicts(served, name, mode):
         assert "StringLower" in tokenizer_ops(out)  # the tokenizer is inside
 
 
-def test_a_missing_run_or_an_existing_folder_is_one_line_and_exit_2(runs_to_export, tmp_path,
-                                                                    capsys):
+def test_a_missing_run_or_an_existing_folder_is_one_line_and_exit_2(
+    runs_to_export, tmp_path, capsys
+):
     assert export.main([str(tmp_path / "nothere")]) == 2  # before TensorFlow's work
     missing = tmp_path / "nothere"
     assert capsys.readouterr().err == f"export.py: error: {missing}: no such run folder\n"
     taken = tmp_path / "taken"
     taken.mkdir()
     assert export.main([str(runs_to_export["tiny"]), "--out", str(taken)]) == 2
-    assert capsys.readouterr().err == (f"export.py: error: {taken} already exists: pass --out "
-                                       "DIR for a new folder, or remove it\n")
+    assert capsys.readouterr().err == (
+        f"export.py: error: {taken} already exists: pass --out DIR for a new folder, or remove it\n"
+    )
     assert list(taken.iterdir()) == []
 
 

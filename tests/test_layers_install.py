@@ -15,7 +15,7 @@ import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     import importlib.util
     import numpy as np
     import keras
@@ -39,7 +39,7 @@ SCRIPT = textwrap.dedent('''
     np.testing.assert_allclose(reloaded.predict(ids, verbose=0), model.predict(ids, verbose=0),
                                rtol=1e-6, atol=1e-6)
     print("layers-only ok")
-''')
+""")
 
 
 def pinned(name):
@@ -53,14 +53,33 @@ def test_layers_run_with_keras_and_one_backend_only(tmp_path):
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     python = str(venv / "bin" / "python")
     install = subprocess.run(
-        [python, "-m", "pip", "install", "--quiet", pinned("keras"), pinned("jax"),
-         pinned("jaxlib")], capture_output=True, text=True, timeout=600)
+        [
+            python,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            pinned("keras"),
+            pinned("jax"),
+            pinned("jaxlib"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert install.returncode == 0, install.stderr[-2000:]
     project = tmp_path / "my_project"
     project.mkdir()
-    shutil.copytree(ROOT / "layers", project / "layers",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    result = subprocess.run([python, "-c", SCRIPT], cwd=project, capture_output=True, text=True,
-                            timeout=300, env={"KERAS_BACKEND": "jax", "PATH": "/usr/bin:/bin"})
+    shutil.copytree(
+        ROOT / "layers", project / "layers", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    result = subprocess.run(
+        [python, "-c", SCRIPT],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"KERAS_BACKEND": "jax", "PATH": "/usr/bin:/bin"},
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().endswith("layers-only ok")

@@ -11,23 +11,34 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_packages_resolve_inside_the_repository():
-    code = ("import layers, models, data, tokenization, inspection, engine, config, runtime; "
-            "print('\\n'.join(m.__file__ for m in (layers, models, data, tokenization, "
-            "inspection, engine, config, runtime)))")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                            text=True, check=True)
+    code = (
+        "import layers, models, data, tokenization, inspection, engine, config, runtime; "
+        "print('\\n'.join(m.__file__ for m in (layers, models, data, tokenization, "
+        "inspection, engine, config, runtime)))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
     for path in result.stdout.split():
         assert Path(path).resolve().is_relative_to(ROOT), path
 
 
 def test_nothing_generic_is_installed_into_site_packages():
     # Run from a folder outside the checkout: only an installed package could be found.
-    code = ("import importlib.util as u; "
-            "print([n for n in ('layers', 'models', 'data', 'tokenization', 'inspection', "
-            "'engine', 'config', 'runtime') "
-            "if u.find_spec(n)])")
-    result = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True,
-                            text=True, check=True, env={"PATH": "/usr/bin:/bin"})
+    code = (
+        "import importlib.util as u; "
+        "print([n for n in ('layers', 'models', 'data', 'tokenization', 'inspection', "
+        "'engine', 'config', 'runtime') "
+        "if u.find_spec(n)])"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd="/",
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PATH": "/usr/bin:/bin"},
+    )
     assert result.stdout.strip() == "[]"
 
 
@@ -37,21 +48,32 @@ def test_registered_names_are_those_saved_models_carry():
     import tokenization
     from engine.training.starting_weights.pretrained_encoder import PaddingMask
 
-    registered = [models.TextEncoder, models.TransformerClassifier, PaddingMask,
-                  tokenization.WordPieceTokenizer]
+    registered = [
+        models.TextEncoder,
+        models.TransformerClassifier,
+        PaddingMask,
+        tokenization.WordPieceTokenizer,
+    ]
     for cls in [getattr(layers, name) for name in layers.__all__] + registered:
         assert keras.saving.get_registered_name(cls) == f"keras_attention_lab>{cls.__name__}"
 
 
-COMMANDS = {"train.py", "evaluate.py", "predict.py", "serve.py", "pretrain.py", "export.py",
-            "compress.py", "upgrade_run.py"}
+COMMANDS = {
+    "train.py",
+    "evaluate.py",
+    "predict.py",
+    "serve.py",
+    "pretrain.py",
+    "export.py",
+    "compress.py",
+    "upgrade_run.py",
+}
 MAX_LINES = 350
 
 
 def python_files():
     skipped = {".venv", ".git", "runs"}
-    return [path for path in ROOT.rglob("*.py")
-            if not skipped & set(path.relative_to(ROOT).parts)]
+    return [path for path in ROOT.rglob("*.py") if not skipped & set(path.relative_to(ROOT).parts)]
 
 
 def test_the_root_holds_only_commands_each_with_main():
@@ -61,6 +83,9 @@ def test_the_root_holds_only_commands_each_with_main():
 
 
 def test_no_python_file_passes_350_lines():
-    long = {str(path.relative_to(ROOT)): count for path in python_files()
-            if (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    long = {
+        str(path.relative_to(ROOT)): count
+        for path in python_files()
+        if (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
     assert long == {}, f"split these files (at most {MAX_LINES} lines): {long}"

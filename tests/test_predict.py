@@ -16,8 +16,12 @@ def test_json_output_matches_the_model_and_ranks_tokens_by_rollout(tiny_run_dir,
     from models import load_end_to_end_model
 
     capsys.readouterr()
-    assert predict.main([str(tiny_run_dir), *TEXTS, "--explain", "--method", "rollout",
-                         "--top", "3", "--json"]) == 0
+    assert (
+        predict.main(
+            [str(tiny_run_dir), *TEXTS, "--explain", "--method", "rollout", "--top", "3", "--json"]
+        )
+        == 0
+    )
     document = json.loads(capsys.readouterr().out)
     assert document["class_names"] == ["negative", "positive"]
     assert document["pooling"] == "mean"
@@ -26,8 +30,9 @@ def test_json_output_matches_the_model_and_ranks_tokens_by_rollout(tiny_run_dir,
     for prediction, text, row in zip(document["predictions"], TEXTS, expected):
         assert prediction["text"] == text
         probabilities = prediction["probabilities"]
-        np.testing.assert_allclose([probabilities["negative"], probabilities["positive"]], row,
-                                   atol=1e-6)
+        np.testing.assert_allclose(
+            [probabilities["negative"], probabilities["positive"]], row, atol=1e-6
+        )
         assert prediction["predicted_label"] == ["negative", "positive"][int(row.argmax())]
         assert prediction["explanation_method"] == "rollout"
         tokens = prediction["tokens"]
@@ -46,12 +51,27 @@ def test_table_with_explain_and_a_texts_file_numbered_by_line(tiny_run_dir, tmp_
     texts = tmp_path / "texts.txt"
     texts.write_text("a good film\n\n   \nbad\n")
     capsys.readouterr()
-    assert predict.main([str(tiny_run_dir), "great", "--texts-file", str(texts),
-                         "--explain", "--method", "rollout"]) == 0
+    assert (
+        predict.main(
+            [
+                str(tiny_run_dir),
+                "great",
+                "--texts-file",
+                str(texts),
+                "--explain",
+                "--method",
+                "rollout",
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     out = captured.out
     assert [line for line in out.splitlines() if line.startswith("[")] == [
-        "[1] great", "[line 1] a good film", "[line 4] bad"]
+        "[1] great",
+        "[line 1] a good film",
+        "[line 4] bad",
+    ]
     assert out.count("predicted: ") == 3
     assert out.count("tokens by rollout:") == 3
     assert "negative" in out and "positive" in out
@@ -60,23 +80,24 @@ def test_table_with_explain_and_a_texts_file_numbered_by_line(tiny_run_dir, tmp_
 
 def test_a_text_with_no_known_word_gets_a_warning(tiny_run_dir, capsys):
     capsys.readouterr()
-    assert predict.main([str(tiny_run_dir), "a good film", "?!... ---", "zyxw qqqq",
-                         "--json"]) == 0
+    assert predict.main([str(tiny_run_dir), "a good film", "?!... ---", "zyxw qqqq", "--json"]) == 0
     captured = capsys.readouterr()
     known = [item["known_tokens"] for item in json.loads(captured.out)["predictions"]]
     assert known[0] > 0 and known[1:] == [0, 0]
     assert captured.err.splitlines() == [
         f"predict.py: warning: [{number}] has no word the model knows (all punctuation, or "
         "none in its vocabulary): its prediction says nothing about the text"
-        for number in (2, 3)]
+        for number in (2, 3)
+    ]
 
 
 def test_library_ranks_every_real_token_and_importances_sum_to_one(tiny_run_dir):
     from engine.runs import load_run
 
     run = load_run(tiny_run_dir)
-    [prediction] = predict.predict(run, ["the plot was dull and boring"], explain=True, top=None,
-                                   method="rollout")
+    [prediction] = predict.predict(
+        run, ["the plot was dull and boring"], explain=True, top=None, method="rollout"
+    )
     assert sorted(word.position for word in prediction.tokens) == [0, 1, 2, 3, 4, 5]
     assert sum(word.importance for word in prediction.tokens) == pytest.approx(1.0)
     # Word-level tokens are words of one piece each.
@@ -85,8 +106,7 @@ def test_library_ranks_every_real_token_and_importances_sum_to_one(tiny_run_dir)
     assert sum(prediction.probabilities.values()) == pytest.approx(1.0, abs=1e-6)
 
 
-def test_explain_uses_the_best_measured_method_else_conservative_gradients(tiny_run_dir,
-                                                                          tmp_path):
+def test_explain_uses_the_best_measured_method_else_conservative_gradients(tiny_run_dir, tmp_path):
     from engine.runs import load_run
     from inspection.methods.attribution import attribute
 
@@ -99,7 +119,8 @@ def test_explain_uses_the_best_measured_method_else_conservative_gradients(tiny_
     for split, best in (("test", "leave_one_out"), ("validation", "gradient_x_input")):
         (run_dir / "eval" / split).mkdir(parents=True, exist_ok=True)
         (run_dir / "eval" / split / "faithfulness.json").write_text(
-            json.dumps({"best_method": best}))
+            json.dumps({"best_method": best})
+        )
         run = load_run(run_dir)
         [measured] = predict.predict(run, [text], explain=True, top=None)
         assert measured.method == best
@@ -112,7 +133,8 @@ def test_explain_uses_the_best_measured_method_else_conservative_gradients(tiny_
 
 def test_method_needs_explain(tiny_run_dir, capsys):
     assert error_of([str(tiny_run_dir), "a film", "--method", "rollout"], capsys) == (
-        "predict.py: error: --method chooses how --explain ranks words: add --explain")
+        "predict.py: error: --method chooses how --explain ranks words: add --explain"
+    )
 
 
 def error_of(argv, capsys):
@@ -123,11 +145,14 @@ def error_of(argv, capsys):
     return error
 
 
-@pytest.mark.parametrize("args, message", [
-    (["good", "  "], "text 2 is empty"),
-    (["good", "--top", "0"], "--top must be at least 1"),
-    (["--texts-file", "missing.txt"], "--texts-file missing.txt: no such file"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["good", "  "], "text 2 is empty"),
+        (["good", "--top", "0"], "--top must be at least 1"),
+        (["--texts-file", "missing.txt"], "--texts-file missing.txt: no such file"),
+    ],
+)
 def test_bad_texts(tiny_run_dir, capsys, args, message):
     # The text checks themselves: tests/data/reading/test_texts_file.py.
     assert message in error_of([str(tiny_run_dir), *args], capsys)
@@ -138,7 +163,8 @@ def test_missing_run_folder_and_corrupt_model(tiny_run_dir, tmp_path, capsys):
     model = tiny_run_dir / "model.keras"
     assert error_of([str(model), "good"], capsys) == (
         f"predict.py: error: {model} is a file, not a run folder: pass the folder that holds "
-        f"it, {tiny_run_dir}")
+        f"it, {tiny_run_dir}"
+    )
     broken = tmp_path / "broken"
     shutil.copytree(tiny_run_dir, broken, ignore=shutil.ignore_patterns("attention", "eval"))
     (broken / "model.keras").write_bytes(b"not a zip file")

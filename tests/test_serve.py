@@ -51,8 +51,9 @@ def predict_json(capsys, run_dir, texts, *options):
 
 
 def test_answers_equal_predict_json(lab, tiny_run_dir, capsys):
-    expected = predict_json(capsys, tiny_run_dir, TEXTS, "--explain", "--top", "1000",
-                            "--method", METHOD)
+    expected = predict_json(
+        capsys, tiny_run_dir, TEXTS, "--explain", "--top", "1000", "--method", METHOD
+    )
     answers = ask(lab, run="tiny", texts=TEXTS, method=METHOD)["answers"]
     for answer, wanted in zip(answers, expected, strict=True):
         assert answer["predicted_label"] == wanted["predicted_label"]
@@ -60,11 +61,15 @@ def test_answers_equal_predict_json(lab, tiny_run_dir, capsys):
         assert answer["explanation_method"] == wanted["explanation_method"] == METHOD
         for name, probability in wanted["probabilities"].items():
             assert answer["probabilities"][name] == pytest.approx(probability, abs=1e-5)
-        assert [(word["token"], word["position"]) for word in answer["tokens"]] == \
-            [(word["token"], word["position"]) for word in wanted["tokens"]]
-        np.testing.assert_allclose([word["importance"] for word in answer["tokens"]],
-                                   [word["importance"] for word in wanted["tokens"]],
-                                   rtol=1e-4, atol=1e-6)
+        assert [(word["token"], word["position"]) for word in answer["tokens"]] == [
+            (word["token"], word["position"]) for word in wanted["tokens"]
+        ]
+        np.testing.assert_allclose(
+            [word["importance"] for word in answer["tokens"]],
+            [word["importance"] for word in wanted["tokens"]],
+            rtol=1e-4,
+            atol=1e-6,
+        )
     # Without a method: the prediction alone, as predict.py without --explain.
     plain = ask(lab, texts=TEXTS, method=None)["answers"]
     for answer, wanted in zip(plain, predict_json(capsys, tiny_run_dir, TEXTS), strict=True):
@@ -80,8 +85,9 @@ def test_attention_is_every_layer_and_head_and_rows_sum_to_one(lab):
     layers, heads, length = view["num_layers"], view["num_heads"], len(view["tokens"])
     assert layers == len(runs_listed["kept_heads"]) and heads == len(runs_listed["kept_heads"][0])
     weights = np.frombuffer(base64.b64decode(view["attention"]), np.uint8)
-    maps = weights.reshape(layers, heads, length, length) * np.array(view["scales"])[..., None,
-                                                                                     None]
+    maps = (
+        weights.reshape(layers, heads, length, length) * np.array(view["scales"])[..., None, None]
+    )
     np.testing.assert_allclose(maps.sum(axis=-1), 1.0, atol=0.02)  # one byte per weight
     assert list(view["methods"]) == ["rollout"]
     assert "attention" not in ask(lab, texts=[TEXTS[0]])["answers"][0]["view"]
@@ -97,9 +103,18 @@ def test_a_text_over_the_cap_is_cut_and_marked(lab, tiny_run_dir, capsys):
     assert answer["probabilities"] == pytest.approx(wanted["probabilities"], abs=1e-5)
 
 
-@pytest.mark.parametrize("path", ["/../../../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd",
-                                  "/model.keras", "/config.yaml", "/tiny/model.keras",
-                                  "//etc/passwd", "/api/runs/../../config.yaml"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/../../../../etc/passwd",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "/model.keras",
+        "/config.yaml",
+        "/tiny/model.keras",
+        "//etc/passwd",
+        "/api/runs/../../config.yaml",
+    ],
+)
 def test_no_path_reaches_the_file_system(lab, path):
     status, headers, body = request(lab, path=path)
     assert status == 404 and headers["Content-Type"] == "application/json"
@@ -120,11 +135,21 @@ def test_the_page_is_served_with_a_policy_that_allows_no_outside_source(lab):
 
 def test_oversized_bodies_and_texts_are_refused(lab):
     # Refused on its Content-Length, before a byte of it is read.
-    status, _, body = request(lab, "POST", "/api/predict", b"{}", {
-        "Content-Type": "application/json", "Content-Length": str(serve.MAX_BODY_BYTES + 1)})
+    status, _, body = request(
+        lab,
+        "POST",
+        "/api/predict",
+        b"{}",
+        {"Content-Type": "application/json", "Content-Length": str(serve.MAX_BODY_BYTES + 1)},
+    )
     assert status == 413 and "at most" in json.loads(body)["error"]
-    status, _, body = request(lab, "POST", "/api/predict", b"{}", {
-        "Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+    status, _, body = request(
+        lab,
+        "POST",
+        "/api/predict",
+        b"{}",
+        {"Content-Type": "application/json", "Transfer-Encoding": "chunked"},
+    )
     assert status == 411
     status, _, body = request(lab, "POST", "/api/predict", {"texts": ["a" * (MAX_CHARACTERS + 1)]})
     assert status == 400 and f"at most {MAX_CHARACTERS}" in json.loads(body)["error"]
@@ -132,17 +157,20 @@ def test_oversized_bodies_and_texts_are_refused(lab):
     assert status == 400 and f"1 to {MAX_TEXTS}" in json.loads(body)["error"]
 
 
-@pytest.mark.parametrize(("body", "headers", "status", "message"), [
-    (b"{not json", {"Content-Type": "application/json"}, 400, "not JSON"),
-    (b'{"texts": ["film"]}', {"Content-Type": "text/plain"}, 415, "application/json"),
-    ({"run": "other", "texts": ["film"]}, {}, 400, "run must be one of ['tiny']"),
-    ({"texts": ["film"], "method": "magic"}, {}, 400, "method must be null or one of"),
-    ({"texts": "film"}, {}, 400, "texts must be a list of strings"),
-    ({"texts": ["  "]}, {}, 400, "text 1 is empty"),
-    ({"texts": ["film"], "attention": "yes"}, {}, 400, "attention must be true or false"),
-    ({"texts": ["film"], "explain": True}, {}, 400, "unknown fields ['explain']"),
-    ([1, 2], {}, 400, "must be a JSON object"),
-])
+@pytest.mark.parametrize(
+    ("body", "headers", "status", "message"),
+    [
+        (b"{not json", {"Content-Type": "application/json"}, 400, "not JSON"),
+        (b'{"texts": ["film"]}', {"Content-Type": "text/plain"}, 415, "application/json"),
+        ({"run": "other", "texts": ["film"]}, {}, 400, "run must be one of ['tiny']"),
+        ({"texts": ["film"], "method": "magic"}, {}, 400, "method must be null or one of"),
+        ({"texts": "film"}, {}, 400, "texts must be a list of strings"),
+        ({"texts": ["  "]}, {}, 400, "text 1 is empty"),
+        ({"texts": ["film"], "attention": "yes"}, {}, 400, "attention must be true or false"),
+        ({"texts": ["film"], "explain": True}, {}, 400, "unknown fields ['explain']"),
+        ([1, 2], {}, 400, "must be a JSON object"),
+    ],
+)
 def test_bad_requests_get_one_line_json_errors(lab, body, headers, status, message):
     got, _, answer = request(lab, "POST", "/api/predict", body, headers)
     assert got == status
@@ -154,29 +182,40 @@ def test_an_error_before_the_body_is_read_ends_the_connection(lab):
     host, port = lab.removeprefix("http://").split(":")
     connection = http.client.HTTPConnection(host, int(port), timeout=60)
     try:
-        connection.request("POST", "/api/predict", body=b'{"texts": ["film"]}',
-                           headers={"Content-Type": "text/plain"})
+        connection.request(
+            "POST",
+            "/api/predict",
+            body=b'{"texts": ["film"]}',
+            headers={"Content-Type": "text/plain"},
+        )
         response = connection.getresponse()
         assert response.status == 415 and response.getheader("Connection") == "close"
         response.read()
         # The client opens a new connection, and its next request is answered.
-        connection.request("POST", "/api/predict", body=b'{"texts": ["film"]}',
-                           headers={"Content-Type": "application/json"})
+        connection.request(
+            "POST",
+            "/api/predict",
+            body=b'{"texts": ["film"]}',
+            headers={"Content-Type": "application/json"},
+        )
         assert connection.getresponse().status == 200
     finally:
         connection.close()
 
 
-@pytest.mark.parametrize(("body", "headers", "status", "message"), [
-    (b'{"run": [], "texts": ["film"]}', {}, 400, "run must be one of"),
-    (b'{"texts": ["\\ud800"]}', {}, 400, "lone surrogate"),
-    (b"[" * 100_000 + b"]" * 100_000, {}, 400, "not JSON"),
-    (b"{}", {"Content-Length": "\u00b2"}, 411, "Content-Length"),
-])
-def test_odd_requests_get_json_errors_not_a_dropped_connection(lab, body, headers, status,
-                                                               message):
-    got, _, answer = request(lab, "POST", "/api/predict", body,
-                             {"Content-Type": "application/json", **headers})
+@pytest.mark.parametrize(
+    ("body", "headers", "status", "message"),
+    [
+        (b'{"run": [], "texts": ["film"]}', {}, 400, "run must be one of"),
+        (b'{"texts": ["\\ud800"]}', {}, 400, "lone surrogate"),
+        (b"[" * 100_000 + b"]" * 100_000, {}, 400, "not JSON"),
+        (b"{}", {"Content-Length": "\u00b2"}, 411, "Content-Length"),
+    ],
+)
+def test_odd_requests_get_json_errors_not_a_dropped_connection(lab, body, headers, status, message):
+    got, _, answer = request(
+        lab, "POST", "/api/predict", body, {"Content-Type": "application/json", **headers}
+    )
     assert got == status and message in json.loads(answer)["error"]
 
 
@@ -202,15 +241,28 @@ def test_script_bearing_texts_come_back_as_json_text(lab):
 
 
 def test_concurrent_clients_get_their_own_answers(two_runs_lab):
-    texts = [f"{word} film, {index} times" for index, word in
-             enumerate(["wonderful", "dull", "moving", "boring", "brilliant", "awful"])]
+    texts = [
+        f"{word} film, {index} times"
+        for index, word in enumerate(
+            ["wonderful", "dull", "moving", "boring", "brilliant", "awful"]
+        )
+    ]
     asks = [(run, text) for run in ("tiny", "tiny_int8") for text in texts]
-    expected = {(run, text): ask(two_runs_lab, run=run, texts=[text])["answers"][0]
-                for run, text in asks}
+    expected = {
+        (run, text): ask(two_runs_lab, run=run, texts=[text])["answers"][0] for run, text in asks
+    }
     # The two runs' answers differ, so an answer of the other run would be caught.
-    assert max(abs(expected["tiny", text]["probabilities"][name] -
-                   expected["tiny_int8", text]["probabilities"][name])
-               for text in texts for name in expected["tiny", text]["probabilities"]) > 1e-4
+    assert (
+        max(
+            abs(
+                expected["tiny", text]["probabilities"][name]
+                - expected["tiny_int8", text]["probabilities"][name]
+            )
+            for text in texts
+            for name in expected["tiny", text]["probabilities"]
+        )
+        > 1e-4
+    )
     answers, errors = {}, []
 
     def client(run, text):
@@ -232,8 +284,9 @@ def test_concurrent_clients_get_their_own_answers(two_runs_lab):
         for answer in got:
             assert answer["text"] == pair[1]
             assert answer["tokens"] == expected[pair]["tokens"]
-            assert answer["probabilities"] == pytest.approx(expected[pair]["probabilities"],
-                                                            abs=1e-6)
+            assert answer["probabilities"] == pytest.approx(
+                expected[pair]["probabilities"], abs=1e-6
+            )
 
 
 def test_command_errors_are_one_line(tmp_path, capsys):
@@ -254,7 +307,11 @@ def test_ctrl_c_stops_the_server_cleanly(tiny_run_dir):
     environment = {**os.environ, "PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"}
     process = subprocess.Popen(
         [sys.executable, str(ROOT / "serve.py"), str(tiny_run_dir), "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment)
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+    )
     try:
         line = process.stdout.readline()
         assert "serving tiny at http://127.0.0.1:" in line, process.stderr.read()
@@ -272,7 +329,8 @@ def test_the_docs_curl_example_runs(lab):
     page = (ROOT / "docs" / "live_lab.md").read_text(encoding="utf-8")
     [command] = re.findall(r"```sh\n(curl .*?)```", page, flags=re.DOTALL)
     command = command.replace("http://127.0.0.1:8000", lab).replace('"run": "default", ', "")
-    completed = subprocess.run(["bash", "-c", command], capture_output=True, text=True,
-                               timeout=60, check=True)
+    completed = subprocess.run(
+        ["bash", "-c", command], capture_output=True, text=True, timeout=60, check=True
+    )
     [answer] = json.loads(completed.stdout)["answers"]
     assert answer["explanation_method"] == METHOD and answer["tokens"]

@@ -38,8 +38,9 @@ def assert_same_training(run_dir, single_dir):
         for name in ("accuracy", "macro_f1"):
             assert metrics[split][name] == single[split][name], (split, name)
         assert math.isclose(metrics[split]["loss"], single[split]["loss"], abs_tol=1e-5)
-    for row, single_row in zip(runs.read_history(run_dir), runs.read_history(single_dir),
-                               strict=True):
+    for row, single_row in zip(
+        runs.read_history(run_dir), runs.read_history(single_dir), strict=True
+    ):
         assert math.isclose(float(row["loss"]), float(single_row["loss"]), abs_tol=1e-5)
 
 
@@ -59,7 +60,10 @@ def test_mirrored_strategy_on_two_logical_cpus(tmp_path, data_file, single_proce
     args = tiny_args(tmp_path, data_file, "training.distribution=mirrored", *DISTRIBUTED)
     result = subprocess.run(
         [sys.executable, "-c", MIRRORED.format(root=str(ROOT)), *args],
-        capture_output=True, text=True, timeout=300, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Training on 2 replicas (mirrored): CPU:0, CPU:1" in result.stdout
@@ -80,12 +84,22 @@ def run_two_workers(args):
     """Runs train.py ARGS as two workers on 127.0.0.1; [(stdout, stderr)] of each, both
     checked to exit 0."""
     cluster = {"worker": [f"127.0.0.1:{port}" for port in free_ports(2)]}
-    workers = [subprocess.Popen(
-        [sys.executable, "train.py", *args], cwd=ROOT, text=True, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "TF_CONFIG": json.dumps(
-            {"cluster": cluster, "task": {"type": "worker", "index": index}})},
-    ) for index in range(2)]
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "train.py", *args],
+            cwd=ROOT,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={
+                **os.environ,
+                "TF_CONFIG": json.dumps(
+                    {"cluster": cluster, "task": {"type": "worker", "index": index}}
+                ),
+            },
+        )
+        for index in range(2)
+    ]
     outputs = [worker.communicate(timeout=300) for worker in workers]
     for worker, (_, err) in zip(workers, outputs, strict=True):
         assert worker.returncode == 0, err[-3000:]
@@ -105,8 +119,7 @@ def test_multi_worker_training_on_two_processes(tmp_path, data_file, single_proc
     from models import load_end_to_end_model
 
     model = load_end_to_end_model(tmp_path / "tiny" / "model.keras")
-    np.testing.assert_allclose(np.asarray(model(np.array(["a good film"]))).sum(), 1.0,
-                               rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(model(np.array(["a good film"]))).sum(), 1.0, rtol=1e-5)
 
 
 def test_multi_worker_training_on_a_sharded_stream(tmp_path, data_file):
@@ -117,13 +130,17 @@ def test_multi_worker_training_on_a_sharded_stream(tmp_path, data_file):
     table = pd.read_csv(data_file)
     for index in range(4):
         table.iloc[index::4].to_csv(shards / f"part-{index}.csv", index=False)
-    args = tiny_args(tmp_path / "runs", shards, "dataset.streaming=true",
-                     "training.distribution=multi_worker", *DISTRIBUTED)
+    args = tiny_args(
+        tmp_path / "runs",
+        shards,
+        "dataset.streaming=true",
+        "training.distribution=multi_worker",
+        *DISTRIBUTED,
+    )
     outputs = run_two_workers(args)
     for index, (out, _) in enumerate(outputs):
         assert f"worker {index} of 2 trains on 2 of the 4 shards" in out
     assert sorted(path.name for path in (tmp_path / "runs").iterdir()) == ["tiny"]
     metrics = metrics_of(tmp_path / "runs" / "tiny")
     assert metrics["epochs"] == 3 and 0.0 <= metrics["test"]["accuracy"] <= 1.0
-    assert [int(row["epoch"]) for row in runs.read_history(tmp_path / "runs" / "tiny")] == [
-        1, 2, 3]
+    assert [int(row["epoch"]) for row in runs.read_history(tmp_path / "runs" / "tiny")] == [1, 2, 3]

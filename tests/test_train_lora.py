@@ -12,19 +12,22 @@ from engine.training.starting_weights.checkpoints import read_tensors
 from models import get_model_parts, load_end_to_end_model
 from tests.helpers import TINY, InterruptAfterEpoch, pretrained_args
 
-TOKEN_IDS = np.array([[101, 2023, 2143, 2001, 2204, 102, 0, 0],
-                      [101, 2919, 2919, 5436, 102, 0, 0, 0]])
+TOKEN_IDS = np.array(
+    [[101, 2023, 2143, 2001, 2204, 102, 0, 0], [101, 2919, 2919, 5436, 102, 0, 0, 0]]
+)
 
 
 def lora_args(root, data_file, checkpoint, *overrides):
-    return pretrained_args(root, data_file, checkpoint, "model.fine_tune={kind: lora, rank: 2}",
-                           *overrides)
+    return pretrained_args(
+        root, data_file, checkpoint, "model.fine_tune={kind: lora, rank: 2}", *overrides
+    )
 
 
 def resumable_args(root, data_file, checkpoint):
     """Three epochs, no early stop: the run the resume test interrupts, and the whole one."""
-    return lora_args(root, data_file, checkpoint, "training.epochs=3",
-                     "training.early_stopping_patience=0")
+    return lora_args(
+        root, data_file, checkpoint, "training.epochs=3", "training.early_stopping_patience=0"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -39,13 +42,11 @@ def assert_adapter_gives_the_model(run_dir):
     _, classifier = get_model_parts(load_end_to_end_model(run_dir / runs.MODEL_FILE))
     ids = np.minimum(TOKEN_IDS, classifier.encoder.embedding.token_embedding.input_dim - 1)
     rebuilt = classifier_from_adapter(run_dir)
-    np.testing.assert_allclose(np.asarray(rebuilt(ids)), np.asarray(classifier(ids)),
-                               atol=1e-5)
+    np.testing.assert_allclose(np.asarray(rebuilt(ids)), np.asarray(classifier(ids)), atol=1e-5)
     return classifier
 
 
-def test_a_lora_run_changes_only_its_targets_and_its_adapter_rebuilds_it(
-        lora_run, tiny_checkpoint):
+def test_a_lora_run_changes_only_its_targets_and_its_adapter_rebuilds_it(lora_run, tiny_checkpoint):
     run_dir = lora_run
     saved = load_config(run_dir / runs.CONFIG_FILE)
     assert saved.model.fine_tune.targets == ["query", "value"]  # the default, written out
@@ -58,10 +59,14 @@ def test_a_lora_run_changes_only_its_targets_and_its_adapter_rebuilds_it(
     # Frozen: the key, the biases, the feed-forward network stay as the checkpoint has them.
     key = tensors[f"{prefix}.self.key.weight"].T.reshape(attention.key_dense.kernel.shape)
     np.testing.assert_allclose(attention.key_dense.kernel.numpy(), key, atol=1e-7)
-    np.testing.assert_allclose(attention.query_dense.bias.numpy().ravel(),
-                               tensors[f"{prefix}.self.query.bias"], atol=1e-7)
-    np.testing.assert_allclose(classifier.encoder.blocks[0].feed_forward.output_dense.kernel,
-                               tensors["encoder.layer.0.output.dense.weight"].T, atol=1e-7)
+    np.testing.assert_allclose(
+        attention.query_dense.bias.numpy().ravel(), tensors[f"{prefix}.self.query.bias"], atol=1e-7
+    )
+    np.testing.assert_allclose(
+        classifier.encoder.blocks[0].feed_forward.output_dense.kernel,
+        tensors["encoder.layer.0.output.dense.weight"].T,
+        atol=1e-7,
+    )
     # Trained: the query's kernel moved from the checkpoint's by a change of rank <= 2.
     query = tensors[f"{prefix}.self.query.weight"].T.reshape(attention.query_dense.kernel.shape)
     change = (attention.query_dense.kernel.numpy() - query).reshape(-1, query.shape[-1])
@@ -70,7 +75,8 @@ def test_a_lora_run_changes_only_its_targets_and_its_adapter_rebuilds_it(
 
 
 def test_an_interrupted_lora_run_resumes_as_if_never_stopped(
-        lora_run, tmp_path, data_file, tiny_checkpoint):
+    lora_run, tmp_path, data_file, tiny_checkpoint
+):
     # BackupAndRestore alone would zero both factors on resume (Keras loads the merged
     # kernel): the epochs after it would then train the head only.
     args = resumable_args(tmp_path / "cut", data_file, tiny_checkpoint)
@@ -84,16 +90,28 @@ def test_an_interrupted_lora_run_resumes_as_if_never_stopped(
     assert_adapter_gives_the_model(tmp_path / "cut" / "tiny")
 
 
-@pytest.mark.parametrize("overrides, message", [
-    (["model.pretrained=null", "model.fine_tune=lora"],
-     "model.fine_tune: lora adapts a pretrained encoder"),
-    (["model.fine_tune=lora", "model.fine_tune.blocks=1"], "model.fine_tune.blocks: kind lora"),
-    (["model.fine_tune={kind: lora, targets: [query, gate]}"], "model.fine_tune.targets: must"),
-    (["model.fine_tune={kind: lora, targets: [query, query]}"], "model.fine_tune.targets: must"),
-    (["model.fine_tune={kind: lora, rank: 0}"], "model.fine_tune.rank: must be"),
-    (["model.lora_rank=2"], "model.lora_rank: replaced by model.fine_tune: {kind: lora, rank: R}"),
-])
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (
+            ["model.pretrained=null", "model.fine_tune=lora"],
+            "model.fine_tune: lora adapts a pretrained encoder",
+        ),
+        (["model.fine_tune=lora", "model.fine_tune.blocks=1"], "model.fine_tune.blocks: kind lora"),
+        (["model.fine_tune={kind: lora, targets: [query, gate]}"], "model.fine_tune.targets: must"),
+        (
+            ["model.fine_tune={kind: lora, targets: [query, query]}"],
+            "model.fine_tune.targets: must",
+        ),
+        (["model.fine_tune={kind: lora, rank: 0}"], "model.fine_tune.rank: must be"),
+        (
+            ["model.lora_rank=2"],
+            "model.lora_rank: replaced by model.fine_tune: {kind: lora, rank: R}",
+        ),
+    ],
+)
 def test_lora_settings_that_cannot_work_are_one_line_errors(
-        tmp_path, data_file, tiny_checkpoint, capsys, overrides, message):
+    tmp_path, data_file, tiny_checkpoint, capsys, overrides, message
+):
     assert train.main(pretrained_args(tmp_path, data_file, tiny_checkpoint, *overrides)) == 2
     assert message in capsys.readouterr().err

@@ -14,5 +14,11 @@ from tokenization.vectorizer import (
 )
 from tokenization.word_piece_tokenizer import WordPieceTokenizer
 
-__all__ = ["WordPieceTokenizer", "auto_sequence_length", "lower_strip_punctuation_drop_stop_words",
-           "make_vectorizer", "sequence_cap", "token_counter"]
+__all__ = [
+    "WordPieceTokenizer",
+    "auto_sequence_length",
+    "lower_strip_punctuation_drop_stop_words",
+    "make_vectorizer",
+    "sequence_cap",
+    "token_counter",
+]

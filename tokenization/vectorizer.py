@@ -17,8 +17,10 @@ AUTO_BOUNDS = (8, 512)
 
 
 def make_vectorizer(
-    text: TextConfig | dict, train_texts: Sequence[str] | tf.data.Dataset,
-    vocabulary: Sequence[str] | None = None, tokenizer=None,
+    text: TextConfig | dict,
+    train_texts: Sequence[str] | tf.data.Dataset,
+    vocabulary: Sequence[str] | None = None,
+    tokenizer=None,
 ) -> keras.layers.TextVectorization:
     """Returns a `TextVectorization` adapted on `train_texts` only.
 
@@ -74,8 +76,9 @@ def _batches(texts):
         return texts
     # Object arrays become tf.string directly; astype(str) would pad every text to the
     # longest one (gigabytes for 20 Newsgroups).
-    return tf.data.Dataset.from_tensor_slices(
-        tf.constant(np.asarray(texts, dtype=object))).batch(2048)
+    return tf.data.Dataset.from_tensor_slices(tf.constant(np.asarray(texts, dtype=object))).batch(
+        2048
+    )
 
 
 def _vectorizer(text: TextConfig, sequence_length: int | None):
@@ -128,9 +131,17 @@ def token_counter(vectorizer):
     else:
         # Its standardisation and split; every token an id above 0 (padding).
         uncapped = keras.layers.TextVectorization.from_config(
-            {**vectorizer.get_config(), "output_sequence_length": None, "vocabulary": None,
-             "idf_weights": None})
+            {
+                **vectorizer.get_config(),
+                "output_sequence_length": None,
+                "vocabulary": None,
+                "idf_weights": None,
+            }
+        )
         uncapped.set_vocabulary(["[counted]"])
-    counts = tf.function(lambda texts: tf.math.count_nonzero(uncapped(texts), axis=1),
-                         input_signature=[tf.TensorSpec((None,), tf.string)], autograph=False)
+    counts = tf.function(
+        lambda texts: tf.math.count_nonzero(uncapped(texts), axis=1),
+        input_signature=[tf.TensorSpec((None,), tf.string)],
+        autograph=False,
+    )
     return lambda texts: counts(tf.constant(list(texts), tf.string)).numpy()

@@ -16,8 +16,10 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 # BERT's CJK blocks (`BasicTokenizer._is_chinese_char`): each character becomes a word.
-CJK_CHARACTERS = (r"\x{4E00}-\x{9FFF}\x{3400}-\x{4DBF}\x{20000}-\x{2A6DF}\x{2A700}-\x{2B73F}"
-                  r"\x{2B740}-\x{2B81F}\x{2B820}-\x{2CEAF}\x{F900}-\x{FAFF}\x{2F800}-\x{2FA1F}")
+CJK_CHARACTERS = (
+    r"\x{4E00}-\x{9FFF}\x{3400}-\x{4DBF}\x{20000}-\x{2A6DF}\x{2A700}-\x{2B73F}"
+    r"\x{2B740}-\x{2B81F}\x{2B820}-\x{2CEAF}\x{F900}-\x{FAFF}\x{2F800}-\x{2FA1F}"
+)
 # NUL, the replacement character and every other (C) character but tab, newline and CR.
 CONTROL_CHARACTERS = r"[\x{0}\x{FFFD}]|[^\t\n\r\PC]"
 WHITESPACE = r"[\s\p{Z}]"
@@ -58,22 +60,36 @@ class WordPieceTokenizer(keras.layers.Layer):
     [[2, 4, 5, 7, 6, 3], [2, 1, 3, 0, 0, 0]]
     """
 
-    def __init__(self, vocabulary, sequence_length=None, lowercase=True, strip_accents=None,
-                 split_cjk=True, max_word_length=100, **kwargs):
+    def __init__(
+        self,
+        vocabulary,
+        sequence_length=None,
+        lowercase=True,
+        strip_accents=None,
+        split_cjk=True,
+        max_word_length=100,
+        **kwargs,
+    ):
         kwargs.setdefault("dtype", "int64")
         super().__init__(**kwargs)
         self.trainable = False
         vocabulary = [str(token) for token in vocabulary]
         for token in ("[PAD]", "[UNK]", "[CLS]", "[SEP]"):
             if token not in vocabulary:
-                raise ValueError(f"The vocabulary has no {token} token. Received: "
-                                 f"vocabulary of {len(vocabulary)} tokens")
+                raise ValueError(
+                    f"The vocabulary has no {token} token. Received: "
+                    f"vocabulary of {len(vocabulary)} tokens"
+                )
         if vocabulary[0] != "[PAD]":
-            raise ValueError("`[PAD]` must be id 0 (the padding the models mask). Received: "
-                             f"vocabulary[0]={vocabulary[0]!r}")
+            raise ValueError(
+                "`[PAD]` must be id 0 (the padding the models mask). Received: "
+                f"vocabulary[0]={vocabulary[0]!r}"
+            )
         if sequence_length is not None and sequence_length < 2:
-            raise ValueError("`sequence_length` must leave room for [CLS] and [SEP]. "
-                             f"Received: sequence_length={sequence_length}")
+            raise ValueError(
+                "`sequence_length` must leave room for [CLS] and [SEP]. "
+                f"Received: sequence_length={sequence_length}"
+            )
         self.vocabulary = vocabulary
         self.sequence_length = sequence_length
         self.lowercase = bool(lowercase)
@@ -86,9 +102,13 @@ class WordPieceTokenizer(keras.layers.Layer):
         # fits; longer ones are replaced by a word of more bytes than that (see `call`).
         self._max_bytes = 4 * self.max_word_length
         self._wordpiece = tf_text.FastWordpieceTokenizer(
-            vocabulary, token_out_type=tf.int64, unknown_token="[UNK]",
-            no_pretokenization=False, support_detokenization=False,
-            max_bytes_per_word=self._max_bytes)
+            vocabulary,
+            token_out_type=tf.int64,
+            unknown_token="[UNK]",
+            no_pretokenization=False,
+            support_detokenization=False,
+            max_bytes_per_word=self._max_bytes,
+        )
 
     def normalize(self, texts):
         """BERT's normalisation of a string tensor (before the split into words)."""
@@ -103,11 +123,14 @@ class WordPieceTokenizer(keras.layers.Layer):
         # Over-long words become a word FastWordpiece must call [UNK] (more bytes than it
         # takes). The exact pattern is slow in RE2 (a counted Unicode class), so it runs only
         # on the texts that a cheap pattern finds a long run of non-spaces in.
-        suspects = tf.where(tf.strings.regex_full_match(
-            texts, f"(?s).*[^ ]{{{self.max_word_length + 1}}}.*"))  # (K, 1)
+        suspects = tf.where(
+            tf.strings.regex_full_match(texts, f"(?s).*[^ ]{{{self.max_word_length + 1}}}.*")
+        )  # (K, 1)
         fixed = tf.strings.regex_replace(
-            tf.gather_nd(texts, suspects), f"{WORD_CHARACTER}{{{self.max_word_length + 1},}}",
-            "x" * (self._max_bytes + 1))
+            tf.gather_nd(texts, suspects),
+            f"{WORD_CHARACTER}{{{self.max_word_length + 1},}}",
+            "x" * (self._max_bytes + 1),
+        )
         return tf.tensor_scatter_nd_update(texts, suspects, fixed)
 
     def call(self, texts):
@@ -116,13 +139,18 @@ class WordPieceTokenizer(keras.layers.Layer):
         if self.sequence_length is not None:
             pieces = pieces[:, : self.sequence_length - 2]
         batch = tf.shape(texts)[0:1]
-        token_ids = tf.concat([
-            tf.RaggedTensor.from_tensor(tf.fill(tf.concat([batch, [1]], 0),
-                                                tf.constant(self.cls_id, tf.int64))),
-            pieces,
-            tf.RaggedTensor.from_tensor(tf.fill(tf.concat([batch, [1]], 0),
-                                                tf.constant(self.sep_id, tf.int64))),
-        ], axis=1)  # (B, None)
+        token_ids = tf.concat(
+            [
+                tf.RaggedTensor.from_tensor(
+                    tf.fill(tf.concat([batch, [1]], 0), tf.constant(self.cls_id, tf.int64))
+                ),
+                pieces,
+                tf.RaggedTensor.from_tensor(
+                    tf.fill(tf.concat([batch, [1]], 0), tf.constant(self.sep_id, tf.int64))
+                ),
+            ],
+            axis=1,
+        )  # (B, None)
         shape = None if self.sequence_length is None else [None, self.sequence_length]
         return token_ids.to_tensor(default_value=0, shape=shape)  # (B, T)
 
@@ -138,19 +166,22 @@ class WordPieceTokenizer(keras.layers.Layer):
     def with_sequence_length(self, sequence_length):
         """The same tokenizer with another cap."""
         return WordPieceTokenizer.from_config(
-            {**self.get_config(), "output_sequence_length": sequence_length})
+            {**self.get_config(), "output_sequence_length": sequence_length}
+        )
 
     def get_config(self):
         config = super().get_config()
-        config.update({
-            "vocabulary": self.get_vocabulary(),
-            # The key TextVectorization uses, so callers read the cap the same way.
-            "output_sequence_length": self.sequence_length,
-            "lowercase": self.lowercase,
-            "strip_accents": self.strip_accents,
-            "split_cjk": self.split_cjk,
-            "max_word_length": self.max_word_length,
-        })
+        config.update(
+            {
+                "vocabulary": self.get_vocabulary(),
+                # The key TextVectorization uses, so callers read the cap the same way.
+                "output_sequence_length": self.sequence_length,
+                "lowercase": self.lowercase,
+                "strip_accents": self.strip_accents,
+                "split_cjk": self.split_cjk,
+                "max_word_length": self.max_word_length,
+            }
+        )
         return config
 
     @classmethod

@@ -29,9 +29,14 @@ EVALUATION_BUCKET_WIDTH = 16
 
 
 def make_pipelines(
-    splits: TextSplits, vectorizer: keras.layers.TextVectorization, batch_size: int, seed: int,
-    pad_to_cap: bool = False, evaluation_buckets: bool = True,
-    lower_states: LowerStates | None = None, positions: bool = False,
+    splits: TextSplits,
+    vectorizer: keras.layers.TextVectorization,
+    batch_size: int,
+    seed: int,
+    pad_to_cap: bool = False,
+    evaluation_buckets: bool = True,
+    lower_states: LowerStates | None = None,
+    positions: bool = False,
 ) -> dict[str, tf.data.Dataset]:
     """Batched `(token_ids int64 (B, T), label int64 (B,))` datasets for each split; with
     `lower_states`, train and validation batches are `((token_ids, states (B, A, D)),
@@ -63,8 +68,7 @@ def make_pipelines(
         dataset = (
             tf.data.Dataset.from_tensor_slices(columns)
             .batch(VECTORIZE_CHUNK)
-            .map(lambda text, *rest: (vectorizer(text), *rest),
-                 num_parallel_calls=tf.data.AUTOTUNE)
+            .map(lambda text, *rest: (vectorizer(text), *rest), num_parallel_calls=tf.data.AUTOTUNE)
             .unbatch()
         )
         dataset = (dataset if pad_to_cap else dataset.map(drop_padding)).cache()
@@ -77,18 +81,25 @@ def make_pipelines(
         else:
             # Counted before the shuffle, whose every iterator draws the next seeded order;
             # in chunks (one text at a time, Python's overhead took seconds per split).
-            lengths = np.concatenate([np.zeros(0, np.int32), *(
-                texts_only.map(lambda token_ids, *rest: tf.shape(token_ids)[0])
-                .batch(VECTORIZE_CHUNK).as_numpy_iterator()
-            )])
+            lengths = np.concatenate(
+                [
+                    np.zeros(0, np.int32),
+                    *(
+                        texts_only.map(lambda token_ids, *rest: tf.shape(token_ids)[0])
+                        .batch(VECTORIZE_CHUNK)
+                        .as_numpy_iterator()
+                    ),
+                ]
+            )
             longest = lengths.max(initial=1)
             if split == "train":
                 edges = [edge for edge in BUCKET_EDGES if edge < longest]
             else:
                 edges = list(range(EVALUATION_BUCKET_WIDTH, longest, EVALUATION_BUCKET_WIDTH))
             dataset = _shuffled(dataset, split, len(labels), seed).bucket_by_sequence_length(
-                lambda inputs, *rest: tf.shape(inputs[0] if isinstance(inputs, tuple)
-                                               else inputs)[0],
+                lambda inputs, *rest: tf.shape(inputs[0] if isinstance(inputs, tuple) else inputs)[
+                    0
+                ],
                 bucket_boundaries=[edge + 1 for edge in edges],
                 bucket_batch_sizes=[batch_size] * (len(edges) + 1),
             )
@@ -102,6 +113,7 @@ def make_pipelines(
 
 def one_hot_labels(pipelines, num_classes):
     """`pipelines` with one-hot labels: the trainer's loss takes categorical targets."""
+
     def one_hot(token_ids, label, *positions):
         return token_ids, tf.one_hot(label, num_classes), *positions
 

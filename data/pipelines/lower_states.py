@@ -52,8 +52,7 @@ def with_lower_states(dataset, lower_states, split):
     probe = tf.convert_to_tensor(lower_states.compute(tf.ones((1, 2), tf.int64)))  # (1, A, D)
     width, dtype = int(probe.shape[-1]), probe.dtype
     extra = int(probe.shape[1]) - 2  # 1 with a class token
-    with_lengths = dataset.map(
-        lambda token_ids, *rest: (token_ids, tf.shape(token_ids)[0], *rest))
+    with_lengths = dataset.map(lambda token_ids, *rest: (token_ids, tf.shape(token_ids)[0], *rest))
     extra_specs = dataset.element_spec[1:]  # the label, and a position if there is one
 
     def generate():
@@ -62,18 +61,23 @@ def with_lower_states(dataset, lower_states, split):
             states = [None] * len(lengths)
             by_length = np.argsort(lengths, kind="stable")
             for start in range(0, len(by_length), STATES_BATCH):
-                rows = by_length[start:start + STATES_BATCH]
-                computed = np.asarray(lower_states.compute(
-                    token_ids[rows, :lengths[rows].max()]))  # (b, A, D)
+                rows = by_length[start : start + STATES_BATCH]
+                computed = np.asarray(
+                    lower_states.compute(token_ids[rows, : lengths[rows].max()])
+                )  # (b, A, D)
                 for row, state in zip(rows, computed):
-                    states[row] = state[:lengths[row] + extra]
+                    states[row] = state[: lengths[row] + extra]
             rest = [column.numpy() for column in rest]
             for row, (ids, state, length) in enumerate(zip(token_ids, states, lengths)):
                 yield (ids[:length], state), *(column[row] for column in rest)
 
-    states = tf.data.Dataset.from_generator(generate, output_signature=(
-        (tf.TensorSpec((None,), tf.int64), tf.TensorSpec((None, width), dtype)),
-        *(tf.TensorSpec(spec.shape, spec.dtype) for spec in extra_specs)))
+    states = tf.data.Dataset.from_generator(
+        generate,
+        output_signature=(
+            (tf.TensorSpec((None,), tf.int64), tf.TensorSpec((None, width), dtype)),
+            *(tf.TensorSpec(spec.shape, spec.dtype) for spec in extra_specs),
+        ),
+    )
     return states.cache(_cache_file(with_lengths, lower_states, split, width, dtype, extra))
 
 

@@ -14,8 +14,9 @@ from data.pipelines.in_memory import BUCKET_EDGES, EVALUATION_BUCKET_WIDTH, VECT
 from data.splitting.hashed import split_parts
 
 
-def split_batches(batches: tf.data.Dataset, part: int | None, edges: list[int],
-                  split_seed: int) -> tf.data.Dataset:
+def split_batches(
+    batches: tf.data.Dataset, part: int | None, edges: list[int], split_seed: int
+) -> tf.data.Dataset:
     """(texts, label ids) batches of a split out of a source's batches: all of them, or
     with `part`, the rows whose text hashes into that part (`data.splitting.hashed.split_parts`)."""
     if part is None:
@@ -29,8 +30,13 @@ def split_batches(batches: tf.data.Dataset, part: int | None, edges: list[int],
 
 
 def stream_pipeline(
-    batches: tf.data.Dataset, vectorizer, sequence_length: int, batch_size: int,
-    shuffle_buffer: int | None = None, seed: int = 0, pad_to_cap: bool = False,
+    batches: tf.data.Dataset,
+    vectorizer,
+    sequence_length: int,
+    batch_size: int,
+    shuffle_buffer: int | None = None,
+    seed: int = 0,
+    pad_to_cap: bool = False,
 ) -> tf.data.Dataset:
     """Batched `(token_ids int64 (B, T), label int64 (B,))` of a stream of (texts, labels)
     batches of any size.
@@ -43,6 +49,7 @@ def stream_pipeline(
     Example:
     >>> # batches = stream_pipeline(examples, vectorizer, 64, batch_size=32, shuffle_buffer=1000)
     """
+
     def vectorize(texts, labels):
         token_ids = vectorizer(texts)  # (B, T)
         if pad_to_cap:
@@ -53,8 +60,11 @@ def stream_pipeline(
         return tf.RaggedTensor.from_tensor(token_ids, lengths=lengths), labels
 
     # rebatch: vectoriser-sized chunks of any source batch, without single texts between.
-    dataset = (batches.rebatch(VECTORIZE_CHUNK)
-               .map(vectorize, num_parallel_calls=tf.data.AUTOTUNE).unbatch())
+    dataset = (
+        batches.rebatch(VECTORIZE_CHUNK)
+        .map(vectorize, num_parallel_calls=tf.data.AUTOTUNE)
+        .unbatch()
+    )
     if shuffle_buffer is not None:
         dataset = dataset.shuffle(shuffle_buffer, seed=seed)
     if pad_to_cap:
@@ -63,18 +73,17 @@ def stream_pipeline(
         if shuffle_buffer is not None:
             edges = [edge for edge in BUCKET_EDGES if edge < sequence_length]
         else:
-            edges = list(range(EVALUATION_BUCKET_WIDTH, sequence_length,
-                               EVALUATION_BUCKET_WIDTH))
+            edges = list(range(EVALUATION_BUCKET_WIDTH, sequence_length, EVALUATION_BUCKET_WIDTH))
         dataset = dataset.bucket_by_sequence_length(
             lambda token_ids, label: tf.shape(token_ids, out_type=tf.int32)[0],
             bucket_boundaries=[edge + 1 for edge in edges],
-            bucket_batch_sizes=[batch_size] * (len(edges) + 1), no_padding=True,
+            bucket_batch_sizes=[batch_size] * (len(edges) + 1),
+            no_padding=True,
         ).map(lambda token_ids, labels: (token_ids.to_tensor(), labels))  # (B, T): padded
     if shuffle_buffer is not None:
         # Each worker reads its own shards (`data.streaming.sources`): tf.distribute must not
         # shard the stream again.
         options = tf.data.Options()
-        options.experimental_distribute.auto_shard_policy = (
-            tf.data.experimental.AutoShardPolicy.OFF)
+        options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
         dataset = dataset.with_options(options)
     return dataset.prefetch(tf.data.AUTOTUNE)

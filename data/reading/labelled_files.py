@@ -25,7 +25,9 @@ from runtime.errors import DataError
 
 
 def load_file_split(
-    path: os.PathLike | str, text_column: str = "text", label_column: str = "label",
+    path: os.PathLike | str,
+    text_column: str = "text",
+    label_column: str = "label",
     columns: tuple[str, ...] | list[str] = (),
 ) -> tuple[np.ndarray, ...]:
     """Reads one labelled file into (texts, label strings), both object arrays of `str`,
@@ -49,8 +51,12 @@ def load_file_split(
         check_columns(path, {"slice_columns": column})
     names = list(dict.fromkeys([text_column, label_column, *columns]))  # each read once
     batches = [arrays for _, arrays in read_batches(path, names)]
-    read = {name: pa.chunked_array(list(column), pa.string()).to_numpy() for name, column
-            in zip(names, zip(*batches) if batches else ([],) * len(names), strict=True)}
+    read = {
+        name: pa.chunked_array(list(column), pa.string()).to_numpy()
+        for name, column in zip(
+            names, zip(*batches) if batches else ([],) * len(names), strict=True
+        )
+    }
     return tuple(read[name] for name in (text_column, label_column, *columns))
 
 
@@ -91,7 +97,8 @@ def load_columns(dataset: DatasetConfig, columns, split: str = "test", path=None
             raise DataError(
                 f"dataset.slice_columns ({', '.join(columns)}) names columns of your own files "
                 f"(dataset.train_file or evaluate.py --data FILE), not of the TFDS dataset "
-                f"'{dataset.tfds_builder_name}'; evaluate a labelled file with --data")
+                f"'{dataset.tfds_builder_name}'; evaluate a labelled file with --data"
+            )
         texts, _, *values = _file_splits(dataset, tuple(columns))[0][split]
     else:
         paths = [pathlib.Path(path)] if path is not None else shard_paths(own, f"{split}_file")
@@ -107,12 +114,17 @@ def _file_splits(dataset: DatasetConfig, columns: tuple[str, ...] = ()):
     train_paths = shard_paths(dataset.train_file, "train_file")
     train_shards = [(path, load_file_split(path, *names, columns)) for path in train_paths]
     class_names = dataset.labels or sorted_class_names(
-        label for _, (_, labels, *_) in train_shards for label in labels)
+        label for _, (_, labels, *_) in train_shards for label in labels
+    )
 
     def to_ids(path, labels):
-        return label_ids(pa.array(labels, pa.string()), class_names,
-                         functools.partial(row_name, path), dataset.label_column,
-                         given=dataset.labels is not None)
+        return label_ids(
+            pa.array(labels, pa.string()),
+            class_names,
+            functools.partial(row_name, path),
+            dataset.label_column,
+            given=dataset.labels is not None,
+        )
 
     def joined(shards):  # [(path, (texts, label strings, *columns))] -> one array each
         rows = [(texts, to_ids(path, labels), *more) for path, (texts, labels, *more) in shards]
@@ -121,12 +133,17 @@ def _file_splits(dataset: DatasetConfig, columns: tuple[str, ...] = ()):
     splits = {"train": joined(train_shards)}
     for split, spec in (("validation", dataset.validation_file), ("test", dataset.test_file)):
         if spec is not None:
-            splits[split] = joined([(path, load_file_split(path, *names))
-                                    for path in shard_paths(spec, f"{split}_file")])
+            splits[split] = joined(
+                [
+                    (path, load_file_split(path, *names))
+                    for path in shard_paths(spec, f"{split}_file")
+                ]
+            )
     carved = tuple(split for split in ("validation", "test") if split not in splits)
     method = read_plan(dataset, total_bytes(train_paths)).split_method
-    splits = carve_splits(method, splits, dataset.validation_fraction, dataset.test_fraction,
-                          dataset.split_seed)
+    splits = carve_splits(
+        method, splits, dataset.validation_fraction, dataset.test_fraction, dataset.split_seed
+    )
     return splits, class_names, carved
 
 

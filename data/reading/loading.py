@@ -79,8 +79,11 @@ def open_tfds(dataset: DatasetConfig) -> tuple[tfds.core.DatasetBuilder, dict[st
     validation_split = dataset.validation_split
     if validation_split is None and dataset.tfds_builder_name in BUILTIN_BUILDERS:
         validation_split = "validation"  # Built-ins ship their documented validation split.
-    requested = {"train": dataset.train_split, "validation": validation_split,
-                 "test": dataset.test_split}
+    requested = {
+        "train": dataset.train_split,
+        "validation": validation_split,
+        "test": dataset.test_split,
+    }
     requested = {split: name for split, name in requested.items() if name is not None}
     for name in requested.values():
         _check_split_name(builder, name)
@@ -143,10 +146,10 @@ def load_tfds_splits(dataset: DatasetConfig) -> TextSplits:
 
     carved = tuple(split for split in ("validation", "test") if split not in splits)
     method = read_plan(dataset, split_bytes(builder, requested["train"])).split_method
-    splits = carve_splits(method, splits, dataset.validation_fraction, dataset.test_fraction,
-                          dataset.split_seed)
-    return TextSplits(**splits, class_names=class_names).check(
-        f"dataset '{builder.name}'", carved)
+    splits = carve_splits(
+        method, splits, dataset.validation_fraction, dataset.test_fraction, dataset.split_seed
+    )
+    return TextSplits(**splits, class_names=class_names).check(f"dataset '{builder.name}'", carved)
 
 
 def load_text_splits(dataset: DatasetConfig | dict) -> TextSplits:

@@ -32,8 +32,11 @@ class ReadPlan:
         size = f"{human_size(self.size_bytes)} on disk"
         if dataset.streaming != "auto":
             why = f"dataset.streaming: {str(dataset.streaming).lower()}"
-        elif not self.streamed and self.split_method == "stratified" \
-                and dataset.split_method == "stratified":
+        elif (
+            not self.streamed
+            and self.split_method == "stratified"
+            and dataset.split_method == "stratified"
+        ):
             why = "dataset.split_method: stratified needs the rows in memory"
         else:
             side = "over" if self.streamed else "under"
@@ -53,8 +56,7 @@ def read_plan(dataset: DatasetConfig, size_bytes: int) -> ReadPlan:
         streamed = bool(dataset.streaming)
     else:
         # An explicit stratified split wants every row in memory: honoured, and printed.
-        streamed = (dataset.split_method != "stratified"
-                    and size_bytes > STREAMING_AUTO_BYTES)
+        streamed = dataset.split_method != "stratified" and size_bytes > STREAMING_AUTO_BYTES
     method = dataset.split_method
     if method == "auto":
         method = "hash" if streamed else "stratified"

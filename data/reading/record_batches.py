@@ -46,20 +46,35 @@ def _open(path: pathlib.Path, columns: list[str] | None, block_bytes: int | None
         first = pa_json.open_json(path, read_options=options).schema
         found = dict(zip(first.names, first.types, strict=True))
         kinds = [found.get(column, pa.null()) for column in columns]
-        schema = pa.schema([
-            (column, pa.string() if pa.types.is_timestamp(kind) or pa.types.is_null(kind)
-             else kind) for column, kind in zip(columns, kinds, strict=True)])
-        return pa_json.open_json(path, read_options=options, parse_options=pa_json.ParseOptions(
-            explicit_schema=schema, unexpected_field_behavior="ignore"))
+        schema = pa.schema(
+            [
+                (
+                    column,
+                    pa.string() if pa.types.is_timestamp(kind) or pa.types.is_null(kind) else kind,
+                )
+                for column, kind in zip(columns, kinds, strict=True)
+            ]
+        )
+        return pa_json.open_json(
+            path,
+            read_options=options,
+            parse_options=pa_json.ParseOptions(
+                explicit_schema=schema, unexpected_field_behavior="ignore"
+            ),
+        )
     return pa_csv.open_csv(
-        path, read_options=pa_csv.ReadOptions(block_size=block_bytes),
-        parse_options=pa_csv.ParseOptions(delimiter=_DELIMITERS[path.suffix],
-                                          newlines_in_values=True),
+        path,
+        read_options=pa_csv.ReadOptions(block_size=block_bytes),
+        parse_options=pa_csv.ParseOptions(
+            delimiter=_DELIMITERS[path.suffix], newlines_in_values=True
+        ),
         # Everything is text: "NA", "null" or "1" are legitimate texts and labels. UTF-8 is
         # checked per column afterwards (`_as_text`), where the failing row can be named.
         convert_options=pa_csv.ConvertOptions(
-            include_columns=columns, column_types=dict.fromkeys(columns or (), pa.string()),
-            check_utf8=False),
+            include_columns=columns,
+            column_types=dict.fromkeys(columns or (), pa.string()),
+            check_utf8=False,
+        ),
     )
 
 
@@ -71,8 +86,9 @@ def _bad_csv_row(path: pathlib.Path) -> int | None:
             reader = csv.reader(file, delimiter=_DELIMITERS[path.suffix])
             records = (fields for fields in reader if fields)  # pyarrow skips blank lines
             header = next(records, [])
-            return next((row for row, fields in enumerate(records)
-                         if len(fields) != len(header)), None)
+            return next(
+                (row for row, fields in enumerate(records) if len(fields) != len(header)), None
+            )
     except csv.Error:  # A field over csv's size limit: the row stays unnamed.
         return None
 
@@ -83,24 +99,30 @@ def _read_error(path: pathlib.Path, row: int, error: Exception) -> DataError:
     where = f"{path}" if row == 0 else f"{path} after row {row}"
     if path.suffix == ".jsonl" and (change := _JSON_TYPE_CHANGE.search(message)):
         column, before, after, in_block = change.groups()
-        return DataError(f"{row_name(path, row + int(in_block))} column '{column}' holds a "
-                         f"{after} where the rows above hold {before}s; write every value of "
-                         "a column the same way, all numbers or all strings")
+        return DataError(
+            f"{row_name(path, row + int(in_block))} column '{column}' holds a "
+            f"{after} where the rows above hold {before}s; write every value of "
+            "a column the same way, all numbers or all strings"
+        )
     if path.suffix == ".jsonl" and (located := _JSON_ROW.match(message)):
         message, where = located.group(1), row_name(path, row + int(located.group(2)))
     elif path.suffix in (".csv", ".tsv") and "CSV parse error" in message:
         bad = _bad_csv_row(path)
         where = where if bad is None else row_name(path, bad)
-    return DataError(f"{where} could not be read as {path.suffix[1:]} ({type(error).__name__}: "
-                     f"{message}); fix the file format")
+    return DataError(
+        f"{where} could not be read as {path.suffix[1:]} ({type(error).__name__}: "
+        f"{message}); fix the file format"
+    )
 
 
 def column_names(path: pathlib.Path) -> list[str]:
     """The shard's columns, from its header, first block or footer (a DataError if it cannot
     be opened: missing, unreadable or not in its format)."""
     if not path.is_file():
-        raise DataError(f"{path} does not exist; check dataset.train_file, validation_file "
-                        "and test_file (paths are relative to where you run the command)")
+        raise DataError(
+            f"{path} does not exist; check dataset.train_file, validation_file "
+            "and test_file (paths are relative to where you run the command)"
+        )
     try:
         if path.suffix == ".parquet":
             return list(pq.ParquetFile(path).schema_arrow.names)
@@ -118,8 +140,10 @@ def check_columns(path: pathlib.Path, columns: dict[str, str]) -> None:
     present = column_names(path)
     for role, column in columns.items():
         if column not in present:
-            raise DataError(f"{path} has no column '{column}' (columns: {', '.join(present)}); "
-                            f"set dataset.{role} to one of them")
+            raise DataError(
+                f"{path} has no column '{column}' (columns: {', '.join(present)}); "
+                f"set dataset.{role} to one of them"
+            )
 
 
 def read_batches(path: pathlib.Path, columns: list[str]) -> Iterator[tuple[int, list]]:
@@ -153,14 +177,17 @@ def _as_text(path, row, column, values):
     try:
         values = pc.cast(values, pa.string()) if values.type != pa.string() else values
     except (pa.ArrowException, TypeError):
-        raise DataError(f"{path} column '{column}' holds {values.type} values near row "
-                        f"{row + 1}; write texts and labels as strings or numbers") from None
+        raise DataError(
+            f"{path} column '{column}' holds {values.type} values near row "
+            f"{row + 1}; write texts and labels as strings or numbers"
+        ) from None
     blank = pc.equal(pc.utf8_length(pc.utf8_trim_whitespace(values)), 0)
     empty = pc.fill_null(blank if empty is None else pc.or_kleene(empty, blank), True)
     if pc.any(empty).as_py():
         first = pc.index(empty, True).as_py()
-        raise DataError(f"{row_name(path, row + first)} column '{column}' is empty; fill it or "
-                        "remove the row")
+        raise DataError(
+            f"{row_name(path, row + first)} column '{column}' is empty; fill it or remove the row"
+        )
     return values
 
 
@@ -175,5 +202,7 @@ def _check_utf8(path, row, column, values) -> None:
         try:
             (value or b"").decode("utf-8")
         except UnicodeDecodeError:
-            raise DataError(f"{row_name(path, row + index)} column '{column}' is not valid "
-                            "UTF-8; save the file as UTF-8") from None
+            raise DataError(
+                f"{row_name(path, row + index)} column '{column}' is not valid "
+                "UTF-8; save the file as UTF-8"
+            ) from None

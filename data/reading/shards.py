@@ -37,28 +37,44 @@ def shard_paths(spec: str, key: str = "train_file") -> list[pathlib.Path]:
     """
     path = pathlib.Path(spec)
     if any(character in spec for character in _GLOB_CHARACTERS):
-        paths = sorted(pathlib.Path(match) for match in glob.glob(spec, recursive=True)
-                       if pathlib.Path(match).is_file())
+        paths = sorted(
+            pathlib.Path(match)
+            for match in glob.glob(spec, recursive=True)
+            if pathlib.Path(match).is_file()
+        )
         if not paths:
-            raise DataError(f"dataset.{key}: no file matches {spec!r}; check the pattern "
-                            "(paths are relative to where you run the command)")
+            raise DataError(
+                f"dataset.{key}: no file matches {spec!r}; check the pattern "
+                "(paths are relative to where you run the command)"
+            )
     elif path.is_dir():
-        paths = sorted(child for child in path.iterdir() if child.is_file()
-                       and child.suffix in SUPPORTED_SUFFIXES and not child.name.startswith("."))
+        paths = sorted(
+            child
+            for child in path.iterdir()
+            if child.is_file()
+            and child.suffix in SUPPORTED_SUFFIXES
+            and not child.name.startswith(".")
+        )
         if not paths:
-            raise DataError(f"dataset.{key}: the folder {path} holds no "
-                            f"{', '.join(SUPPORTED_SUFFIXES)} file; point it at the data files")
+            raise DataError(
+                f"dataset.{key}: the folder {path} holds no "
+                f"{', '.join(SUPPORTED_SUFFIXES)} file; point it at the data files"
+            )
     else:
         paths = [path]
     for shard in paths:
         check_suffix(shard)
     suffixes = sorted({shard.suffix for shard in paths})
     if len(suffixes) > 1:
-        raise DataError(f"dataset.{key}: {spec} mixes file types ({', '.join(suffixes)}); "
-                        "keep one format per split")
+        raise DataError(
+            f"dataset.{key}: {spec} mixes file types ({', '.join(suffixes)}); "
+            "keep one format per split"
+        )
     if len(paths) == 1 and not paths[0].is_file():
-        raise DataError(f"{paths[0]} does not exist; check dataset.train_file, validation_file "
-                        "and test_file (paths are relative to where you run the command)")
+        raise DataError(
+            f"{paths[0]} does not exist; check dataset.train_file, validation_file "
+            "and test_file (paths are relative to where you run the command)"
+        )
     return paths
 
 
@@ -117,8 +133,9 @@ def sorted_class_names(labels) -> list[str]:
     return names
 
 
-def label_ids(labels, class_names: list[str], where, column: str,
-              given: bool = False) -> np.ndarray:
+def label_ids(
+    labels, class_names: list[str], where, column: str, given: bool = False
+) -> np.ndarray:
     """The int64 ids of `labels` (a pyarrow string array) among `class_names`; a label that
     is not a class is a DataError naming its row by `where(index)`. `given`: the classes are
     `dataset.labels`, not those found in the training data."""
@@ -127,7 +144,11 @@ def label_ids(labels, class_names: list[str], where, column: str,
         return ids.to_numpy().astype(np.int64)
     first = pc.index(pc.is_null(ids), True).as_py()
     shown = ", ".join(class_names[:10]) + (", ..." if len(class_names) > 10 else "")
-    fix = (f"dataset.labels ({shown}); fix the label or add it to dataset.labels" if given
-           else f"the training labels ({shown}); fix the label or add training examples of it")
-    raise DataError(f"{where(first)} column '{column}': label '{labels[first].as_py()}' is "
-                    f"not in {fix}")
+    fix = (
+        f"dataset.labels ({shown}); fix the label or add it to dataset.labels"
+        if given
+        else f"the training labels ({shown}); fix the label or add training examples of it"
+    )
+    raise DataError(
+        f"{where(first)} column '{column}': label '{labels[first].as_py()}' is not in {fix}"
+    )

@@ -43,14 +43,18 @@ def read_texts_file(path) -> list[tuple[int, str]]:
         else:
             content = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise DataError(f"{TEXTS_FILE_FLAG} {path}: not a UTF-8 text file; save it as UTF-8") \
-            from None
+        raise DataError(
+            f"{TEXTS_FILE_FLAG} {path}: not a UTF-8 text file; save it as UTF-8"
+        ) from None
     except OSError as error:
-        raise DataError(f"{TEXTS_FILE_FLAG} {path}: cannot read the texts file "
-                        f"({error.strerror})") from None
-    lines = [(number, line.strip())
-             for number, line in enumerate(content.splitlines(), start=1) if line.strip()]
+        raise DataError(
+            f"{TEXTS_FILE_FLAG} {path}: cannot read the texts file ({error.strerror})"
+        ) from None
+    lines = [
+        (number, line.strip())
+        for number, line in enumerate(content.splitlines(), start=1)
+        if line.strip()
+    ]
     if not lines:
-        raise DataError(f"{TEXTS_FILE_FLAG} {path}: no texts in the file; write one text per "
-                        "line")
+        raise DataError(f"{TEXTS_FILE_FLAG} {path}: no texts in the file; write one text per line")
     return lines

@@ -25,8 +25,9 @@ def hash_buckets(texts, seed: int, key: int):
     return tf.strings.to_hash_bucket_strong(texts, HASH_BUCKETS, key=[seed % 2**63, key])
 
 
-def split_edges(carved: tuple[str, ...], validation_fraction: float,
-                test_fraction: float) -> list[int]:
+def split_edges(
+    carved: tuple[str, ...], validation_fraction: float, test_fraction: float
+) -> list[int]:
     """Upper bucket edges of the carved splits, in `carved`'s order (after them: train).
 
     Example:
@@ -34,8 +35,10 @@ def split_edges(carved: tuple[str, ...], validation_fraction: float,
     [100000, 200000]
     """
     fractions = {"validation": validation_fraction, "test": test_fraction}
-    return [int(round(edge * HASH_BUCKETS))
-            for edge in np.cumsum([fractions[split] for split in carved])]
+    return [
+        int(round(edge * HASH_BUCKETS))
+        for edge in np.cumsum([fractions[split] for split in carved])
+    ]
 
 
 def split_parts(texts, edges: list[int], seed: int):
@@ -55,9 +58,15 @@ def part_indices(texts: np.ndarray, edges: list[int], seed: int) -> list[np.ndar
     >>> len(rest) + len(held), 60 < len(held) < 140
     (1000, True)
     """
-    parts = np.concatenate([np.zeros(0, np.int64), *(
-        split_parts(tf.constant(texts[start:start + CHUNK]), edges, seed).numpy()
-        for start in range(0, len(texts), CHUNK))])
+    parts = np.concatenate(
+        [
+            np.zeros(0, np.int64),
+            *(
+                split_parts(tf.constant(texts[start : start + CHUNK]), edges, seed).numpy()
+                for start in range(0, len(texts), CHUNK)
+            ),
+        ]
+    )
     return [np.flatnonzero(parts == part) for part in range(len(edges) + 1)]
 
 
@@ -73,8 +82,9 @@ def in_sample(texts, rate: float, seed: int):
     return hash_buckets(texts, seed, SAMPLE_KEY) < int(round(rate * HASH_BUCKETS))
 
 
-def carve_by_hash(splits: dict, validation_fraction: float, test_fraction: float,
-                  seed: int) -> dict:
+def carve_by_hash(
+    splits: dict, validation_fraction: float, test_fraction: float, seed: int
+) -> dict:
     """Fills in a missing "validation" and/or "test" from "train" (in memory) by hash; a
     split is (texts, labels) or (texts, labels, *more per-row arrays), cut alike.
 

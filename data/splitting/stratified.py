@@ -134,8 +134,9 @@ def carve_missing_splits(
     return {split: result[split] for split in ("train", "validation", "test")}
 
 
-def carve_splits(method: str, splits: dict, validation_fraction: float, test_fraction: float,
-                 seed: int) -> dict:
+def carve_splits(
+    method: str, splits: dict, validation_fraction: float, test_fraction: float, seed: int
+) -> dict:
     """Missing validation/test splits carved out of train in memory: `method` "stratified"
     (`carve_missing_splits`) or "hash" (`hashed.carve_by_hash`)."""
     carver = carve_by_hash if method == "hash" else carve_missing_splits

@@ -65,9 +65,11 @@ a classifier needs examples of at least two labels
                 fix = "the training data has no rows left; add rows"
             elif split in carved:
                 total = sum(self.sizes().values())
-                fix = (f"carving it out of {total} training rows left it empty (identical "
-                       "texts stay together); add rows, a few per label at least, or give "
-                       f"its own file (dataset.{split}_file)")
+                fix = (
+                    f"carving it out of {total} training rows left it empty (identical "
+                    "texts stay together); add rows, a few per label at least, or give "
+                    f"its own file (dataset.{split}_file)"
+                )
             else:
                 fix = "it has no rows; add rows to it"
             raise DataError(f"{source}: the {split} split is empty: {fix}")

@@ -15,8 +15,9 @@ from data.splitting.hashed import split_parts
 from runtime.errors import DataError
 
 
-def count_labels(source, edges: list[int], seed: int,
-                 class_names: list[str] | None = None) -> list[Counter]:
+def count_labels(
+    source, edges: list[int], seed: int, class_names: list[str] | None = None
+) -> list[Counter]:
     """[label counts of train, of each carved part] of `source` in one pass; with
     `class_names`, a label outside them is a DataError naming its row.
 
@@ -27,8 +28,12 @@ def count_labels(source, edges: list[int], seed: int,
     counts = [Counter() for _ in range(len(edges) + 1)]
     for name_row, row, labels, texts in source.label_batches(with_texts=bool(edges)):
         if class_names is not None:
-            label_ids(labels, class_names, lambda index, row=row, name=name_row: name(row + index),
-                      source.label_column)
+            label_ids(
+                labels,
+                class_names,
+                lambda index, row=row, name=name_row: name(row + index),
+                source.label_column,
+            )
         if not edges:
             counts[0].update(_value_counts(labels))
             continue
@@ -40,27 +45,33 @@ def count_labels(source, edges: list[int], seed: int,
 
 def _value_counts(labels) -> dict[str, int]:
     counted = pc.value_counts(labels)
-    return dict(zip(counted.field("values").to_pylist(), counted.field("counts").to_pylist(),
-                    strict=True))
+    return dict(
+        zip(counted.field("values").to_pylist(), counted.field("counts").to_pylist(), strict=True)
+    )
 
 
-def check_counts(source_name: str, counts: dict[str, Counter], class_names: list[str],
-                 carved: tuple[str, ...]) -> None:
+def check_counts(
+    source_name: str, counts: dict[str, Counter], class_names: list[str], carved: tuple[str, ...]
+) -> None:
     """A one-line DataError unless train has two labels or more and no split is empty
     (the in-memory path's `TextSplits.check`, on counts)."""
     present = [label for label in class_names if counts["train"][label]]
     if len(present) < 2:
         shown = ", ".join(repr(label) for label in present) or "none"
-        raise DataError(f"{source_name}: every training example has the label {shown}; a "
-                        "classifier needs examples of at least two labels")
+        raise DataError(
+            f"{source_name}: every training example has the label {shown}; a "
+            "classifier needs examples of at least two labels"
+        )
     for split, counter in counts.items():
         if sum(counter.values()):
             continue
         if split in carved:
             total = sum(sum(counter.values()) for counter in counts.values())
-            fix = (f"carving it out of {total} training rows left it empty (identical "
-                   "texts stay together); add rows or give its own file "
-                   f"(dataset.{split}_file)")
+            fix = (
+                f"carving it out of {total} training rows left it empty (identical "
+                "texts stay together); add rows or give its own file "
+                f"(dataset.{split}_file)"
+            )
         else:
             fix = "it has no rows; add rows to it"
         raise DataError(f"{source_name}: the {split} split is empty: {fix}")

@@ -41,8 +41,9 @@ class FileSource:
     def check(self) -> None:
         """Opens every shard and finds its columns: one that cannot is a DataError naming it."""
         for path in self.paths:
-            check_columns(path, {"text_column": self.text_column,
-                                 "label_column": self.label_column})
+            check_columns(
+                path, {"text_column": self.text_column, "label_column": self.label_column}
+            )
 
     def rows_estimate(self) -> int:
         """The rows: Parquet's footers count them; CSV and JSON Lines are estimated from
@@ -69,14 +70,26 @@ class FileSource:
     def texts(self, errors: list) -> tf.data.Dataset:
         """String batches of the text column alone, every shard in name order: labels are
         neither read nor checked (the vocabulary sample needs none)."""
-        generate = functools.partial(_shard_batches, columns=[self.text_column], errors=errors,
-                                     convert=lambda path, row, arrays: _numpy(arrays[0]))
+        generate = functools.partial(
+            _shard_batches,
+            columns=[self.text_column],
+            errors=errors,
+            convert=lambda path, row, arrays: _numpy(arrays[0]),
+        )
         return tf.data.Dataset.from_tensor_slices([str(path) for path in self.paths]).flat_map(
             lambda path: tf.data.Dataset.from_generator(
-                generate, args=(path,), output_signature=BATCHES[0]))
+                generate, args=(path,), output_signature=BATCHES[0]
+            )
+        )
 
-    def batches(self, class_names: list[str], errors: list, worker=(0, 1),
-                file_seed: int | None = None, given: bool = False) -> tf.data.Dataset:
+    def batches(
+        self,
+        class_names: list[str],
+        errors: list,
+        worker=(0, 1),
+        file_seed: int | None = None,
+        given: bool = False,
+    ) -> tf.data.Dataset:
         """(texts, label ids) batches of the shards, read round robin; with `file_seed`,
         endless, in a new seeded file order each pass. Worker `index` of `count` reads
         shards index, index + count, ... when there are enough, else its share of rows.
@@ -88,20 +101,33 @@ class FileSource:
         paths = self.paths[index::count] if len(self.paths) >= count else self.paths
 
         def with_ids(path, row, arrays):
-            return _numpy(arrays[0]), label_ids(arrays[1], class_names, lambda index: row_name(
-                path, row + index), self.label_column, given)
+            return _numpy(arrays[0]), label_ids(
+                arrays[1],
+                class_names,
+                lambda index: row_name(path, row + index),
+                self.label_column,
+                given,
+            )
 
-        generate = functools.partial(_shard_batches, columns=[self.text_column,
-                                     self.label_column], errors=errors, convert=with_ids)
+        generate = functools.partial(
+            _shard_batches,
+            columns=[self.text_column, self.label_column],
+            errors=errors,
+            convert=with_ids,
+        )
         files = tf.data.Dataset.from_tensor_slices([str(path) for path in paths])
         if file_seed is not None:
-            files = files.shuffle(len(paths), seed=file_seed,
-                                  reshuffle_each_iteration=True).repeat()
+            files = files.shuffle(
+                len(paths), seed=file_seed, reshuffle_each_iteration=True
+            ).repeat()
         dataset = files.interleave(
             lambda path: tf.data.Dataset.from_generator(
-                generate, args=(path,), output_signature=BATCHES),
-            cycle_length=min(len(paths), CYCLE_LENGTH), num_parallel_calls=tf.data.AUTOTUNE,
-            deterministic=True)
+                generate, args=(path,), output_signature=BATCHES
+            ),
+            cycle_length=min(len(paths), CYCLE_LENGTH),
+            num_parallel_calls=tf.data.AUTOTUNE,
+            deterministic=True,
+        )
         return dataset if len(self.paths) >= count else rows_of_worker(dataset, worker)
 
 
@@ -154,12 +180,17 @@ class TfdsSource:
     def _examples(self, shuffle_seed=None, input_context=None) -> tf.data.Dataset:
         read_config = tfds.ReadConfig(
             # TFDS would cache small splits in memory itself.
-            try_autocache=False, shuffle_seed=shuffle_seed, input_context=input_context,
-            shuffle_reshuffle_each_iteration=shuffle_seed is not None)
-        dataset = self.builder.as_dataset(split=self.split, shuffle_files=shuffle_seed is not None,
-                                          read_config=read_config)
-        return dataset.map(lambda example: (example[self.text_column],
-                                            example[self.label_column])).batch(TFDS_BATCH)
+            try_autocache=False,
+            shuffle_seed=shuffle_seed,
+            input_context=input_context,
+            shuffle_reshuffle_each_iteration=shuffle_seed is not None,
+        )
+        dataset = self.builder.as_dataset(
+            split=self.split, shuffle_files=shuffle_seed is not None, read_config=read_config
+        )
+        return dataset.map(
+            lambda example: (example[self.text_column], example[self.label_column])
+        ).batch(TFDS_BATCH)
 
     def label_batches(self, with_texts: bool):
         """(how an error names a row, first row, labels, texts or None) per batch, for the
@@ -170,8 +201,10 @@ class TfdsSource:
             return f"dataset '{self.builder.name}' split '{self.split}' row {row + 1}"
 
         for texts, labels in self._examples().as_numpy_iterator():
-            labels = pa.array([label.decode() if isinstance(label, bytes) else str(label)
-                               for label in labels], pa.string())
+            labels = pa.array(
+                [label.decode() if isinstance(label, bytes) else str(label) for label in labels],
+                pa.string(),
+            )
             yield name, row, labels, texts if with_texts else None
             row += len(labels)
 
@@ -186,8 +219,14 @@ class TfdsSource:
         """String batches of the texts alone, in the split's order."""
         return self._examples().map(lambda texts, labels: texts)
 
-    def batches(self, class_names: list[str], errors: list, worker=(0, 1),
-                file_seed: int | None = None, given: bool = False) -> tf.data.Dataset:
+    def batches(
+        self,
+        class_names: list[str],
+        errors: list,
+        worker=(0, 1),
+        file_seed: int | None = None,
+        given: bool = False,
+    ) -> tf.data.Dataset:
         """(texts, label ids) batches; with `file_seed`, endless and shuffled by file.
 
         Under several workers each reads its own files when the split has enough, else
@@ -195,16 +234,25 @@ class TfdsSource:
         index, count = worker
         context = None
         if count > 1 and self._num_shards() >= count:
-            context = tf.distribute.InputContext(num_input_pipelines=count,
-                                                 input_pipeline_id=index)
+            context = tf.distribute.InputContext(num_input_pipelines=count, input_pipeline_id=index)
         dataset = self._examples(file_seed, context)
         if count > 1 and context is None:
             dataset = rows_of_worker(dataset, worker)
         feature = self.builder.info.features[self.label_column]
         if not isinstance(feature, tfds.features.ClassLabel):  # Ids by label name.
-            table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
-                tf.constant(class_names), tf.range(len(class_names), dtype=tf.int64)), -1)
-            dataset = dataset.map(lambda texts, labels: (texts, table.lookup(
-                labels if labels.dtype == tf.string else tf.strings.as_string(labels))))
+            table = tf.lookup.StaticHashTable(
+                tf.lookup.KeyValueTensorInitializer(
+                    tf.constant(class_names), tf.range(len(class_names), dtype=tf.int64)
+                ),
+                -1,
+            )
+            dataset = dataset.map(
+                lambda texts, labels: (
+                    texts,
+                    table.lookup(
+                        labels if labels.dtype == tf.string else tf.strings.as_string(labels)
+                    ),
+                )
+            )
         dataset = dataset.map(lambda texts, labels: (texts, tf.cast(labels, tf.int64)))
         return dataset.repeat() if file_seed is not None else dataset

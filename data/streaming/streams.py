@@ -51,8 +51,9 @@ class Streams:
     def batches(self, split: str, worker=(0, 1), file_seed=None) -> tf.data.Dataset:
         """(texts, label ids) batches of `split`: its own source, or its part of train's."""
         source = self.sources.get(split, self.sources["train"])
-        batches = source.batches(self.class_names, self.errors, worker, file_seed,
-                                 self.labels_given)
+        batches = source.batches(
+            self.class_names, self.errors, worker, file_seed, self.labels_given
+        )
         return split_batches(batches, self._part(split), self.edges, self.split_seed)
 
     def examples(self, split: str, worker=(0, 1)) -> tf.data.Dataset:
@@ -66,29 +67,37 @@ class Streams:
 
         def keep(texts):
             if part is not None:
-                texts = tf.boolean_mask(texts, tf.equal(
-                    split_parts(texts, self.edges, self.split_seed), part))
+                texts = tf.boolean_mask(
+                    texts, tf.equal(split_parts(texts, self.edges, self.split_seed), part)
+                )
             return tf.boolean_mask(texts, in_sample(texts, rate, self.split_seed))
 
         return self.sources["train"].texts(self.errors).map(keep)
 
     def first_texts(self, split: str, count: int) -> np.ndarray:
         """The first `count` texts of `split`, in its order (a numpy object array)."""
-        return np.array([text.decode() for text, _ in
-                         self.examples(split).take(count).as_numpy_iterator()], dtype=object)
+        return np.array(
+            [text.decode() for text, _ in self.examples(split).take(count).as_numpy_iterator()],
+            dtype=object,
+        )
 
     def describe(self, sample: float, worker=(0, 1)) -> str:
         """What the passes found, and which share of the training stream `worker` reads."""
         rows = "counted" if self.counted else "estimated"
         carved = f"; {' and '.join(self.carved)} carved by text hash" if self.carved else ""
         share = "all of them" if sample >= 1 else f"a {sample:.1%} sample"
-        lines = [f"  {self.sources['train'].describe()}{carved}; {self.rows['train']:,} "
-                 f"training rows ({rows}); vocabulary from {share}"]
+        lines = [
+            f"  {self.sources['train'].describe()}{carved}; {self.rows['train']:,} "
+            f"training rows ({rows}); vocabulary from {share}"
+        ]
         index, count = worker
         if count > 1:
             shards = len(getattr(self.sources["train"], "paths", ()))
-            read = (f"{len(range(index, shards, count))} of the {shards} shards"
-                    if shards >= count else f"one row in {count} of every batch")
+            read = (
+                f"{len(range(index, shards, count))} of the {shards} shards"
+                if shards >= count
+                else f"one row in {count} of every batch"
+            )
             lines.append(f"  worker {index} of {count} trains on {read}")
         return "\n".join(lines)
 
@@ -98,15 +107,23 @@ def open_streams(dataset: DatasetConfig) -> Streams:
     columns = (dataset.text_column, dataset.label_column)
     builder = None
     if dataset.train_file is not None:
-        specs = {"train": dataset.train_file, "validation": dataset.validation_file,
-                 "test": dataset.test_file}
-        sources = {split: FileSource(shard_paths(spec, f"{split}_file"), *columns)
-                   for split, spec in specs.items() if spec is not None}
+        specs = {
+            "train": dataset.train_file,
+            "validation": dataset.validation_file,
+            "test": dataset.test_file,
+        }
+        sources = {
+            split: FileSource(shard_paths(spec, f"{split}_file"), *columns)
+            for split, spec in specs.items()
+            if spec is not None
+        }
         name = dataset.train_file
     else:
         builder, requested = open_tfds(dataset)
-        sources = {split: TfdsSource(builder, tfds_split, *columns)
-                   for split, tfds_split in requested.items()}
+        sources = {
+            split: TfdsSource(builder, tfds_split, *columns)
+            for split, tfds_split in requested.items()
+        }
         name = f"dataset '{builder.name}'"
     for source in sources.values():
         source.check()
@@ -124,8 +141,16 @@ def open_streams(dataset: DatasetConfig) -> Streams:
         for split in carved:
             rows[split] = round(total * fractions[split])
         rows["train"] = total - sum(rows[split] for split in carved)
-        return Streams(sources, carved, edges, dataset.split_seed, list(class_names), rows,
-                       counted=False, labels_given=given)
+        return Streams(
+            sources,
+            carved,
+            edges,
+            dataset.split_seed,
+            list(class_names),
+            rows,
+            counted=False,
+            labels_given=given,
+        )
     parts = count_labels(sources["train"], edges, dataset.split_seed)
     counts = dict(zip(("train", *carved), parts, strict=True))
     class_names = sorted_class_names(sum(parts, start=Counter()))
@@ -134,13 +159,27 @@ def open_streams(dataset: DatasetConfig) -> Streams:
             counts[split] = count_labels(sources[split], [], dataset.split_seed, class_names)[0]
     check_counts(name, counts, class_names, carved)
     rows = {split: sum(counter.values()) for split, counter in counts.items()}
-    return Streams(sources, carved, edges, dataset.split_seed, class_names, rows, counted=True,
-                   labels_given=False)
+    return Streams(
+        sources,
+        carved,
+        edges,
+        dataset.split_seed,
+        class_names,
+        rows,
+        counted=True,
+        labels_given=False,
+    )
 
 
 def build_streamed(
-    dataset: DatasetConfig, text: TextConfig, batch_size: int, seed: int, pad_to_cap: bool,
-    vocabulary=None, tokenizer=None, worker=(0, 1),
+    dataset: DatasetConfig,
+    text: TextConfig,
+    batch_size: int,
+    seed: int,
+    pad_to_cap: bool,
+    vocabulary=None,
+    tokenizer=None,
+    worker=(0, 1),
 ):
     """(Streams, vectorizer, pipelines, train steps per epoch, description) of a streamed
     dataset; worker `index` of `count` trains on its own shards (`FileSource.batches`)."""
@@ -151,11 +190,21 @@ def build_streamed(
     vectorizer = make_vectorizer(text, sample, vocabulary, tokenizer)
     cap = int(sequence_cap(vectorizer))
     pipelines = {
-        "train": stream_pipeline(streams.batches("train", worker, file_seed=seed), vectorizer,
-                                 cap, batch_size, dataset.shuffle_buffer, seed, pad_to_cap),
-        **{split: stream_pipeline(streams.batches(split), vectorizer, cap, batch_size,
-                                  pad_to_cap=pad_to_cap)
-           for split in ("validation", "test")},
+        "train": stream_pipeline(
+            streams.batches("train", worker, file_seed=seed),
+            vectorizer,
+            cap,
+            batch_size,
+            dataset.shuffle_buffer,
+            seed,
+            pad_to_cap,
+        ),
+        **{
+            split: stream_pipeline(
+                streams.batches(split), vectorizer, cap, batch_size, pad_to_cap=pad_to_cap
+            )
+            for split in ("validation", "test")
+        },
     }
     steps = max(1, math.ceil(streams.rows["train"] / batch_size))
     return streams, vectorizer, pipelines, steps, streams.describe(rate, worker)

@@ -21,8 +21,10 @@ def make_strategy(training):
         # MirroredStrategy() alone would use a single CPU; spread over all logical CPUs.
         devices = [device.name for device in tf.config.list_logical_devices("CPU")]
         if len(devices) == 1:
-            print("training.distribution: mirrored found no GPU and one CPU device, so it "
-                  "trains one replica (TensorFlow lists all cores as one device).")
+            print(
+                "training.distribution: mirrored found no GPU and one CPU device, so it "
+                "trains one replica (TensorFlow lists all cores as one device)."
+            )
         return tf.distribute.MirroredStrategy(devices=devices)
     if training.distribution == "multi_worker":
         # Reads the cluster and this worker's role from the TF_CONFIG environment variable.
@@ -36,8 +38,9 @@ def describe_replicas(strategy, distribution) -> str:
 
     replicas = strategy.num_replicas_in_sync
     if distribution == "none":  # The default strategy: TensorFlow's first GPU, else the CPU.
-        names = [(tf.config.list_logical_devices("GPU") or
-                  tf.config.list_logical_devices("CPU"))[0].name]
+        names = [
+            (tf.config.list_logical_devices("GPU") or tf.config.list_logical_devices("CPU"))[0].name
+        ]
     else:
         names = strategy.extended.worker_devices
     devices = ", ".join(name.split("device:")[-1] for name in names)
@@ -56,8 +59,12 @@ def input_worker(strategy) -> tuple[int, int]:
     resolver = strategy.cluster_resolver
     spec = resolver.cluster_spec()
     # A chief, when the cluster names one, counts as the first worker.
-    tasks = [(job, index) for job in ("chief", "worker") if job in spec.jobs
-             for index in range(spec.num_tasks(job))]
+    tasks = [
+        (job, index)
+        for job in ("chief", "worker")
+        if job in spec.jobs
+        for index in range(spec.num_tasks(job))
+    ]
     if (resolver.task_type, resolver.task_id) not in tasks:
         return 0, 1
     return tasks.index((resolver.task_type, resolver.task_id)), len(tasks)

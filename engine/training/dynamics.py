@@ -43,8 +43,9 @@ class TrainingDynamics:
         self.num_examples = int(num_examples)
         # Columns: probability, margin, correct, seen. Not a Keras weight: no checkpoint
         # holds it, each epoch starts it afresh.
-        self.values = tf.Variable(tf.zeros((self.num_examples, 4)), trainable=False,
-                                  name="training_dynamics")
+        self.values = tf.Variable(
+            tf.zeros((self.num_examples, 4)), trainable=False, name="training_dynamics"
+        )
         self.pending_positions = None  # the positions of the step being traced
 
     def record(self, positions, y, y_pred):
@@ -58,8 +59,7 @@ class TrainingDynamics:
         others = tf.reduce_max(log_probabilities - 1e4 * y, axis=-1)
         correct = tf.cast(tf.argmax(y_pred, axis=-1) == label, tf.float32)
         updates = tf.stack([tf.exp(own), own - others, correct, tf.ones_like(own)], axis=-1)
-        self.values.scatter_nd_update(tf.reshape(tf.cast(positions, tf.int64), (-1, 1)),
-                                      updates)
+        self.values.scatter_nd_update(tf.reshape(tf.cast(positions, tf.int64), (-1, 1)), updates)
 
     def reset(self):
         self.values.assign(tf.zeros_like(self.values))
@@ -68,8 +68,12 @@ class TrainingDynamics:
         """{position, probability, margin, correct} of the examples seen this epoch."""
         values = self.values.numpy()
         seen = np.flatnonzero(values[:, 3] > 0)
-        return {"position": seen, "probability": values[seen, 0],
-                "margin": values[seen, 1], "correct": values[seen, 2] > 0}
+        return {
+            "position": seen,
+            "probability": values[seen, 0],
+            "margin": values[seen, 1],
+            "correct": values[seen, 2] > 0,
+        }
 
 
 class DynamicsLogger(keras.callbacks.Callback):
@@ -91,8 +95,13 @@ class DynamicsLogger(keras.callbacks.Callback):
         import pandas as pd
 
         values = self.dynamics.epoch_values()
-        rows = pd.DataFrame({"epoch": np.full(len(values["position"]), epoch + 1, np.int32),
-                             "text_hash": self.hashes[values["position"]], **values})
+        rows = pd.DataFrame(
+            {
+                "epoch": np.full(len(values["position"]), epoch + 1, np.int32),
+                "text_hash": self.hashes[values["position"]],
+                **values,
+            }
+        )
         if os.path.exists(self.path):
             earlier = pd.read_parquet(self.path)
             rows = pd.concat([earlier[earlier["epoch"] <= epoch], rows], ignore_index=True)

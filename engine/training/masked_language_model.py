@@ -61,16 +61,17 @@ def copy_encoder_weights(source, target):
         ValueError: a layer's weights differ in shape (the two encoders are not alike).
     """
     source, target = text_encoder(source), text_encoder(target)
-    pairs = [(source.embedding, target.embedding),
-             *zip(source.blocks, target.blocks, strict=True)]
+    pairs = [(source.embedding, target.embedding), *zip(source.blocks, target.blocks, strict=True)]
     if source.final_norm is not None:
         pairs.append((source.final_norm, target.final_norm))
     for ours, theirs in pairs:
         weights = ours.get_weights()
         shapes = [tuple(variable.shape) for variable in theirs.weights]
         if shapes != [weight.shape for weight in weights]:
-            raise ValueError(f"layer {theirs.name}: weights of shapes "
-                             f"{[w.shape for w in weights]} do not fit {shapes}")
+            raise ValueError(
+                f"layer {theirs.name}: weights of shapes "
+                f"{[w.shape for w in weights]} do not fit {shapes}"
+            )
         theirs.set_weights(weights)
 
 
@@ -81,8 +82,9 @@ def text_encoder(model):
         return encoder
     found = [layer for layer in model.layers if isinstance(layer, TextEncoder)]
     if len(found) != 1:
-        raise ValueError(f"Expected one TextEncoder in the model. Received: {model.name!r} "
-                         f"with {len(found)}")
+        raise ValueError(
+            f"Expected one TextEncoder in the model. Received: {model.name!r} with {len(found)}"
+        )
     return found[0]
 
 

@@ -71,14 +71,17 @@ class TopBlocks(FullFineTune):
 
     def check(self, num_blocks, streaming, distributed):
         if self.trained_blocks > num_blocks:
-            raise ConfigError(f"model.fine_tune.blocks: {self.trained_blocks} is more than the "
-                              f"encoder's {num_blocks} blocks; set it to at most that, or "
-                              "fine_tune to full")
+            raise ConfigError(
+                f"model.fine_tune.blocks: {self.trained_blocks} is more than the "
+                f"encoder's {num_blocks} blocks; set it to at most that, or "
+                "fine_tune to full"
+            )
         if streaming or distributed:
             raise ConfigError(
                 f"model.fine_tune: {self.fine_tune.kind} computes the frozen blocks once, which "
                 "needs the data in memory and one process; set dataset.streaming: false and "
-                "training.distribution: none, or model.fine_tune to full")
+                "training.distribution: none, or model.fine_tune to full"
+            )
 
     def prepare(self, classifier):
         from engine.training.trainer import freeze_lower_blocks
@@ -94,15 +97,24 @@ class TopBlocks(FullFineTune):
         from data import LowerStates, make_pipelines, one_hot_labels
         from engine.training.fitting import epoch_steps
 
-        compute = tf.function(lambda token_ids: classifier.encoder.lower_states(
-            token_ids, self.start_block), reduce_retracing=True)
+        compute = tf.function(
+            lambda token_ids: classifier.encoder.lower_states(token_ids, self.start_block),
+            reduce_retracing=True,
+        )
         states = make_pipelines(
-            data.splits, data.vectorizer, config.training.batch_size, seed=config.training.seed,
-            pad_to_cap=not config.model.mask_zero, lower_states=LowerStates(
-                compute, run_dir / runs.STATES_DIR, config.training.states_memory_mb),
-            positions=config.training.dynamics)
-        states = one_hot_labels({split: states[split] for split in ("train", "validation")},
-                                len(data.class_names))
+            data.splits,
+            data.vectorizer,
+            config.training.batch_size,
+            seed=config.training.seed,
+            pad_to_cap=not config.model.mask_zero,
+            lower_states=LowerStates(
+                compute, run_dir / runs.STATES_DIR, config.training.states_memory_mb
+            ),
+            positions=config.training.dynamics,
+        )
+        states = one_hot_labels(
+            {split: states[split] for split in ("train", "validation")}, len(data.class_names)
+        )
         epoch_steps(states, config.training)  # A capped epoch: the train split repeats.
         return states
 
@@ -126,8 +138,7 @@ class Lora(FullFineTune):
     def callbacks(self, classifier, run_dir):
         from models.lora import LoraBackup
 
-        return [LoraBackup(run_dir / runs.BACKUP_DIR / "lora_factors.npz", classifier,
-                           self.start)]
+        return [LoraBackup(run_dir / runs.BACKUP_DIR / "lora_factors.npz", classifier, self.start)]
 
     def finish(self, classifier, run_dir):
         from models.lora import save_adapter

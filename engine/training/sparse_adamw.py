@@ -35,13 +35,16 @@ class SparseAdamW(keras.optimizers.AdamW):
         for name in ("amsgrad", "gradient_accumulation_steps"):
             if getattr(self, name):
                 raise ValueError(
-                    f"SparseAdamW has no {name}. Received: {name}={getattr(self, name)!r}")
+                    f"SparseAdamW has no {name}. Received: {name}={getattr(self, name)!r}"
+                )
 
     def _backend_apply_gradients(self, grads, trainable_variables):
         # Which variables' weight decay waits for update_step (rows touched only).
-        self._sparse_keys = {self._var_key(variable)
-                             for grad, variable in zip(grads, trainable_variables)
-                             if isinstance(grad, tf.IndexedSlices)}
+        self._sparse_keys = {
+            self._var_key(variable)
+            for grad, variable in zip(grads, trainable_variables)
+            if isinstance(grad, tf.IndexedSlices)
+        }
         super()._backend_apply_gradients(grads, trainable_variables)
 
     def _clip_gradients(self, grads):
@@ -53,7 +56,8 @@ class SparseAdamW(keras.optimizers.AdamW):
     def _apply_weight_decay(self, variables):
         sparse = getattr(self, "_sparse_keys", set())
         super()._apply_weight_decay(
-            [variable for variable in variables if self._var_key(variable) not in sparse])
+            [variable for variable in variables if self._var_key(variable) not in sparse]
+        )
 
     def update_step(self, gradient, variable, learning_rate):
         if not isinstance(gradient, tf.IndexedSlices):

@@ -101,13 +101,17 @@ class AttentionFile:
 
     def attributions(self, example_id):
         """Every method's scores over the example's T tokens: {method: float64 (T,)}."""
-        return {method: np.asarray(scores, dtype=np.float64)
-                for method, scores in self._row(example_id)["attributions"].items()}
+        return {
+            method: np.asarray(scores, dtype=np.float64)
+            for method, scores in self._row(example_id)["attributions"].items()
+        }
 
     def word_attributions(self, example_id):
         """Every method's scores summed per word (no special token): {method: float64 (W,)}."""
-        return {method: np.asarray(scores, dtype=np.float64)
-                for method, scores in self._row(example_id)["word_attributions"].items()}
+        return {
+            method: np.asarray(scores, dtype=np.float64)
+            for method, scores in self._row(example_id)["word_attributions"].items()
+        }
 
     def attention_scores(self, example_id):
         """Returns the float32 array (layers, heads, T, T) of one example."""
@@ -150,8 +154,11 @@ def read_manifest(directory):
     # dtype=False keeps ids such as "00012" as strings instead of guessing numbers;
     # precise_float reads back the very floats written (the default parser is off by ulps).
     manifest = pd.read_json(
-        pathlib.Path(directory) / MANIFEST_FILENAME, lines=True, dtype=False,
-        convert_dates=False, precise_float=True,
+        pathlib.Path(directory) / MANIFEST_FILENAME,
+        lines=True,
+        dtype=False,
+        convert_dates=False,
+        precise_float=True,
     )
     if len(manifest) == 0:
         manifest = pd.DataFrame(columns=list(MANIFEST_COLUMNS))
@@ -173,8 +180,10 @@ def _record_from_row(row, attention_scores):
         rollout_importance=np.asarray(row["rollout_importance"], dtype=np.float64),
         probability_difference=None if _is_missing(difference) else float(difference),
         word_index=list(row["word_index"]),
-        attributions={method: np.asarray(scores, dtype=np.float64)
-                      for method, scores in row["attributions"].items()},
+        attributions={
+            method: np.asarray(scores, dtype=np.float64)
+            for method, scores in row["attributions"].items()
+        },
     )
 
 
@@ -182,9 +191,16 @@ def _is_missing(value):
     return value is None or (isinstance(value, float) and np.isnan(value))
 
 
-def save_attention(directory, records, class_names, run_info=None, pooling="mean",
-                   max_probability_difference=None, probability_tolerance=None,
-                   kept_heads=None):
+def save_attention(
+    directory,
+    records,
+    class_names,
+    run_info=None,
+    pooling="mean",
+    max_probability_difference=None,
+    probability_tolerance=None,
+    kept_heads=None,
+):
     """Writes `records` (an iterable of `AttentionRecord`) as an export directory.
 
     Records are streamed to disk one at a time; meta.json is written last, so
@@ -208,8 +224,9 @@ def save_attention(directory, records, class_names, run_info=None, pooling="mean
     Example:
     >>> save_attention("/tmp/export", [record], ["neg", "pos"])  # doctest: +SKIP
     """
-    with AttentionFileWriter(directory, class_names, run_info=run_info,
-                             pooling=pooling, kept_heads=kept_heads) as writer:
+    with AttentionFileWriter(
+        directory, class_names, run_info=run_info, pooling=pooling, kept_heads=kept_heads
+    ) as writer:
         for record in records:
             writer.add(record)
         writer.finish(
@@ -245,10 +262,10 @@ def load_attention(path):
     version = meta.get("format_version")
     if version in OLDER_VERSIONS:
         # An export sits in <run>/attention/<name>/; one elsewhere came from some run.
-        run_dir = (directory.parent.parent if directory.parent.name == "attention"
-                   else "RUN_DIR")
-        raise OutdatedExportError(earlier_version_message(
-            meta_path, run_dir, f"format_version={version}"))
+        run_dir = directory.parent.parent if directory.parent.name == "attention" else "RUN_DIR"
+        raise OutdatedExportError(
+            earlier_version_message(meta_path, run_dir, f"format_version={version}")
+        )
     if version != FORMAT_VERSION:
         raise ValueError(
             f"{meta_path} has format_version={version!r}; this reader reads version "
@@ -263,8 +280,8 @@ def load_attention(path):
         class_names=list(meta["class_names"]),
         num_layers=meta["num_layers"],
         num_heads=meta["num_heads"],
-        kept_heads=meta.get("kept_heads") or (
-            [list(range(meta["num_heads"]))] * meta["num_layers"] if meta["num_layers"] else []),
+        kept_heads=meta.get("kept_heads")
+        or ([list(range(meta["num_heads"]))] * meta["num_layers"] if meta["num_layers"] else []),
         max_probability_difference=meta.get("max_probability_difference"),
         pooling=pooling,
         run_info=meta.get("run_info", {}),

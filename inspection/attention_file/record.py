@@ -91,5 +91,7 @@ class AttentionRecord:
     @property
     def word_attributions(self):
         """Per method, the word sums of its scores (special tokens left out): {method: (W,)}."""
-        return {method: word_sums(scores, self.token_word_index)
-                for method, scores in (self.attributions or {}).items()}
+        return {
+            method: word_sums(scores, self.token_word_index)
+            for method, scores in (self.attributions or {}).items()
+        }

@@ -33,17 +33,27 @@ def upgraded_export(meta, rows):
     version = meta["format_version"]
     if version == FORMAT_VERSION:
         return None
-    meta = {**meta, "format_version": FORMAT_VERSION,
-            "kept_heads": [list(range(meta["num_heads"]))] * meta["num_layers"]}
+    meta = {
+        **meta,
+        "format_version": FORMAT_VERSION,
+        "kept_heads": [list(range(meta["num_heads"]))] * meta["num_layers"],
+    }
     if version < 3:
-        meta.update(attribution_methods=[ROLLOUT], attribution_seconds_per_example=None,
-                    faithfulness=None)
+        meta.update(
+            attribution_methods=[ROLLOUT], attribution_seconds_per_example=None, faithfulness=None
+        )
         if rows:
-            manifest = upgraded_manifest(pd.DataFrame(rows), version,
-                                         meta.get("pooling", "mean"), MANIFEST_COLUMNS)
+            manifest = upgraded_manifest(
+                pd.DataFrame(rows), version, meta.get("pooling", "mean"), MANIFEST_COLUMNS
+            )
             # The columns each row had stay as written; the new ones come from `manifest`.
-            rows = [{column: row[column] if column in row else manifest.loc[number, column]
-                     for column in MANIFEST_COLUMNS} for number, row in enumerate(rows)]
+            rows = [
+                {
+                    column: row[column] if column in row else manifest.loc[number, column]
+                    for column in MANIFEST_COLUMNS
+                }
+                for number, row in enumerate(rows)
+            ]
     return meta, rows
 
 
@@ -62,8 +72,9 @@ def upgraded_manifest(manifest, version, pooling, columns):
     if version == 1:
         manifest = _with_word_columns(manifest, pooling)
     token_scores, word_scores = [], []
-    for importance, indices in zip(manifest["rollout_importance"], manifest["word_index"],
-                                   strict=True):
+    for importance, indices in zip(
+        manifest["rollout_importance"], manifest["word_index"], strict=True
+    ):
         special = [index is None for index in indices]
         rollout = [float(value) for value in importance]  # (T,)
         if _learned_class_token(pooling, special):
@@ -78,15 +89,19 @@ def upgraded_manifest(manifest, version, pooling, columns):
 def _with_word_columns(manifest, pooling):
     """Version 2's word columns: version 1 exports came from word-level models only, each
     token a word but the class token of `pooling: cls`."""
-    indices = [word_index(list(tokens), word_pieces=False, class_token=pooling == "cls")
-               for tokens in manifest["tokens"]]
+    indices = [
+        word_index(list(tokens), word_pieces=False, class_token=pooling == "cls")
+        for tokens in manifest["tokens"]
+    ]
     manifest["word_index"] = indices
     manifest["special"] = [[index is None for index in row] for row in indices]
-    manifest["words"] = [words_of(list(tokens), row)
-                         for tokens, row in zip(manifest["tokens"], indices, strict=True)]
+    manifest["words"] = [
+        words_of(list(tokens), row) for tokens, row in zip(manifest["tokens"], indices, strict=True)
+    ]
     manifest["word_importance"] = [
         word_sums(importance, row).tolist()
-        for importance, row in zip(manifest["rollout_importance"], indices, strict=True)]
+        for importance, row in zip(manifest["rollout_importance"], indices, strict=True)
+    ]
     return manifest
 
 

@@ -49,8 +49,9 @@ class AttentionFileWriter:
         (self.directory / attention_format.META_FILENAME).unlink(missing_ok=True)
         self.num_layers = None
         self.num_heads = None
-        self.kept_heads = None if kept_heads is None else [
-            [int(head) for head in heads] for heads in kept_heads]
+        self.kept_heads = (
+            None if kept_heads is None else [[int(head) for head in heads] for heads in kept_heads]
+        )
         self.num_examples = 0
         # Every example has the same methods' scores: those of the first one.
         self.attribution_methods = None
@@ -131,8 +132,10 @@ class AttentionFileWriter:
             "words": words_of(tokens, word_index),
             "word_importance": word_sums(importance, word_index).tolist(),
             "attributions": {method: scores.tolist() for method, scores in attributions.items()},
-            "word_attributions": {method: word_sums(scores, word_index).tolist()
-                                  for method, scores in attributions.items()},
+            "word_attributions": {
+                method: word_sums(scores, word_index).tolist()
+                for method, scores in attributions.items()
+            },
         }
         self._manifest.write(json.dumps(row, ensure_ascii=False) + "\n")
         self._example_ids.add(record.example_id)
@@ -144,34 +147,46 @@ class AttentionFileWriter:
         if self.kept_heads is None:
             self.kept_heads = [every_head] * self.num_layers
         if len(self.kept_heads) != self.num_layers or any(
-                not heads or heads != sorted(set(heads)) or not set(heads) <= set(every_head)
-                for heads in self.kept_heads):
+            not heads or heads != sorted(set(heads)) or not set(heads) <= set(every_head)
+            for heads in self.kept_heads
+        ):
             raise ValueError(
                 f"kept_heads must list, for each of the {self.num_layers} layers, the heads it "
                 f"keeps: increasing numbers from 0 to {self.num_heads - 1}, one at least. "
-                f"Received: kept_heads={self.kept_heads}")
+                f"Received: kept_heads={self.kept_heads}"
+            )
 
     def _checked_attributions(self, record, num_tokens):
         """The record's {method: float64 (T,)}, the first record's methods, finite values."""
-        attributions = {method: np.asarray(scores, dtype=np.float64)
-                        for method, scores in (record.attributions or {}).items()}
+        attributions = {
+            method: np.asarray(scores, dtype=np.float64)
+            for method, scores in (record.attributions or {}).items()
+        }
         if self.attribution_methods is None:
             self.attribution_methods = list(attributions)
         if list(attributions) != self.attribution_methods:
             raise ValueError(
                 f"Every example needs the scores of the same methods, {self.attribution_methods}"
-                f"; example {record.example_id!r} has {list(attributions)}.")
+                f"; example {record.example_id!r} has {list(attributions)}."
+            )
         for method, scores in attributions.items():
             if scores.shape != (num_tokens,) or not np.all(np.isfinite(scores)):
                 raise ValueError(
                     f"attributions[{method!r}] of example {record.example_id!r} must be "
                     f"{num_tokens} finite scores, one per token. Received: shape={scores.shape}"
-                    f", finite={bool(np.all(np.isfinite(scores)))}")
+                    f", finite={bool(np.all(np.isfinite(scores)))}"
+                )
         return attributions
 
-    def finish(self, max_probability_difference=None, probability_tolerance=None,
-               viewer_examples=None, heatmap_examples=None, attribution_seconds=None,
-               faithfulness=None):
+    def finish(
+        self,
+        max_probability_difference=None,
+        probability_tolerance=None,
+        viewer_examples=None,
+        heatmap_examples=None,
+        attribution_seconds=None,
+        faithfulness=None,
+    ):
         """Closes the arrays and manifest and writes meta.json, completing the export.
 
         `viewer_examples` and `heatmap_examples`: the settings the export used (at most so

@@ -50,8 +50,7 @@ DEFAULT_METHOD = "conservative_gradient_x_input"
 INTEGRATED_GRADIENTS_STEPS = 32
 
 
-def attribute(classifier, token_ids, method, pooling, classes=None, seed=0,
-              batch_size=BATCH_SIZE):
+def attribute(classifier, token_ids, method, pooling, classes=None, seed=0, batch_size=BATCH_SIZE):
     """Scores every token of every text for its class with one method.
 
     Args:
@@ -92,14 +91,14 @@ def attribute(classifier, token_ids, method, pooling, classes=None, seed=0,
     if method == "integrated_gradients":
         step = max(1, batch_size // INTEGRATED_GRADIENTS_STEPS)
     for start in range(0, len(token_ids), step):
-        ids = trimmed_to_longest(token_ids[start:start + step])  # (b, T')
+        ids = trimmed_to_longest(token_ids[start : start + step])  # (b, T')
         rows = slice(start, start + len(ids))
         if method == "leave_one_out":  # Its b x T' variants in batches of rows.
-            scores[rows, :ids.shape[1]] = _leave_one_out(classifier, ids, classes[rows],
-                                                         batch_size)
+            scores[rows, : ids.shape[1]] = _leave_one_out(
+                classifier, ids, classes[rows], batch_size
+            )
         else:
-            scores[rows, :ids.shape[1]] = _METHODS[method](classifier, ids, classes[rows],
-                                                           pooling)
+            scores[rows, : ids.shape[1]] = _METHODS[method](classifier, ids, classes[rows], pooling)
     return scores
 
 
@@ -111,25 +110,30 @@ def _rollout(classifier, ids, classes, pooling):
 def _last_attention(classifier, ids, classes, pooling):
     scores = _head_means(attention_forward(classifier, ids)["attention_scores"])
     query_index = 0 if pooling == "cls" else None
-    return _per_example(classifier, ids, scores,
-                        lambda maps: rollout_importance(maps[-1].mean(axis=0), query_index))
+    return _per_example(
+        classifier, ids, scores, lambda maps: rollout_importance(maps[-1].mean(axis=0), query_index)
+    )
 
 
 def _gradient_x_input(classifier, ids, classes, pooling, conservative=False):
     name = "conservative_gradient_x_input" if conservative else "gradient_x_input"
-    gradient, vectors = compiled(classifier, name, lambda model, ids, classes: (
-        _vector_gradient(model, ids, classes, conservative)))(
-            ops.convert_to_tensor(ids, "int64"), ops.convert_to_tensor(classes, "int64"))
+    gradient, vectors = compiled(
+        classifier,
+        name,
+        lambda model, ids, classes: _vector_gradient(model, ids, classes, conservative),
+    )(ops.convert_to_tensor(ids, "int64"), ops.convert_to_tensor(classes, "int64"))
     return np.sum(_numpy(gradient) * _numpy(vectors), axis=-1)  # (B, T)
 
 
 def _vector_gradient(classifier, ids, classes, conservative):
     """The class logit's gradient with respect to the token vectors (B, T, D), and those."""
-    options = dict(attention_weights_fn=ops.stop_gradient, detach_norm_scale=True) \
-        if conservative else {}
+    options = (
+        dict(attention_weights_fn=ops.stop_gradient, detach_norm_scale=True) if conservative else {}
+    )
     vectors = token_vectors(classifier, ids)  # (B, T, D)
-    [gradient] = _gradients(lambda v: _class_logits(classifier, ids, classes, v, **options),
-                            [vectors])
+    [gradient] = _gradients(
+        lambda v: _class_logits(classifier, ids, classes, v, **options), [vectors]
+    )
     return gradient, vectors
 
 
@@ -147,7 +151,8 @@ def _integrated_gradients(classifier, ids, classes, pooling):
     path = path.reshape((-1,) + path.shape[2:])  # (b * S, T, D)
     repeated_ids, repeated_classes = np.repeat(ids, steps, 0), np.repeat(classes, steps)
     [gradients] = _gradients(
-        lambda v: _class_logits(classifier, repeated_ids, repeated_classes, v), [path])
+        lambda v: _class_logits(classifier, repeated_ids, repeated_classes, v), [path]
+    )
     mean_gradient = _numpy(gradients).reshape(vectors.shape[:1] + (steps,) + path.shape[1:])
     mean_gradient = mean_gradient.mean(axis=1)  # (b, T, D)
     return np.sum(mean_gradient * (vectors[:, 0] - baseline[:, 0]), axis=-1)  # (b, T)
@@ -155,22 +160,37 @@ def _integrated_gradients(classifier, ids, classes, pooling):
 
 def _attention_gradient(classifier, ids, classes, pooling):
     shapes = []  # Of the weights the gates multiply: per local block with attention_block_size.
-    outputs = _forward(classifier, ids, attention_weights_fn=lambda weights: (
-        shapes.append(weights.shape) or weights))
+    outputs = _forward(
+        classifier,
+        ids,
+        attention_weights_fn=lambda weights: shapes.append(weights.shape) or weights,
+    )
     gates = [np.ones(shape, dtype=np.float32) for shape in shapes]
 
     def gated_logits(*gates):
         remaining = list(gates)
-        return _class_logits(classifier, ids, classes,
-                             attention_weights_fn=lambda weights: weights * remaining.pop(0))
+        return _class_logits(
+            classifier,
+            ids,
+            classes,
+            attention_weights_fn=lambda weights: weights * remaining.pop(0),
+        )
 
     # The gradient with respect to a gate of ones is grad A * A, Chefer's product.
     products = [_numpy(g) for g in _gradients(gated_logits, gates)]
     length = outputs["attention_scores"][0].shape[-1]  # A
-    products = _head_means([
-        np.maximum(product if product.shape[-1] == length else  # per local block -> (B, N, A, A)
-                   _numpy(block_diagonal_scores(product, len(ids), length)), 0.0)
-        for product in products])  # (B, L, 1, A, A): mean_h((grad A * A)+)
+    products = _head_means(
+        [
+            np.maximum(
+                product
+                if product.shape[-1] == length
+                # per local block -> (B, N, A, A)
+                else _numpy(block_diagonal_scores(product, len(ids), length)),
+                0.0,
+            )
+            for product in products
+        ]
+    )  # (B, L, 1, A, A): mean_h((grad A * A)+)
     query_index = 0 if pooling == "cls" else None
 
     def relevance(maps):
@@ -206,15 +226,20 @@ _METHODS = {
 def _class_logits(classifier, ids, classes, vectors=None, **options):
     """The sum over the batch of each text's class logit: one scalar to differentiate."""
     logits = _forward(classifier, ids, vectors, **options)["logits"]  # (B, C)
-    picked = ops.take_along_axis(logits, ops.expand_dims(ops.convert_to_tensor(classes), 1),
-                                 axis=1)
+    picked = ops.take_along_axis(logits, ops.expand_dims(ops.convert_to_tensor(classes), 1), axis=1)
     return ops.sum(picked)
 
 
 def _forward(classifier, ids, vectors=None, **options):
     """The classifier's logits, probabilities and every block's attention, in inference."""
-    return classifier(ops.convert_to_tensor(ids, "int64"), training=False, token_vectors=vectors,
-                      return_logits=True, return_attention_scores=True, **options)
+    return classifier(
+        ops.convert_to_tensor(ids, "int64"),
+        training=False,
+        token_vectors=vectors,
+        return_logits=True,
+        return_attention_scores=True,
+        **options,
+    )
 
 
 def _head_means(block_maps):
@@ -256,13 +281,17 @@ def _gradients(function, inputs):
 
         inputs = [torch.as_tensor(_numpy(value)).requires_grad_(True) for value in inputs]
         return torch.autograd.grad(function(*inputs), inputs)
-    raise ValueError(f"Gradient attributions need TensorFlow, JAX or PyTorch. Received: "
-                     f"backend={backend!r}")
+    raise ValueError(
+        f"Gradient attributions need TensorFlow, JAX or PyTorch. Received: backend={backend!r}"
+    )
 
 
 def _numpy(value):
-    return np.asarray(keras.ops.convert_to_numpy(value), dtype=np.float64) \
-        if not isinstance(value, np.ndarray) else value
+    return (
+        np.asarray(keras.ops.convert_to_numpy(value), dtype=np.float64)
+        if not isinstance(value, np.ndarray)
+        else value
+    )
 
 
 __all__ = ["METHODS", "attribute"]

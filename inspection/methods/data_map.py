@@ -24,8 +24,10 @@ DEFAULT_SCORE = "aum"
 # Region cuts of the data map (Swayamdipta et al. name the regions; the cuts are ours).
 AMBIGUOUS_VARIABILITY = 0.2
 EASY_CONFIDENCE = 0.5
-REGION_RULE = (f"ambiguous: variability at least {AMBIGUOUS_VARIABILITY}; otherwise "
-               f"easy-to-learn: confidence at least {EASY_CONFIDENCE}, else hard-to-learn")
+REGION_RULE = (
+    f"ambiguous: variability at least {AMBIGUOUS_VARIABILITY}; otherwise "
+    f"easy-to-learn: confidence at least {EASY_CONFIDENCE}, else hard-to-learn"
+)
 
 
 def example_statistics(dynamics: pd.DataFrame, num_examples: int) -> pd.DataFrame:
@@ -43,14 +45,16 @@ def example_statistics(dynamics: pd.DataFrame, num_examples: int) -> pd.DataFram
      'correctness': [0.5, 1.0, nan], 'aum': [0.0, 2.0, nan], 'epochs': [2, 2, 0]}
     """
     grouped = dynamics.groupby("position")
-    statistics = pd.DataFrame({
-        "confidence": grouped["probability"].mean(),
-        # The population deviation, as Data Cartography computes it.
-        "variability": grouped["probability"].std(ddof=0),
-        "correctness": grouped["correct"].mean(),
-        "aum": grouped["margin"].mean(),
-        "epochs": grouped["epoch"].count(),
-    }).reindex(np.arange(num_examples))
+    statistics = pd.DataFrame(
+        {
+            "confidence": grouped["probability"].mean(),
+            # The population deviation, as Data Cartography computes it.
+            "variability": grouped["probability"].std(ddof=0),
+            "correctness": grouped["correct"].mean(),
+            "aum": grouped["margin"].mean(),
+            "epochs": grouped["epoch"].count(),
+        }
+    ).reindex(np.arange(num_examples))
     statistics["epochs"] = statistics["epochs"].fillna(0).astype(int)
     statistics.index.name = "position"
     return statistics
@@ -64,8 +68,10 @@ def text_hashes(texts) -> np.ndarray:
     >>> first == again, first == other, len(first)
     (True, False, 16)
     """
-    return np.array([hashlib.blake2b(str(text).encode(), digest_size=8).hexdigest()
-                     for text in texts], dtype=object)
+    return np.array(
+        [hashlib.blake2b(str(text).encode(), digest_size=8).hexdigest() for text in texts],
+        dtype=object,
+    )
 
 
 def recorded_texts_match(dynamics: pd.DataFrame, texts) -> bool:
@@ -75,8 +81,9 @@ def recorded_texts_match(dynamics: pd.DataFrame, texts) -> bool:
     positions = first["position"].to_numpy()
     if positions.max(initial=-1) >= len(texts):
         return False
-    return np.array_equal(text_hashes(np.asarray(texts, dtype=object)[positions]),
-                          first["text_hash"].to_numpy())
+    return np.array_equal(
+        text_hashes(np.asarray(texts, dtype=object)[positions]), first["text_hash"].to_numpy()
+    )
 
 
 def suspect_scores(statistics: pd.DataFrame, score: str = DEFAULT_SCORE) -> np.ndarray:
@@ -115,7 +122,8 @@ SCORES = {
     "confidence": lambda statistics: 1 - statistics["confidence"].to_numpy(),
     # The mean of both ranks (between 0 and 1).
     "aum_and_confidence": lambda statistics: (
-        _rank(-statistics["aum"].to_numpy()) + _rank(-statistics["confidence"].to_numpy())) / 2,
+        (_rank(-statistics["aum"].to_numpy()) + _rank(-statistics["confidence"].to_numpy())) / 2
+    ),
 }
 
 
@@ -128,9 +136,11 @@ def regions(statistics: pd.DataFrame) -> pd.Series:
     >>> regions(statistics).tolist()
     ['easy-to-learn', 'ambiguous', 'hard-to-learn', None]
     """
-    region = np.where(statistics["variability"] >= AMBIGUOUS_VARIABILITY, "ambiguous",
-                      np.where(statistics["confidence"] >= EASY_CONFIDENCE, "easy-to-learn",
-                               "hard-to-learn")).astype(object)
+    region = np.where(
+        statistics["variability"] >= AMBIGUOUS_VARIABILITY,
+        "ambiguous",
+        np.where(statistics["confidence"] >= EASY_CONFIDENCE, "easy-to-learn", "hard-to-learn"),
+    ).astype(object)
     region[statistics["confidence"].isna().to_numpy()] = None
     return pd.Series(region, index=statistics.index, dtype=object)
 
@@ -139,5 +149,7 @@ def region_shares(statistics: pd.DataFrame) -> dict:
     """{region: share of the examples seen}, in the order easy, ambiguous, hard."""
     counts = regions(statistics).value_counts()
     seen = max(int(counts.sum()), 1)
-    return {name: round(float(counts.get(name, 0)) / seen, 4)
-            for name in ("easy-to-learn", "ambiguous", "hard-to-learn")}
+    return {
+        name: round(float(counts.get(name, 0)) / seen, 4)
+        for name in ("easy-to-learn", "ambiguous", "hard-to-learn")
+    }

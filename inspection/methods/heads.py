@@ -28,8 +28,16 @@ from inspection.attention_tokens import (
     trimmed_to_longest,
 )
 
-STATISTICS = ("to_cls", "to_sep", "to_punctuation", "to_self", "to_previous", "to_next",
-              "mean_distance", "entropy")
+STATISTICS = (
+    "to_cls",
+    "to_sep",
+    "to_punctuation",
+    "to_self",
+    "to_previous",
+    "to_next",
+    "mean_distance",
+    "entropy",
+)
 SEPARATOR_TOKEN = "[SEP]"
 
 
@@ -65,7 +73,8 @@ def map_statistics(maps, tokens):
         "to_previous": previous.sum(axis=-1) / length,
         "to_next": following.sum(axis=-1) / length,
         "mean_distance": (maps * distance).sum(axis=-1).mean(axis=-1),
-        "entropy": (row_entropy / np.log(length)).mean(axis=-1) if length > 1
+        "entropy": (row_entropy / np.log(length)).mean(axis=-1)
+        if length > 1
         else np.zeros(maps.shape[:2]),
     }
 
@@ -76,9 +85,10 @@ def attention_statistics(classifier, token_ids, vocabulary, class_token, batch_s
     token_ids = np.asarray(token_ids)
     sums, count = {name: 0.0 for name in STATISTICS}, 0
     for start in range(0, len(token_ids), batch_size):
-        ids = trimmed_to_longest(token_ids[start:start + batch_size])
+        ids = trimmed_to_longest(token_ids[start : start + batch_size])
         scores = stack_block_scores(
-            classifier(ids, training=False, return_attention_scores=True))  # (B, L, N, A, A)
+            classifier(ids, training=False, return_attention_scores=True)
+        )  # (B, L, N, A, A)
         for row_ids, row_maps in zip(ids, scores, strict=True):
             tokens = real_tokens(row_ids, vocabulary, class_token)
             if not tokens:
@@ -99,15 +109,16 @@ def head_importance(classifier, token_ids, labels, batch_size=32):
     shape = _head_mask_shape(classifier)
     importance = np.zeros(shape)
     for start in range(0, len(token_ids), batch_size):
-        ids = tf.constant(trimmed_to_longest(token_ids[start:start + batch_size]), tf.int64)
-        targets = tf.constant(np.asarray(labels[start:start + batch_size]), tf.int64)
+        ids = tf.constant(trimmed_to_longest(token_ids[start : start + batch_size]), tf.int64)
+        targets = tf.constant(np.asarray(labels[start : start + batch_size]), tf.int64)
         mask = tf.ones((len(targets), *shape), tf.float32)  # (B, L, N)
         with tf.GradientTape() as tape:
             tape.watch(mask)
             logits = classifier(ids, training=False, head_mask=mask, return_logits=True)["logits"]
             # Each example's mask reaches only its own loss: the sum's gradient is theirs.
-            loss = tf.reduce_sum(keras.losses.sparse_categorical_crossentropy(
-                targets, logits, from_logits=True))
+            loss = tf.reduce_sum(
+                keras.losses.sparse_categorical_crossentropy(targets, logits, from_logits=True)
+            )
         importance += np.abs(tape.gradient(loss, mask).numpy()).sum(axis=0)
     return importance / max(len(token_ids), 1)
 
@@ -125,22 +136,33 @@ def head_ablation(classifier, token_ids, labels, batch_size=32):
 
     shape = _head_mask_shape(classifier)
     encoder = classifier.encoder
-    batches = [(trimmed_to_longest(token_ids[start:start + batch_size]),
-                np.asarray(labels[start:start + batch_size]))
-               for start in range(0, len(token_ids), batch_size)]
+    batches = [
+        (
+            trimmed_to_longest(token_ids[start : start + batch_size]),
+            np.asarray(labels[start : start + batch_size]),
+        )
+        for start in range(0, len(token_ids), batch_size)
+    ]
     ids_spec = tf.TensorSpec((None, None), tf.int64)
     states_spec = tf.TensorSpec((None, None, encoder.d_model), tf.float32)
     mask_spec = tf.TensorSpec(shape, tf.float32)
 
     def scores(layer):
         states = [encoder.lower_states(ids, layer) for ids, _ in batches]  # (B, A, D) each
-        top = tf.function(lambda ids, hidden, mask: classifier(
-            ids, training=False, hidden_states=hidden, start_block=layer, head_mask=mask),
-            input_signature=[ids_spec, states_spec, mask_spec])
+        top = tf.function(
+            lambda ids, hidden, mask: classifier(
+                ids, training=False, hidden_states=hidden, start_block=layer, head_mask=mask
+            ),
+            input_signature=[ids_spec, states_spec, mask_spec],
+        )
 
         def of(mask):  # (right or not (E,), cross-entropy (E,)) under `mask`
-            predicted = np.concatenate([top(ids, hidden, mask).numpy().astype(np.float64)
-                                        for (ids, _), hidden in zip(batches, states)])
+            predicted = np.concatenate(
+                [
+                    top(ids, hidden, mask).numpy().astype(np.float64)
+                    for (ids, _), hidden in zip(batches, states)
+                ]
+            )
             picked = predicted[np.arange(len(targets)), targets]
             return predicted.argmax(axis=-1) == targets, -np.log(np.maximum(picked, 1e-12))
 

@@ -60,16 +60,24 @@ class Prediction:
 
     def as_json(self) -> dict:
         """What `predict.py --json` prints of the text, and the live lab answers."""
-        item = {"text": self.text, "predicted_label": self.predicted_label,
-                "probabilities": self.probabilities, "known_tokens": self.known_tokens}
+        item = {
+            "text": self.text,
+            "predicted_label": self.predicted_label,
+            "probabilities": self.probabilities,
+            "known_tokens": self.known_tokens,
+        }
         if self.line is not None:
             item["line"] = self.line
         if self.tokens is not None:
             item["explanation_method"] = self.method
             item["tokens"] = [
-                {"token": word.token, "position": word.position, "importance": word.importance,
-                 # A WordPiece model's word: the pieces it was read as.
-                 **({"pieces": list(word.pieces)} if self.word_pieces else {})}
+                {
+                    "token": word.token,
+                    "position": word.position,
+                    "importance": word.importance,
+                    # A WordPiece model's word: the pieces it was read as.
+                    **({"pieces": list(word.pieces)} if self.word_pieces else {}),
+                }
                 for word in self.tokens
             ]
         return item
@@ -119,5 +127,7 @@ def ranked_words(tokens, indices, scores, top=None):
     pieces = word_pieces_of(tokens, indices)
     totals = word_sums(np.asarray(scores, dtype=np.float64), indices)  # (W,)
     order = np.argsort(-totals, kind="stable")[:top]
-    return [RankedWord(join_pieces(pieces[word]), int(word), float(totals[word]),
-                       tuple(pieces[word])) for word in order]
+    return [
+        RankedWord(join_pieces(pieces[word]), int(word), float(totals[word]), tuple(pieces[word]))
+        for word in order
+    ]

@@ -36,8 +36,9 @@ class AttentionImagesCallback(keras.callbacks.Callback):
     >>> model.fit(train_data, validation_data=val_data, callbacks=[callback])  # doctest: +SKIP
     """
 
-    def __init__(self, log_dir, token_ids, classifier, vocabulary=None, max_tokens=64,
-                 every_n_epochs=1):
+    def __init__(
+        self, log_dir, token_ids, classifier, vocabulary=None, max_tokens=64, every_n_epochs=1
+    ):
         super().__init__()
         token_ids = np.asarray(token_ids)
         if token_ids.ndim != 2 or not np.issubdtype(token_ids.dtype, np.integer):
@@ -67,16 +68,23 @@ class AttentionImagesCallback(keras.callbacks.Callback):
         scores = stack_block_scores(outputs)
         num_layers, num_heads = scores.shape[1:3]
         class_token = scores.shape[-1] == self.token_ids.shape[1] + 1
-        panel_titles = [[f"layer {layer} head {head}" for head in range(num_heads)]
-                        for layer in range(num_layers)]
+        panel_titles = [
+            [f"layer {layer} head {head}" for head in range(num_heads)]
+            for layer in range(num_layers)
+        ]
         with self._writer.as_default():
             for index, example_ids in enumerate(self.token_ids):
                 tokens = real_tokens(example_ids, self._token_labels, class_token)
                 tokens = tokens[: self.max_tokens]
                 example_scores = trim_scores(scores[index], example_ids, class_token)
                 example_scores = example_scores[:, :, : self.max_tokens, : self.max_tokens]
-                png = render_attention_png(example_scores, tokens, tokens, panel_titles,
-                                           title=f"example {index}, epoch {epoch + 1}")
+                png = render_attention_png(
+                    example_scores,
+                    tokens,
+                    tokens,
+                    panel_titles,
+                    title=f"example {index}, epoch {epoch + 1}",
+                )
                 image = tf.io.decode_png(png)[tf.newaxis]  # (1, height, width, channels)
                 tf.summary.image(f"attention/{index}", image, step=epoch)
         self._writer.flush()

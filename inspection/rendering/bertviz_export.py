@@ -10,7 +10,7 @@ import pathlib
 import numpy as np
 
 # Run in a notebook with `pip install bertviz torch`. Tested in tests/inspection with stand-ins.
-BERTVIZ_SNIPPET = '''\
+BERTVIZ_SNIPPET = """\
 import json
 
 import torch
@@ -20,7 +20,7 @@ with open("bertviz/00000.json", encoding="utf-8") as file:
     data = json.load(file)
 attention = [torch.tensor(layer) for layer in data["attention"]]  # each (1, heads, T, T)
 head_view(attention, data["tokens"])
-'''
+"""
 
 
 def write_bertviz_json(path, attention_scores, tokens, example_id=None):
@@ -49,8 +49,10 @@ def write_bertviz_json(path, attention_scores, tokens, example_id=None):
         "tokens": [str(token) for token in tokens],
         # One entry per layer, each (1, N, T, T): head_view expects a batch axis of 1.
         # Six decimals keep the file small; float32 carries about seven significant digits.
-        "attention": [np.round(layer_scores[np.newaxis].astype(np.float64), 6).tolist()
-                      for layer_scores in scores],
+        "attention": [
+            np.round(layer_scores[np.newaxis].astype(np.float64), 6).tolist()
+            for layer_scores in scores
+        ],
     }
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -107,40 +107,66 @@ def render_attention_png(matrices, query_tokens, key_tokens, panel_titles, title
     num_rows, num_columns, num_queries, num_keys = matrices.shape
     pixels = pixels_per_token(num_rows, num_columns, num_queries, num_keys)
     width, height, panel_width, panel_height = _layout(
-        num_rows, num_columns, num_queries, num_keys, pixels)
+        num_rows, num_columns, num_queries, num_keys, pixels
+    )
     # About 90% of the pixels a token gets, in points, capped for short sequences.
-    label_points = min(8.0, 0.9 * min(panel_width / max(num_keys, 1),
-                                      panel_height / max(num_queries, 1)) * 72 / DPI)
+    label_points = min(
+        8.0,
+        0.9 * min(panel_width / max(num_keys, 1), panel_height / max(num_queries, 1)) * 72 / DPI,
+    )
     labelled = pixels >= MIN_LABELLED_PIXELS
 
     figure = Figure(figsize=(width / DPI, height / DPI), dpi=DPI)
     FigureCanvasAgg(figure)
     figure.suptitle(title, fontsize=10, y=1 - 6 / height, va="top")
-    figure.text(0.5, 1 - 24 / height, "rows: query tokens, columns: key tokens; "
-                "colour from 0 to each panel's largest weight", fontsize=7, ha="center", va="top")
+    figure.text(
+        0.5,
+        1 - 24 / height,
+        "rows: query tokens, columns: key tokens; colour from 0 to each panel's largest weight",
+        fontsize=7,
+        ha="center",
+        va="top",
+    )
     for row in range(num_rows):
         for column in range(num_columns):
             left = MARGIN_LEFT + column * (panel_width + PANEL_GAP)
             top = MARGIN_TOP + row * (panel_height + PANEL_GAP)
             axes = figure.add_axes(
-                (left / width, 1 - (top + panel_height) / height,
-                 panel_width / width, panel_height / height)
+                (
+                    left / width,
+                    1 - (top + panel_height) / height,
+                    panel_width / width,
+                    panel_height / height,
+                )
             )
             matrix = matrices[row, column]
             # Each panel uses its own scale: long sequences spread weight thinly, and a shared
             # 0..1 scale would hide their structure.
-            axes.imshow(matrix, cmap="viridis", vmin=0.0, vmax=max(float(matrix.max()), 1e-9),
-                        aspect="auto", interpolation="nearest")
+            axes.imshow(
+                matrix,
+                cmap="viridis",
+                vmin=0.0,
+                vmax=max(float(matrix.max()), 1e-9),
+                aspect="auto",
+                interpolation="nearest",
+            )
             axes.set_title(panel_titles[row][column], fontsize=7, pad=3)
             # Labels only on the outer panels: ticks are slow to draw and the panels share tokens.
             if column == 0 and labelled:
-                axes.set_yticks(range(num_queries),
-                                [_short(token) for token in query_tokens], fontsize=label_points)
+                axes.set_yticks(
+                    range(num_queries),
+                    [_short(token) for token in query_tokens],
+                    fontsize=label_points,
+                )
             else:
                 axes.set_yticks([])
             if row == num_rows - 1 and labelled:
-                axes.set_xticks(range(num_keys), [_short(token) for token in key_tokens],
-                                fontsize=label_points, rotation=90)
+                axes.set_xticks(
+                    range(num_keys),
+                    [_short(token) for token in key_tokens],
+                    fontsize=label_points,
+                    rotation=90,
+                )
             else:
                 axes.set_xticks([])
             axes.tick_params(length=0, pad=1)
@@ -149,8 +175,7 @@ def render_attention_png(matrices, query_tokens, key_tokens, panel_titles, title
     return buffer.getvalue()
 
 
-def plot_attention_heads(attention_scores, tokens, path_prefix, title="",
-                         window_size=WINDOW_SIZE):
+def plot_attention_heads(attention_scores, tokens, path_prefix, title="", window_size=WINDOW_SIZE):
     """Writes the layers x heads grid of one example, one PNG per pair of windows.
 
     Args:
@@ -171,13 +196,17 @@ def plot_attention_heads(attention_scores, tokens, path_prefix, title="",
     """
     scores = _check_scores(attention_scores, tokens)
     present = scores.any(axis=(2, 3)) | (scores.shape[2] == 0)  # (L, N); removed: all 0
-    panel_titles = [[f"layer {layer} head {head}" + ("" if real else " (pruned)")
-                     for head, real in enumerate(heads)] for layer, heads in enumerate(present)]
+    panel_titles = [
+        [
+            f"layer {layer} head {head}" + ("" if real else " (pruned)")
+            for head, real in enumerate(heads)
+        ]
+        for layer, heads in enumerate(present)
+    ]
     return _write_windows(scores, tokens, panel_titles, path_prefix, "heads", title, window_size)
 
 
-def plot_layer_averages(attention_scores, tokens, path_prefix, title="",
-                        window_size=WINDOW_SIZE):
+def plot_layer_averages(attention_scores, tokens, path_prefix, title="", window_size=WINDOW_SIZE):
     """Writes one row of head-averaged maps, one panel per layer, as `<prefix>_layers*.png`.
 
     Args and returns as `plot_attention_heads`.
@@ -185,8 +214,7 @@ def plot_layer_averages(attention_scores, tokens, path_prefix, title="",
     scores = _check_scores(attention_scores, tokens)
     averaged = head_average(scores)[np.newaxis]  # (1, L, T, T)
     panel_titles = [[f"layer {layer}, mean of heads" for layer in range(scores.shape[0])]]
-    return _write_windows(averaged, tokens, panel_titles, path_prefix, "layers", title,
-                          window_size)
+    return _write_windows(averaged, tokens, panel_titles, path_prefix, "layers", title, window_size)
 
 
 def _write_windows(grid, tokens, panel_titles, path_prefix, kind, title, window_size):
@@ -203,11 +231,19 @@ def _write_windows(grid, tokens, panel_titles, path_prefix, kind, title, window_
             else:
                 window_name = f"q{query_start}-{query_stop}_k{key_start}-{key_stop}"
                 path = path_prefix.parent / f"{path_prefix.name}_{kind}_{window_name}.png"
-                tile_title = (f"{title}  (queries {query_start}-{query_stop - 1}, "
-                              f"keys {key_start}-{key_stop - 1})")
-            path.write_bytes(render_attention_png(
-                tile, tokens[query_start:query_stop], tokens[key_start:key_stop],
-                panel_titles, tile_title))
+                tile_title = (
+                    f"{title}  (queries {query_start}-{query_stop - 1}, "
+                    f"keys {key_start}-{key_stop - 1})"
+                )
+            path.write_bytes(
+                render_attention_png(
+                    tile,
+                    tokens[query_start:query_stop],
+                    tokens[key_start:key_stop],
+                    panel_titles,
+                    tile_title,
+                )
+            )
             paths.append(path)
     return paths
 

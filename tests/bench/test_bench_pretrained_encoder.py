@@ -15,8 +15,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 import bench_pretrained_encoder as bench  # noqa: E402
 
-DIFFERENCE = re.compile(r"max \|ours - keras-hub\| of the last hidden states, real tokens: "
-                        r"(\S+) .*as shipped \(tanh GELU\): (\S+)")
+DIFFERENCE = re.compile(
+    r"max \|ours - keras-hub\| of the last hidden states, real tokens: "
+    r"(\S+) .*as shipped \(tanh GELU\): (\S+)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -24,24 +26,29 @@ def folder(tmp_path_factory):
     return write_tiny_checkpoint(tmp_path_factory.mktemp("bert"), num_layers=2)
 
 
-def test_quick_run_checks_the_encoders_agree_and_prints_a_row_per_length_and_mode(
-        folder, capsys):
+def test_quick_run_checks_the_encoders_agree_and_prints_a_row_per_length_and_mode(folder, capsys):
     assert bench.main(["--quick", "--checkpoint", str(folder)]) == 0
     output = capsys.readouterr().out
     difference, shipped = map(float, DIFFERENCE.search(output).groups())
     assert difference <= bench.TOLERANCE
     # keras-hub's own tanh GELU is another function: the reason it is swapped for the exact.
     assert shipped > bench.TOLERANCE
-    rows = [line.split("|")[1:-1] for line in output.splitlines()
-            if re.match(r"\| \d+ \|", line)]
+    rows = [line.split("|")[1:-1] for line in output.splitlines() if re.match(r"\| \d+ \|", line)]
     assert [(int(row[0]), row[1].strip()) for row in rows] == [
-        (8, "inference"), (8, "train step"), (16, "inference"), (16, "train step")]
+        (8, "inference"),
+        (8, "train step"),
+        (16, "inference"),
+        (16, "train step"),
+    ]
     for _, _, ours, theirs, ratio, rate, share in rows:
         ours, theirs, ratio = float(ours), float(theirs), float(ratio)
         assert ours > 0 and theirs > 0 and float(rate) > 0 and share.strip().endswith("%")
         # The ratio of the unrounded medians: within the milliseconds' rounding (0.05).
-        assert (ours - 0.05) / (theirs + 0.05) - 0.005 <= ratio \
+        assert (
+            (ours - 0.05) / (theirs + 0.05) - 0.005
+            <= ratio
             <= (ours + 0.05) / (theirs - 0.05) + 0.005
+        )
     assert "CPU cores, TensorFlow" in output and "peak: float32 matmul 256x256" in output
 
 
@@ -65,12 +72,19 @@ def test_a_length_past_the_checkpoints_positions_is_refused(folder, capsys):
     with pytest.raises(SystemExit) as stopped:
         bench.main(["--checkpoint", str(folder), "--lengths", "65"])
     assert stopped.value.code == 2
-    assert "--lengths must be at most the checkpoint's 64 positions. Received: 65" in \
-        capsys.readouterr().err
+    assert (
+        "--lengths must be at most the checkpoint's 64 positions. Received: 65"
+        in capsys.readouterr().err
+    )
 
 
 def test_help_runs_as_a_script():
-    result = subprocess.run([sys.executable, "bench/bench_pretrained_encoder.py", "--help"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "bench/bench_pretrained_encoder.py", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     assert "--quick" in result.stdout and "--keras-hub-gelu" in result.stdout

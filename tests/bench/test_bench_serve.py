@@ -10,12 +10,37 @@ import bench_serve  # noqa: E402
 from tests.inspection.viewer_browser import browser  # noqa: E402, F401
 
 
-def test_the_bench_measures_every_goal_and_writes_its_results(tiny_run_dir, tmp_path, capsys,
-                                                              browser):  # noqa: F811
+def test_the_bench_measures_every_goal_and_writes_its_results(
+    tiny_run_dir,
+    tmp_path,
+    capsys,
+    browser,  # noqa: F811
+):
     # The shared Chromium: another test file of this process may hold Playwright already.
-    assert bench_serve.main(["--runs", str(tiny_run_dir), "--starts", "1", "--requests", "5",
-                             "--rounds", "2", "--batch", "4", "--render-tokens", "32",
-                             "--renders", "1", "--out", str(tmp_path)], browser) == 0
+    assert (
+        bench_serve.main(
+            [
+                "--runs",
+                str(tiny_run_dir),
+                "--starts",
+                "1",
+                "--requests",
+                "5",
+                "--rounds",
+                "2",
+                "--batch",
+                "4",
+                "--render-tokens",
+                "32",
+                "--renders",
+                "1",
+                "--out",
+                str(tmp_path),
+            ],
+            browser,
+        )
+        == 0
+    )
     report = json.loads((tmp_path / "serve.json").read_text())
     [run] = report["runs"]
     assert run["run_dir"] == str(tiny_run_dir) and run["name"] == "tiny"
@@ -30,8 +55,11 @@ def test_the_bench_measures_every_goal_and_writes_its_results(tiny_run_dir, tmp_
     assert len(batch["server_s"]) == len(batch["predict_s"]) == 2 and batch["ratio"] > 0
     assert batch["max_probability_difference"] < 1e-4  # the server predicts as predict.py
     render = report["render"]
-    assert (render["tokens"], render["layers"], render["heads"]) == (32, run["layers"],
-                                                                     run["heads"])
+    assert (render["tokens"], render["layers"], render["heads"]) == (
+        32,
+        run["layers"],
+        run["heads"],
+    )
     assert render["thumbnails"] == [run["layers"] * run["heads"]]
     assert len(render["page_ms"]) == 1 and render["median_ms"] > 0
     # Five goals per run and the renderer's, each in the table with its number.

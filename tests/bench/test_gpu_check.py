@@ -13,12 +13,18 @@ import gpu_check  # noqa: E402
 
 
 def test_without_a_gpu_it_stops_with_one_line_and_exit_2():
-    result = subprocess.run([sys.executable, "bench/gpu_check.py"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "bench/gpu_check.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2
     assert result.stdout.strip().splitlines() == [
         "gpu_check: TensorFlow sees no GPU (check nvidia-smi and the CUDA build of "
-        "tensorflow); run it on a GPU machine, or pass --allow-cpu to check the script"]
+        "tensorflow); run it on a GPU machine, or pass --allow-cpu to check the script"
+    ]
     assert result.stderr == ""
 
 
@@ -37,13 +43,16 @@ def fake_run(command):
         root = next(arg.split("=", 1)[1] for arg in command if arg.startswith("output.root="))
         run_dir = Path(root) / "gpu_check"
         run_dir.mkdir(parents=True)
-        (run_dir / "metrics.json").write_text(json.dumps(
-            {"test": {"accuracy": 0.7358}, "epochs": 6, "wall_time_s": 30.0}))
+        (run_dir / "metrics.json").write_text(
+            json.dumps({"test": {"accuracy": 0.7358}, "epochs": 6, "wall_time_s": 30.0})
+        )
         return 0, "", 31.0
-    table = ("| length | mode | ours (ms) | Keras (ms) | ours / Keras |\n"
-             "|---:|---|---:|---:|---:|\n"
-             "| 64 | train (forward + backward) | 36.5 | 49.9 | 0.73 |\n"
-             "| 64 | inference | 10.0 | 12.4 | 0.80 |\n")
+    table = (
+        "| length | mode | ours (ms) | Keras (ms) | ours / Keras |\n"
+        "|---:|---|---:|---:|---:|\n"
+        "| 64 | train (forward + backward) | 36.5 | 49.9 | 0.73 |\n"
+        "| 64 | inference | 10.0 | 12.4 | 0.80 |\n"
+    )
     return 0, table, 12.0
 
 
@@ -68,6 +77,9 @@ def test_a_failing_check_is_no_and_exit_1(monkeypatch, capsys):
 
     monkeypatch.setattr(gpu_check, "run", failing)
     assert gpu_check.main(["--allow-cpu"]) == 1
-    row = next(line for line in capsys.readouterr().out.splitlines()
-               if line.strip().startswith("mixed_float16"))
+    row = next(
+        line
+        for line in capsys.readouterr().out.splitlines()
+        if line.strip().startswith("mixed_float16")
+    )
     assert "train.py: error: dataset.name: no dataset given" in row and row.endswith("NO")

@@ -7,8 +7,13 @@ import pandas as pd
 
 def review_rows(count, start=0):
     """`count` distinct rows: two sentiment words give the label, 1 in 4 negative."""
-    return [{"text": f"review {index} {'awful dull' if index % 4 == 0 else 'great fine'}",
-             "label": "neg" if index % 4 == 0 else "pos"} for index in range(start, start + count)]
+    return [
+        {
+            "text": f"review {index} {'awful dull' if index % 4 == 0 else 'great fine'}",
+            "label": "neg" if index % 4 == 0 else "pos",
+        }
+        for index in range(start, start + count)
+    ]
 
 
 def write_rows(path, rows):
@@ -28,5 +33,6 @@ def write_rows(path, rows):
 def write_shards(folder, rows, count, suffix=".csv"):
     """`rows` dealt round robin into `count` shards `part-<i><suffix>` in `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
-    return [write_rows(folder / f"part-{index}{suffix}", rows[index::count])
-            for index in range(count)]
+    return [
+        write_rows(folder / f"part-{index}{suffix}", rows[index::count]) for index in range(count)
+    ]

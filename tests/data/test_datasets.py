@@ -36,10 +36,14 @@ def test_build_datasets_from_config_mappings(tmp_path):
     [
         ({"name": "bbc_news", "text_col": "text"}, "dataset.text_col: unknown key"),
         ({}, "dataset.name: no dataset given"),
-        ({"name": "bbc_news", "validation_fraction": 1.5},
-         "dataset.validation_fraction: must be in \\(0, 1\\), got 1.5"),
-        ({"name": "bbc_news", "validation_fraction": 0.5, "test_fraction": 0.5},
-         "validation_fraction \\+ test_fraction must be < 1"),
+        (
+            {"name": "bbc_news", "validation_fraction": 1.5},
+            "dataset.validation_fraction: must be in \\(0, 1\\), got 1.5",
+        ),
+        (
+            {"name": "bbc_news", "validation_fraction": 0.5, "test_fraction": 0.5},
+            "validation_fraction \\+ test_fraction must be < 1",
+        ),
     ],
 )
 def test_a_plain_mapping_is_checked_as_the_config_section_is(values, message):

@@ -36,8 +36,13 @@ def test_bad_input_is_one_line_on_stderr_and_exit_2(tmp_path, capsys):
 
 
 def test_runs_as_python_dash_m_data_from_the_checkout():
-    result = subprocess.run([sys.executable, "-m", "data", "--help"], cwd=ROOT,
-                            capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "data", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert result.stdout.startswith("usage: python -m data")
 
 
@@ -45,7 +50,8 @@ def test_prints_only_its_own_output(builtin_data_dir):
     # `python -m data` runs data/__init__.py, which loads TensorFlow, before __main__: its
     # C++ start-up lines (absl, oneDNN, the CUDA probe) must be silenced there already.
     command = [sys.executable, "-m", "data", "list", "--data-dir", builtin_data_dir]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True,
-                            timeout=120)
+    result = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, check=True, timeout=120
+    )
     assert result.stderr == ""
     assert result.stdout.split()[:2] == ["name", "train"]

@@ -11,11 +11,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_importing_data_loads_neither_tensorflow_nor_the_data_modules():
-    code = ("import sys, data; from data import DataError; "
-            "print(sorted(m for m in sys.modules if m in ('tensorflow', 'keras', 'data.datasets', "
-            "'data.builders')))")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                            text=True, check=True)
+    code = (
+        "import sys, data; from data import DataError; "
+        "print(sorted(m for m in sys.modules if m in ('tensorflow', 'keras', 'data.datasets', "
+        "'data.builders')))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "[]"
     assert result.stderr == ""
 

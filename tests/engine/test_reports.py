@@ -9,8 +9,9 @@ from engine import reports
 
 def test_loss_matches_keras_categorical_cross_entropy():
     labels = np.array([0, 2, 1, 2])
-    probabilities = np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8], [0.5, 0.4, 0.1],
-                              [1.0, 0.0, 0.0]])  # The last one: p(true) = 0, clipped.
+    probabilities = np.array(
+        [[0.7, 0.2, 0.1], [0.1, 0.1, 0.8], [0.5, 0.4, 0.1], [1.0, 0.0, 0.0]]
+    )  # The last one: p(true) = 0, clipped.
     metrics = reports.classification_metrics(labels, probabilities, num_classes=3)
     expected = keras.losses.CategoricalCrossentropy()(np.eye(3)[labels], probabilities)
     assert metrics["loss"] == pytest.approx(float(expected), rel=1e-5)
@@ -33,10 +34,16 @@ def test_confusion_matrix_figure(num_classes):
 def test_write_reports_files(tmp_path):
     labels = np.array([0, 1, 1])
     probabilities = np.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4]])
-    metrics = reports.write_reports(tmp_path, ["a", "b", "c"], labels, probabilities,
-                                    ["neg", "pos"], worst=5)
+    metrics = reports.write_reports(
+        tmp_path, ["a", "b", "c"], labels, probabilities, ["neg", "pos"], worst=5
+    )
     assert sorted(path.name for path in tmp_path.iterdir()) == [
-        "confusion_matrix.csv", "confusion_matrix.png", "metrics.json", "per_class.csv",
-        "predictions.csv", "worst_mistakes.csv"]
+        "confusion_matrix.csv",
+        "confusion_matrix.png",
+        "metrics.json",
+        "per_class.csv",
+        "predictions.csv",
+        "worst_mistakes.csv",
+    ]
     assert metrics["accuracy"] == pytest.approx(2 / 3)
     assert (tmp_path / "worst_mistakes.csv").read_text().splitlines()[1].startswith("c,pos,neg,")

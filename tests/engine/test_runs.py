@@ -1,6 +1,5 @@
 """engine/runs.py: the run folder is replaced whole or not at all, and a run loads or says why."""
 
-
 import pytest
 
 from config import ConfigError
@@ -59,11 +58,14 @@ def test_write_json_leaves_no_temporary_file(tmp_path):
     assert (tmp_path / "metrics.json").read_text() == '{\n  "accuracy": 0.5\n}\n'
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda root: None, "no such run folder"),
-    (lambda root: (root / "run.partial").mkdir(), "is an unfinished run: rerun its train.py"),
-    (lambda root: (root / "run").mkdir(), "model.keras: missing"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda root: None, "no such run folder"),
+        (lambda root: (root / "run.partial").mkdir(), "is an unfinished run: rerun its train.py"),
+        (lambda root: (root / "run").mkdir(), "model.keras: missing"),
+    ],
+)
 def test_load_run_says_what_is_wrong(tmp_path, make, message):
     make(tmp_path)
     with pytest.raises(runs.RunError, match=message):

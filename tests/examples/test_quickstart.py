@@ -60,8 +60,13 @@ def executed(tiny_run_dir, tmp_path_factory, monkeypatch_module):
     monkeypatch_module.delenv("PYTHONPATH", raising=False)
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     notebook.cells.append(nbformat.v4.new_code_cell("import sys\nprint(sys.executable)"))
-    NotebookClient(notebook, timeout=CELL_TIMEOUT_S, startup_timeout=30, kernel_name="python3",
-                   resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
+    NotebookClient(
+        notebook,
+        timeout=CELL_TIMEOUT_S,
+        startup_timeout=30,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(NOTEBOOK.parent)}},
+    ).execute()
     return notebook, saved_run.load_run(run_dir)
 
 
@@ -84,30 +89,36 @@ def viewer_data(fragment):
     parser = IframeSource()
     parser.feed(fragment)
     start = parser.srcdoc.index(DATA_BLOCK) + len(DATA_BLOCK)
-    return json.loads(parser.srcdoc[start:parser.srcdoc.index("</script>", start)])
+    return json.loads(parser.srcdoc[start : parser.srcdoc.index("</script>", start)])
 
 
 def outputs(notebook, marker):
     """The outputs of the one code cell whose source holds `marker`."""
-    [cell] = [cell for cell in notebook.cells
-              if cell.cell_type == "code" and marker in cell.source]
+    [cell] = [cell for cell in notebook.cells if cell.cell_type == "code" and marker in cell.source]
     return cell.outputs
 
 
 def test_is_stored_without_outputs():
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     nbformat.validate(notebook)
-    assert all(not cell.outputs and cell.execution_count is None
-               for cell in notebook.cells if cell.cell_type == "code")
+    assert all(
+        not cell.outputs and cell.execution_count is None
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+    )
 
 
 def test_runs_in_this_virtualenvs_python_and_writes_nothing_to_stderr(executed):
     notebook, _ = executed
     assert notebook.cells[-1].outputs[0].text.strip() == sys.executable
     # TensorFlow's start-up lines and Python warnings would show under the cells.
-    assert [output.text for cell in notebook.cells if cell.cell_type == "code"
-            for output in cell.outputs
-            if output.output_type == "stream" and output.name == "stderr"] == []
+    assert [
+        output.text
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if output.output_type == "stream" and output.name == "stderr"
+    ] == []
 
 
 def test_predictions_and_explanations_are_predicts(executed):
@@ -121,17 +132,20 @@ def test_predictions_and_explanations_are_predicts(executed):
     for row, prediction in zip(rows, expected, strict=True):
         assert row[1] == prediction.predicted_label
         assert [float(value) for value in row[2:]] == pytest.approx(
-            list(prediction.probabilities.values()), abs=6e-5)  # shown to 4 decimals
+            list(prediction.probabilities.values()), abs=6e-5
+        )  # shown to 4 decimals
 
     [printed] = outputs(notebook, "for word in p.tokens")
     lines = printed.text.splitlines()
     for prediction in expected:
-        start = lines.index(f"{prediction.text!r} -> {prediction.predicted_label}, "
-                            f"words by {prediction.method}:")
-        words = [line.split() for line in lines[start + 1:start + 1 + len(prediction.tokens)]]
+        start = lines.index(
+            f"{prediction.text!r} -> {prediction.predicted_label}, words by {prediction.method}:"
+        )
+        words = [line.split() for line in lines[start + 1 : start + 1 + len(prediction.tokens)]]
         assert [word for word, _ in words] == [word.token for word in prediction.tokens]
         assert [float(score) for _, score in words] == pytest.approx(
-            [word.importance for word in prediction.tokens], abs=6e-5)
+            [word.importance for word in prediction.tokens], abs=6e-5
+        )
 
 
 def test_the_viewer_is_inline_with_predicts_labels(executed):
@@ -142,7 +156,8 @@ def test_the_viewer_is_inline_with_predicts_labels(executed):
     data = viewer_data(fragment)
     texts = [example["text"] for example in data["examples"]]
     assert [example["predicted_label"] for example in data["examples"]] == [
-        prediction.predicted_label for prediction in predict.predict(run, texts)]
+        prediction.predicted_label for prediction in predict.predict(run, texts)
+    ]
 
 
 def test_without_measured_heads_it_draws_the_first_texts_heads(executed):
@@ -155,6 +170,5 @@ def test_without_measured_heads_it_draws_the_first_texts_heads(executed):
     first = viewer_data(view.data["text/html"])["examples"][0]
     num_tokens = len(first["tokens"])
     assert (width, height) == attention_image_size(
-        classifier.encoder.num_layers, max(classifier.encoder.head_counts), num_tokens,
-        num_tokens)
-
+        classifier.encoder.num_layers, max(classifier.encoder.head_counts), num_tokens, num_tokens
+    )

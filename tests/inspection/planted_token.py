@@ -36,10 +36,10 @@ def planted_texts(count, seed):
 def planted_token_classifier(pooling="mean"):
     """A 2-block classifier trained to 100% training accuracy on `planted_texts`."""
     keras.utils.set_random_seed(0)
-    config = ModelConfig(d_model=16, num_heads=2, num_layers=2, intermediate_dim=32,
-                         dropout=0.0, pooling=pooling)
-    classifier = build_classifier(config, VOCABULARY_SIZE, sequence_length=LENGTH,
-                                  num_classes=2)
+    config = ModelConfig(
+        d_model=16, num_heads=2, num_layers=2, intermediate_dim=32, dropout=0.0, pooling=pooling
+    )
+    classifier = build_classifier(config, VOCABULARY_SIZE, sequence_length=LENGTH, num_classes=2)
     classifier.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
     token_ids, labels = planted_texts(3000, seed=0)
     history = classifier.fit(token_ids, labels, epochs=4, batch_size=64, verbose=0)

@@ -22,14 +22,17 @@ def test_a_vocabulary_is_word_piece_when_pad_is_id_0():
     assert not is_word_piece([])
 
 
-@pytest.mark.parametrize("tokens, expected", [
-    (["[CLS]", "the", "play", "##ed", "##s", "!", "[SEP]"], [None, 0, 1, 1, 1, 2, None]),
-    (["[CLS]", "[UNK]", "play", "[SEP]"], [None, 0, 1, None]),  # [UNK] is a word
-    (["[CLS]", "##ed", "##s", "[SEP]"], [None, 0, 0, None]),  # cut text: no word before
-    (["[CLS]", "##", "[SEP]"], [None, 0, None]),  # "##" alone is no continuation
-    (["[CLS]", "[SEP]"], [None, None]),
-    ([], []),
-])
+@pytest.mark.parametrize(
+    "tokens, expected",
+    [
+        (["[CLS]", "the", "play", "##ed", "##s", "!", "[SEP]"], [None, 0, 1, 1, 1, 2, None]),
+        (["[CLS]", "[UNK]", "play", "[SEP]"], [None, 0, 1, None]),  # [UNK] is a word
+        (["[CLS]", "##ed", "##s", "[SEP]"], [None, 0, 0, None]),  # cut text: no word before
+        (["[CLS]", "##", "[SEP]"], [None, 0, None]),  # "##" alone is no continuation
+        (["[CLS]", "[SEP]"], [None, None]),
+        ([], []),
+    ],
+)
 def test_word_pieces_continue_their_word_and_specials_have_none(tokens, expected):
     assert word_index(tokens, word_pieces=True) == expected
 
@@ -37,7 +40,10 @@ def test_word_pieces_continue_their_word_and_specials_have_none(tokens, expected
 def test_word_level_tokens_are_a_word_each_but_the_class_token():
     assert word_index(["the", "##ed", "[SEP]"], word_pieces=False) == [0, 1, 2]
     assert word_index(["[CLS]", "good", "film"], word_pieces=False, class_token=True) == [
-        None, 0, 1]
+        None,
+        0,
+        1,
+    ]
 
 
 def test_words_join_their_pieces_and_sum_their_values():

@@ -29,7 +29,7 @@ def assert_pairwise_different(weights):
     assert len({array.size for array in arrays.values()}) == 1, "pick equal-sized weights"
     names = list(arrays)
     for index, first in enumerate(names):
-        for second in names[index + 1:]:
+        for second in names[index + 1 :]:
             correlation = np.corrcoef(arrays[first], arrays[second])[0, 1]
             assert abs(correlation) < 0.99, f"{first} and {second} start from the same draws"
 

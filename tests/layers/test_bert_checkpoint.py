@@ -14,8 +14,13 @@ from engine.training.starting_weights.pretrained_encoder import encoder_from_tok
 from tests.models.bert_reference import numpy_bert, write_tiny_checkpoint
 
 # (B, T) ids of the tiny vocabulary: [CLS] ... [SEP], then padding.
-TOKEN_IDS = np.array([[2, 9, 8, 10, 6, 13, 3, 0, 0], [2, 7, 24, 3, 0, 0, 0, 0, 0],
-                      [2, 20, 21, 22, 23, 25, 26, 27, 3]])
+TOKEN_IDS = np.array(
+    [
+        [2, 9, 8, 10, 6, 13, 3, 0, 0],
+        [2, 7, 24, 3, 0, 0, 0, 0, 0],
+        [2, 20, 21, 22, 23, 25, 26, 27, 3],
+    ]
+)
 
 
 def converted_encoder(checkpoint, num_layers=None):
@@ -43,8 +48,9 @@ def test_hidden_states_equal_a_numpy_bert(checkpoint):
 def test_the_first_blocks_only_equal_bert_cut_there(checkpoint):
     encoder, skipped = converted_encoder(checkpoint, num_layers=1)
     ours = keras.ops.convert_to_numpy(encoder(TOKEN_IDS))
-    reference = numpy_bert(read_tensors(checkpoint.folder), checkpoint.num_heads, TOKEN_IDS,
-                           num_layers=1)
+    reference = numpy_bert(
+        read_tensors(checkpoint.folder), checkpoint.num_heads, TOKEN_IDS, num_layers=1
+    )
     assert skipped == 2
     np.testing.assert_allclose(ours[TOKEN_IDS != 0], reference[TOKEN_IDS != 0], atol=1e-4)
 

@@ -61,8 +61,9 @@ class TextClassificationBlock(KerasIoBlock):
     """keras.io "Text classification with Transformer": TransformerBlock."""
 
     def __init__(self, attention_class, embed_dim, num_heads, ff_dim, rate=0.0):
-        super().__init__(attention_class(num_heads=num_heads, key_dim=embed_dim), embed_dim,
-                         ff_dim, rate)
+        super().__init__(
+            attention_class(num_heads=num_heads, key_dim=embed_dim), embed_dim, ff_dim, rate
+        )
 
     def attend(self, inputs):
         return self.att(inputs, inputs)
@@ -127,8 +128,9 @@ def assert_swap_gives_same_outputs_and_gradients(make_block, num_outputs, per_to
     our_loss = ours.train_on_batch(tokens, targets)
     np.testing.assert_allclose(our_loss, their_loss, rtol=1e-6)
     moved = 0
-    for before, our_after, their_after in zip(their_weights, ours.get_weights(),
-                                              theirs.get_weights()):
+    for before, our_after, their_after in zip(
+        their_weights, ours.get_weights(), theirs.get_weights()
+    ):
         # The weight change of an SGD step at learning rate 1 is minus the gradient.
         np.testing.assert_allclose(our_after - before, their_after - before, atol=1e-5)
         moved += not np.allclose(their_after, before)

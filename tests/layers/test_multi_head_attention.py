@@ -101,7 +101,9 @@ def test_keras_mask_and_explicit_masks_give_the_same_result():
     implicit_output, implicit_scores = layer(embedded, return_attention_scores=True)
     explicit_mask = token_ids != 0
     explicit_output, explicit_scores = layer(
-        to_numpy(embedded), query_mask=explicit_mask, value_mask=explicit_mask,
+        to_numpy(embedded),
+        query_mask=explicit_mask,
+        value_mask=explicit_mask,
         return_attention_scores=True,
     )
     np.testing.assert_allclose(to_numpy(implicit_output), to_numpy(explicit_output), atol=1e-6)
@@ -127,7 +129,10 @@ def test_attention_mask_is_combined_with_padding_masks_by_and():
     padding = np.array([[True, True, True, False]])
     attention_mask = np.array([[[True, False, True, True]] * 4])
     _, scores = MultiHeadAttention(num_heads=2)(
-        x, query_mask=padding, value_mask=padding, attention_mask=attention_mask,
+        x,
+        query_mask=padding,
+        value_mask=padding,
+        attention_mask=attention_mask,
         return_attention_scores=True,
     )
     scores = to_numpy(scores)
@@ -166,10 +171,12 @@ def test_one_seeded_config_gives_the_same_weights_twice():
         return layer
 
     kwargs = {"num_heads": 2, "bias_initializer": keras.initializers.RandomNormal(seed=3)}
-    layer = build(MultiHeadAttention(kernel_initializer=keras.initializers.GlorotUniform(seed=1),
-                                     **kwargs))
-    again = build(MultiHeadAttention(kernel_initializer=keras.initializers.GlorotUniform(seed=1),
-                                     **kwargs))
+    layer = build(
+        MultiHeadAttention(kernel_initializer=keras.initializers.GlorotUniform(seed=1), **kwargs)
+    )
+    again = build(
+        MultiHeadAttention(kernel_initializer=keras.initializers.GlorotUniform(seed=1), **kwargs)
+    )
     assert_same_weights(layer, again)
     assert_same_weights(layer, build(MultiHeadAttention.from_config(layer.get_config())))
     # The config keeps the initializer as the user gave it, not the per-kernel copies.

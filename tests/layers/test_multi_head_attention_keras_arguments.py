@@ -75,8 +75,10 @@ def test_use_causal_mask_per_call_matches_keras_and_the_constructor_flag(query_l
     _, constructor_scores = always_causal(query, value, return_attention_scores=True)
     np.testing.assert_array_equal(to_numpy(constructor_scores), scores)
     # Causal with T != S is Keras' bottom-right-free convention: query i sees keys 0..i.
-    assert (scores[:, :, np.triu_indices(query_length, 1, S)[0],
-                   np.triu_indices(query_length, 1, S)[1]] == 0).all()
+    assert (
+        scores[:, :, np.triu_indices(query_length, 1, S)[0], np.triu_indices(query_length, 1, S)[1]]
+        == 0
+    ).all()
 
 
 @pytest.mark.parametrize("use_causal_mask", [False, True])
@@ -110,8 +112,9 @@ def test_regularizers_constraints_and_activity_regularizer_train_as_in_keras():
     ours = model_with(MultiHeadAttention(**kwargs))
     ours.set_weights([np.abs(w) for w in theirs.get_weights()])
     theirs.set_weights(ours.get_weights())
-    np.testing.assert_allclose(ours.train_on_batch(x, targets), theirs.train_on_batch(x, targets),
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        ours.train_on_batch(x, targets), theirs.train_on_batch(x, targets), rtol=1e-5
+    )
     for our_weight, their_weight in zip(ours.weights, theirs.weights):
         np.testing.assert_allclose(to_numpy(our_weight), to_numpy(their_weight), atol=1e-5)
     assert min(to_numpy(w).min() for w in ours.layers[1].weights if "kernel" in w.path) >= 0.0
@@ -145,8 +148,7 @@ def test_attention_axes_that_are_not_distinct_inner_axes_are_refused(axes):
 
 
 def test_a_per_example_head_mask_reaches_each_examples_rows():
-    layer = MultiHeadAttention(num_heads=N, key_dim=4, attention_axes=(2,),
-                               bias_initializer="ones")
+    layer = MultiHeadAttention(num_heads=N, key_dim=4, attention_axes=(2,), bias_initializer="ones")
     x = random(B, 3, T, D)
     head_mask = np.array([[1.0, 1.0], [0.0, 0.0]], "float32")  # example 1: every head off
     output = to_numpy(layer(x, head_mask=head_mask))
@@ -181,9 +183,19 @@ def test_flash_attention_chooses_the_fused_kernel(flash_attention):
 
 def test_config_with_every_keras_argument_round_trips():
     layer = MultiHeadAttention(
-        N, 4, value_dim=3, dropout=0.1, use_bias=False, output_shape=5, sliding_window=3,
-        flash_attention=False, kernel_regularizer="l2", bias_regularizer="l1",
-        activity_regularizer="l2", kernel_constraint="non_neg", bias_constraint="unit_norm",
+        N,
+        4,
+        value_dim=3,
+        dropout=0.1,
+        use_bias=False,
+        output_shape=5,
+        sliding_window=3,
+        flash_attention=False,
+        kernel_regularizer="l2",
+        bias_regularizer="l1",
+        activity_regularizer="l2",
+        kernel_constraint="non_neg",
+        bias_constraint="unit_norm",
         seed=4,
     )
     check_config_round_trip(layer)

@@ -114,8 +114,11 @@ def test_use_causal_mask_per_call_is_the_causal_flag_for_one_call(return_scores,
     kwargs = {"return_attention_scores": return_scores}
     causal = np.tril(np.ones((3, 5), bool))
     expected, _ = reference.attention(query, key, value, causal[None])
-    result = to_numpy(per_call(query, key, value, use_causal_mask=True, **kwargs)[0]
-                      if return_scores else per_call(query, key, value, use_causal_mask=True))
+    result = to_numpy(
+        per_call(query, key, value, use_causal_mask=True, **kwargs)[0]
+        if return_scores
+        else per_call(query, key, value, use_causal_mask=True)
+    )
     np.testing.assert_allclose(result, expected, atol=1e-5)
     always_result = always(query, key, value, **kwargs)
     np.testing.assert_allclose(

@@ -27,8 +27,10 @@ def test_learned_positions_and_mask_propagation_in_a_model(tmp_path):
     pooled = keras.layers.GlobalAveragePooling1D()(embedded)  # mask-aware mean
     model = keras.Model(tokens, pooled)
     layer = model.layers[1]
-    expected = (to_numpy(layer.token_embedding.embeddings)[7] +
-                to_numpy(layer.position_encoding.position_embeddings)[0])
+    expected = (
+        to_numpy(layer.token_embedding.embeddings)[7]
+        + to_numpy(layer.position_encoding.position_embeddings)[0]
+    )
     np.testing.assert_allclose(model.predict(TOKEN_IDS, verbose=0)[1], expected, atol=1e-6)
     path = os.path.join(tmp_path, "model.keras")
     model.save(path)

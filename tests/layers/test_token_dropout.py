@@ -23,8 +23,7 @@ def test_training_drops_the_rate_of_real_tokens_to_padding_and_keeps_the_others(
 
 def test_inference_and_rate_zero_pass_the_ids_through():
     np.testing.assert_array_equal(to_numpy(TokenDropout(0.5)(TOKEN_IDS)), TOKEN_IDS)
-    np.testing.assert_array_equal(
-        to_numpy(TokenDropout(0.0)(TOKEN_IDS, training=True)), TOKEN_IDS)
+    np.testing.assert_array_equal(to_numpy(TokenDropout(0.0)(TOKEN_IDS, training=True)), TOKEN_IDS)
 
 
 def test_the_same_seed_drops_the_same_tokens_and_each_call_draws_anew():

@@ -164,12 +164,18 @@ def test_each_dropout_attribute_is_set_by_the_argument_it_is_named_after():
         ({"num_heads": 0, "intermediate_dim": 4}, "Received: num_heads=0"),
         ({"num_heads": 2, "intermediate_dim": 0}, "Received: intermediate_dim=0"),
         ({"num_heads": 2, "intermediate_dim": 4, "dropout": 1.2}, "Received: dropout=1.2"),
-        ({"num_heads": 2, "intermediate_dim": 4, "attention_dropout": -1.0},
-         "Received: attention_dropout=-1.0"),
-        ({"num_heads": 2, "intermediate_dim": 4, "layer_norm_epsilon": 0},
-         "Received: layer_norm_epsilon=0"),
-        ({"num_heads": 2, "intermediate_dim": 4, "attention_block_size": 0},
-         "Received: attention_block_size=0"),
+        (
+            {"num_heads": 2, "intermediate_dim": 4, "attention_dropout": -1.0},
+            "Received: attention_dropout=-1.0",
+        ),
+        (
+            {"num_heads": 2, "intermediate_dim": 4, "layer_norm_epsilon": 0},
+            "Received: layer_norm_epsilon=0",
+        ),
+        (
+            {"num_heads": 2, "intermediate_dim": 4, "attention_block_size": 0},
+            "Received: attention_block_size=0",
+        ),
     ],
 )
 def test_invalid_arguments(kwargs, message):
@@ -192,23 +198,29 @@ def test_attention_in_blocks_is_full_attention_with_a_block_diagonal_mask(norm_f
     mask[2, 3:] = False
     full = TransformerEncoderBlock(num_heads=2, intermediate_dim=16, norm_first=norm_first)
     blocks = TransformerEncoderBlock.from_config(
-        {**full.get_config(), "attention_block_size": 4, "name": "blocks"})
+        {**full.get_config(), "attention_block_size": 4, "name": "blocks"}
+    )
     full.build(x.shape)
     blocks.build(x.shape)
     blocks.set_weights(full.get_weights())
     expected, expected_scores = full(
-        x, padding_mask=mask, attention_mask=np.broadcast_to(block_diagonal(11, 4), (3, 11, 11)),
-        use_causal_mask=causal, return_attention_scores=True)
-    output, scores = blocks(x, padding_mask=mask, use_causal_mask=causal,
-                            return_attention_scores=True)
+        x,
+        padding_mask=mask,
+        attention_mask=np.broadcast_to(block_diagonal(11, 4), (3, 11, 11)),
+        use_causal_mask=causal,
+        return_attention_scores=True,
+    )
+    output, scores = blocks(
+        x, padding_mask=mask, use_causal_mask=causal, return_attention_scores=True
+    )
     assert tuple(scores.shape) == (3, 2, 11, 11)
     np.testing.assert_allclose(to_numpy(output), to_numpy(expected), atol=1e-6)
     np.testing.assert_allclose(to_numpy(scores), to_numpy(expected_scores), atol=1e-7)
     assert np.all(to_numpy(scores)[:, :, :4, 4:] == 0.0)  # nothing across blocks
     # The fast path (no scores) gives the same output.
     np.testing.assert_allclose(
-        to_numpy(blocks(x, padding_mask=mask, use_causal_mask=causal)), to_numpy(output),
-        atol=1e-6)
+        to_numpy(blocks(x, padding_mask=mask, use_causal_mask=causal)), to_numpy(output), atol=1e-6
+    )
     # Full attention without the block mask differs: the blocks do cut attention.
     assert not np.allclose(to_numpy(full(x, padding_mask=mask)), to_numpy(output), atol=1e-3)
 

@@ -12,13 +12,49 @@ import numpy as np
 from safetensors.numpy import save_file
 
 # Enough WordPiece tokens to spell the tests' texts; "##" pieces continue a word.
-TINY_VOCABULARY = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "good", "bad", "film",
-                   "the", "was", "not", "!", ".", ",", "'", "s", "##s", "##ing", "act", "cafe",
-                   "play", "##ed", "very", "movie", "plot", "一", "好"]
+TINY_VOCABULARY = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "a",
+    "good",
+    "bad",
+    "film",
+    "the",
+    "was",
+    "not",
+    "!",
+    ".",
+    ",",
+    "'",
+    "s",
+    "##s",
+    "##ing",
+    "act",
+    "cafe",
+    "play",
+    "##ed",
+    "very",
+    "movie",
+    "plot",
+    "一",
+    "好",
+]
 
 
-def write_tiny_checkpoint(folder, num_layers=2, d_model=16, num_heads=2, intermediate_dim=32,
-                          max_positions=64, seed=0, tokenizer_file=True, prefix=""):
+def write_tiny_checkpoint(
+    folder,
+    num_layers=2,
+    d_model=16,
+    num_heads=2,
+    intermediate_dim=32,
+    max_positions=64,
+    seed=0,
+    tokenizer_file=True,
+    prefix="",
+):
     """Writes config.json, model.safetensors and tokenizer.json (or vocab.txt); returns
     the folder. Weights are random, on BERT's scale."""
     folder = Path(folder)
@@ -56,13 +92,24 @@ def write_tiny_checkpoint(folder, num_layers=2, d_model=16, num_heads=2, interme
             p + "output.LayerNorm.weight": 1 + normal(d, scale=0.1),
             p + "output.LayerNorm.bias": normal(d, scale=0.1),
         }
-    save_file({prefix + name: value for name, value in tensors.items()},
-              str(folder / "model.safetensors"))
-    config = {"architectures": ["BertModel"], "model_type": "bert", "hidden_act": "gelu",
-              "hidden_size": d, "intermediate_size": inner, "num_attention_heads": num_heads,
-              "num_hidden_layers": num_layers, "max_position_embeddings": max_positions,
-              "type_vocab_size": 2, "layer_norm_eps": 1e-12, "vocab_size": len(TINY_VOCABULARY),
-              "position_embedding_type": "absolute", "pad_token_id": 0}
+    save_file(
+        {prefix + name: value for name, value in tensors.items()}, str(folder / "model.safetensors")
+    )
+    config = {
+        "architectures": ["BertModel"],
+        "model_type": "bert",
+        "hidden_act": "gelu",
+        "hidden_size": d,
+        "intermediate_size": inner,
+        "num_attention_heads": num_heads,
+        "num_hidden_layers": num_layers,
+        "max_position_embeddings": max_positions,
+        "type_vocab_size": 2,
+        "layer_norm_eps": 1e-12,
+        "vocab_size": len(TINY_VOCABULARY),
+        "position_embedding_type": "absolute",
+        "pad_token_id": 0,
+    }
     (folder / "config.json").write_text(json.dumps(config))
     if tokenizer_file:
         write_tokenizer_json(folder / "tokenizer.json", TINY_VOCABULARY)
@@ -77,12 +124,14 @@ def write_tokenizer_json(path, vocabulary):
     from tokenizers import Tokenizer, normalizers, pre_tokenizers, processors
     from tokenizers.models import WordPiece
 
-    tokenizer = Tokenizer(WordPiece({token: i for i, token in enumerate(vocabulary)},
-                                    unk_token="[UNK]"))
+    tokenizer = Tokenizer(
+        WordPiece({token: i for i, token in enumerate(vocabulary)}, unk_token="[UNK]")
+    )
     tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tokenizer.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
+        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)]
+    )
     tokenizer.save(str(path))
 
 
@@ -102,13 +151,18 @@ def numpy_bert(tensors, num_heads, token_ids, num_layers=None, epsilon=1e-12):
     t = {name: np.asarray(value, dtype="float64") for name, value in tensors.items()}
     token_ids = np.asarray(token_ids)
     length = token_ids.shape[1]
-    x = (t["embeddings.word_embeddings.weight"][token_ids]
-         + t["embeddings.position_embeddings.weight"][:length]
-         + t["embeddings.token_type_embeddings.weight"][0])
+    x = (
+        t["embeddings.word_embeddings.weight"][token_ids]
+        + t["embeddings.position_embeddings.weight"][:length]
+        + t["embeddings.token_type_embeddings.weight"][0]
+    )
     x = _layer_norm(x, t["embeddings.LayerNorm.weight"], t["embeddings.LayerNorm.bias"], epsilon)
     key_is_real = (token_ids != 0)[:, None, None, :]  # (B, 1, 1, T)
-    layers = num_layers if num_layers is not None else len(
-        {name.split(".")[2] for name in t if name.startswith("encoder.layer.")})
+    layers = (
+        num_layers
+        if num_layers is not None
+        else len({name.split(".")[2] for name in t if name.startswith("encoder.layer.")})
+    )
     for index in range(layers):
         p = f"encoder.layer.{index}."
 
@@ -125,10 +179,17 @@ def numpy_bert(tensors, num_heads, token_ids, num_layers=None, epsilon=1e-12):
         weights = np.exp(logits - logits.max(-1, keepdims=True))
         weights /= weights.sum(-1, keepdims=True)
         attended = (weights @ v).transpose(0, 2, 1, 3).reshape(x.shape)
-        x = _layer_norm(x + dense(attended, "attention.output.dense"),
-                        t[p + "attention.output.LayerNorm.weight"],
-                        t[p + "attention.output.LayerNorm.bias"], epsilon)
+        x = _layer_norm(
+            x + dense(attended, "attention.output.dense"),
+            t[p + "attention.output.LayerNorm.weight"],
+            t[p + "attention.output.LayerNorm.bias"],
+            epsilon,
+        )
         hidden = _gelu(dense(x, "intermediate.dense"))
-        x = _layer_norm(x + dense(hidden, "output.dense"), t[p + "output.LayerNorm.weight"],
-                        t[p + "output.LayerNorm.bias"], epsilon)
+        x = _layer_norm(
+            x + dense(hidden, "output.dense"),
+            t[p + "output.LayerNorm.weight"],
+            t[p + "output.LayerNorm.bias"],
+            epsilon,
+        )
     return x

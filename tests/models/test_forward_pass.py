@@ -33,8 +33,9 @@ def test_scores_and_logits_come_with_the_fast_paths_probabilities(options):
     fast = np.asarray(classifier(TOKEN_IDS))
     outputs = classifier(TOKEN_IDS, return_attention_scores=True, return_logits=True)
     np.testing.assert_allclose(outputs["probabilities"], fast, atol=1e-6)
-    np.testing.assert_allclose(keras.ops.softmax(outputs["logits"]), outputs["probabilities"],
-                               atol=1e-7)
+    np.testing.assert_allclose(
+        keras.ops.softmax(outputs["logits"]), outputs["probabilities"], atol=1e-7
+    )
     length = TOKEN_IDS.shape[1] + (options.get("pooling") == "cls")
     scores = [np.asarray(s) for s in outputs["attention_scores"]]
     assert [s.shape for s in scores] == [(3, 2, length, length)] * 2
@@ -62,9 +63,13 @@ def test_a_pretrained_classifier_and_its_hooks_keep_the_values(tmp_path):
     config = ModelConfig(pretrained=str(tmp_path / "bert"))
     classifier = build_classifier(config, None, None, num_classes=2, checkpoint=checkpoint)
     plain = classifier(TOKEN_IDS, return_logits=True)
-    hooked = classifier(TOKEN_IDS, token_vectors=token_vectors(classifier, TOKEN_IDS),
-                        attention_weights_fn=keras.ops.stop_gradient, detach_norm_scale=True,
-                        return_logits=True)
+    hooked = classifier(
+        TOKEN_IDS,
+        token_vectors=token_vectors(classifier, TOKEN_IDS),
+        attention_weights_fn=keras.ops.stop_gradient,
+        detach_norm_scale=True,
+        return_logits=True,
+    )
     np.testing.assert_allclose(hooked["logits"], plain["logits"], atol=1e-5)
 
 
@@ -75,8 +80,9 @@ def test_held_constant_the_norm_scale_and_attention_change_the_gradient_only():
     def gradient(**options):
         with tf.GradientTape() as tape:
             tape.watch(vectors)
-            logits = classifier(TOKEN_IDS, token_vectors=vectors, return_logits=True,
-                                **options)["logits"]
+            logits = classifier(TOKEN_IDS, token_vectors=vectors, return_logits=True, **options)[
+                "logits"
+            ]
             target = keras.ops.sum(logits[:, 0])
         return tape.gradient(target, vectors).numpy(), logits.numpy()
 
@@ -90,8 +96,9 @@ def test_held_constant_the_norm_scale_and_attention_change_the_gradient_only():
 def test_a_head_mask_of_ones_changes_nothing_and_zeros_switch_heads_off(options):
     classifier = small_classifier(dropout=0.0, **options)
     ones = np.ones((2, 2), "float32")
-    np.testing.assert_allclose(classifier(TOKEN_IDS, head_mask=ones), classifier(TOKEN_IDS),
-                               atol=1e-7)
+    np.testing.assert_allclose(
+        classifier(TOKEN_IDS, head_mask=ones), classifier(TOKEN_IDS), atol=1e-7
+    )
     # Switching a head off is zeroing its share of the output projection's input.
     off = ones.copy()
     off[1, 0] = 0.0
@@ -117,17 +124,20 @@ def test_the_head_masks_gradient_is_a_heads_importance():
         shifted[layer, head] += epsilon
         shifted_loss = -np.log(np.asarray(classifier(TOKEN_IDS, head_mask=shifted))[:, 0]).sum()
         assert gradient[layer, head] == pytest.approx(
-            (shifted_loss - float(loss)) / epsilon, rel=0.05, abs=1e-4)
+            (shifted_loss - float(loss)) / epsilon, rel=0.05, abs=1e-4
+        )
 
 
 def test_a_per_example_head_mask_acts_on_its_example_only():
     classifier = small_classifier(seed=3, dropout=0.0)
     off = np.ones((2, 2), "float32")
     off[0, 1] = 0.0
-    per_example = np.stack([np.ones((2, 2), "float32"), off] +
-                           [np.ones((2, 2), "float32")] * (len(TOKEN_IDS) - 2))  # (B, L, N)
+    per_example = np.stack(
+        [np.ones((2, 2), "float32"), off] + [np.ones((2, 2), "float32")] * (len(TOKEN_IDS) - 2)
+    )  # (B, L, N)
     mixed = np.asarray(classifier(TOKEN_IDS, head_mask=per_example))
     np.testing.assert_allclose(mixed[0], np.asarray(classifier(TOKEN_IDS))[0], atol=1e-6)
-    np.testing.assert_allclose(mixed[1], np.asarray(classifier(TOKEN_IDS, head_mask=off))[1],
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        mixed[1], np.asarray(classifier(TOKEN_IDS, head_mask=off))[1], atol=1e-6
+    )
     assert np.abs(mixed[1] - np.asarray(classifier(TOKEN_IDS))[1]).max() > 1e-5

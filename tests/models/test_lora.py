@@ -19,11 +19,17 @@ def classifier():
 def test_only_the_factors_and_the_head_train():
     model = classifier()
     enable_lora(model, 2, ["query", "output"])
-    factors = [f"encoder_block_{block}/self_attention/{projection}/lora_kernel_{ab}"
-               for block in (0, 1) for projection in ("query", "attention_output")
-               for ab in "ab"]
+    factors = [
+        f"encoder_block_{block}/self_attention/{projection}/lora_kernel_{ab}"
+        for block in (0, 1)
+        for projection in ("query", "attention_output")
+        for ab in "ab"
+    ]
     assert [variable.path for variable in model.trainable_weights] == [
-        *factors, "head/kernel", "head/bias"]
+        *factors,
+        "head/kernel",
+        "head/bias",
+    ]
 
 
 def test_the_adapter_puts_the_trained_change_on_the_starting_model(tmp_path):
@@ -40,8 +46,9 @@ def test_the_adapter_puts_the_trained_change_on_the_starting_model(tmp_path):
         assert adapter["blocks/0/query/lora_kernel_a"].shape == (16, 2, 2)  # (D, N, r)
         assert adapter["blocks/0/query/lora_kernel_b"].shape == (2, 8)  # (r, H)
     assert load_adapter(base, tmp_path / "adapter.weights.h5") == 2
-    np.testing.assert_allclose(np.asarray(base(TOKEN_IDS)), np.asarray(trained(TOKEN_IDS)),
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        np.asarray(base(TOKEN_IDS)), np.asarray(trained(TOKEN_IDS)), atol=1e-5
+    )
 
 
 def test_a_file_that_is_not_an_adapter_is_refused(tmp_path):

@@ -13,14 +13,17 @@ TOKEN_IDS = np.array([[4, 7, 9, 3, 0], [3, 5, 0, 0, 0], [5, 6, 7, 8, 9]])
 
 def classifier_of(**options):
     keras.utils.set_random_seed(0)
-    config = ModelConfig(d_model=16, num_heads=4, num_layers=2, intermediate_dim=32,
-                         dropout=0.0, **options)
+    config = ModelConfig(
+        d_model=16, num_heads=4, num_layers=2, intermediate_dim=32, dropout=0.0, **options
+    )
     return build_classifier(config, 50, sequence_length=8, num_classes=3)
 
 
-@pytest.mark.parametrize("options", [{}, {"pooling": "cls", "head_hidden_dim": 8},
-                                     {"attention_block_size": 2}],
-                         ids=["mean", "cls-hidden", "local"])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"pooling": "cls", "head_hidden_dim": 8}, {"attention_block_size": 2}],
+    ids=["mean", "cls-hidden", "local"],
+)
 def test_the_pruned_model_equals_the_head_masked_one(tmp_path, options):
     classifier = classifier_of(**options)
     heads = [(0, 1), (0, 3), (1, 0)]
@@ -31,8 +34,7 @@ def test_the_pruned_model_equals_the_head_masked_one(tmp_path, options):
     assert pruned.encoder.head_counts == [2, 3]
     assert pruned.encoder.blocks[0].self_attention.query_dense.kernel.shape == (16, 2, 4)
     assert pruned.count_params() < classifier.count_params()
-    np.testing.assert_allclose(pruned(TOKEN_IDS), classifier(TOKEN_IDS, head_mask=mask),
-                               atol=1e-5)
+    np.testing.assert_allclose(pruned(TOKEN_IDS), classifier(TOKEN_IDS, head_mask=mask), atol=1e-5)
     pruned.save(tmp_path / "pruned.keras")
     loaded = keras.saving.load_model(tmp_path / "pruned.keras", safe_mode=True)
     np.testing.assert_array_equal(np.asarray(loaded(TOKEN_IDS)), np.asarray(pruned(TOKEN_IDS)))

@@ -18,6 +18,7 @@ def call(model, inputs):
         inputs = inputs.astype(str)
     return keras.tree.map_structure(np.asarray, model(inputs, training=False))
 
+
 CONFIGS = sorted(Path(__file__).resolve().parents[2].joinpath("configs").glob("*.yaml"))
 SMALL = dict(d_model=16, num_heads=2, num_layers=2, intermediate_dim=32, dropout=0.0)
 # Printed from the functional classifier of commit 76c3550 (see the test that uses them).
@@ -26,13 +27,21 @@ LITERAL_HEAD_ROW = [-0.074317, 0.127517, -0.035877]
 
 
 def test_maps_the_model_section_to_layer_arguments():
-    config = ModelConfig(**SMALL, positional_encoding="learned", norm_first=False,
-                         attention_dropout=0.2, activation="gelu")
+    config = ModelConfig(
+        **SMALL,
+        positional_encoding="learned",
+        norm_first=False,
+        attention_dropout=0.2,
+        activation="gelu",
+    )
     model = build_classifier(config, vocabulary_size=50, sequence_length=8, num_classes=3)
     embedding = model.encoder.embedding
     assert isinstance(embedding, TokenAndPositionEmbedding)
     assert (embedding.vocabulary_size, embedding.embedding_dim, embedding.sequence_length) == (
-        50, 16, 8)
+        50,
+        16,
+        8,
+    )
     assert embedding.positional_encoding == "learned" and embedding.mask_zero
     blocks = model.encoder.blocks
     assert all(isinstance(block, TransformerEncoderBlock) for block in blocks)
@@ -66,8 +75,7 @@ def test_masked_tokens_get_no_attention_and_do_not_leak():
     # With the mask, the result depends only on the real tokens: a batch-mate with more
     # tokens must not change it.
     batch = np.array([[5, 6, 0, 0, 0, 0], [9, 8, 7, 6, 5, 4]])
-    np.testing.assert_allclose(call(model, a)[0], call(model, batch)[0],
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(call(model, a)[0], call(model, batch)[0], rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[path.name for path in CONFIGS])
@@ -100,8 +108,9 @@ def test_mixed_precision_keeps_softmax_in_float32():
 def test_token_dropout_drops_words_in_training_only():
     config = ModelConfig(**SMALL, token_dropout=0.5)
     model = build_classifier(config, vocabulary_size=50, sequence_length=8, num_classes=3)
-    plain = build_classifier(ModelConfig(**SMALL), vocabulary_size=50, sequence_length=8,
-                             num_classes=3)
+    plain = build_classifier(
+        ModelConfig(**SMALL), vocabulary_size=50, sequence_length=8, num_classes=3
+    )
     plain.set_weights(model.get_weights())  # the dropout layer adds no weights
     token_ids = np.array([[5, 6, 7, 8, 9, 10, 11, 0]] * 4)
     np.testing.assert_allclose(call(model, token_ids), call(plain, token_ids), rtol=1e-6)
@@ -123,13 +132,16 @@ def test_the_same_seed_gives_the_weights_of_the_functional_classifier_it_replace
     keras.utils.set_random_seed(0)
     model = build_classifier(ModelConfig(**SMALL), 50, sequence_length=8, num_classes=3)
     kernel = model.encoder.blocks[1].self_attention.query_dense.kernel.numpy()
-    np.testing.assert_allclose(kernel[0, :, :2], np.sqrt(5) * np.array(LITERAL_QUERY_KERNEL),
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        kernel[0, :, :2], np.sqrt(5) * np.array(LITERAL_QUERY_KERNEL), atol=1e-5
+    )
     np.testing.assert_allclose(model.head.kernel.numpy()[0], LITERAL_HEAD_ROW, atol=1e-6)
 
 
-@pytest.mark.parametrize("options", [{}, {"pooling": "cls", "head_hidden_dim": 4},
-                                     {"norm_first": False, "token_dropout": 0.1}])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"pooling": "cls", "head_hidden_dim": 4}, {"norm_first": False, "token_dropout": 0.1}],
+)
 def test_saves_and_reloads_in_safe_mode_alone(tmp_path, options):
     model = build_classifier(ModelConfig(**{**SMALL, **options}), 50, 8, num_classes=3)
     model.save(tmp_path / "classifier.keras")

@@ -33,7 +33,7 @@ def test_the_eight_weights_move_in_order_to_the_four_projections(tmp_path):
     copy = upgraded_weights_copy(OLD_ENCODER, tmp_path)
     new = attention_groups(copy)
     name = next(name for name in old if len(old[name]) == 8)
-    attention = name[:-len("/vars")]
+    attention = name[: -len("/vars")]
     assert new[f"{attention}/vars"] == []
     for number, projection in enumerate(("query", "key", "value", "output")):
         kernel, bias = new[f"{attention}/{projection}_dense/vars"]

@@ -14,8 +14,10 @@ STOP_WORDS = TextConfig(vocabulary_size=20, sequence_length=4, stop_words="engli
 
 
 def standardize(*texts):
-    return [text.decode() for text in
-            lower_strip_punctuation_drop_stop_words(tf.constant(texts)).numpy()]
+    return [
+        text.decode()
+        for text in lower_strip_punctuation_drop_stop_words(tf.constant(texts)).numpy()
+    ]
 
 
 def test_whole_tokens_only_and_runs_of_them():
@@ -33,7 +35,8 @@ def test_punctuation_goes_first_as_in_keras_standardisation():
     keras_tokens = keras.layers.TextVectorization(output_mode="int")
     keras_tokens.adapt([text])
     ours = keras.layers.TextVectorization(
-        output_mode="int", standardize=lower_strip_punctuation_drop_stop_words)
+        output_mode="int", standardize=lower_strip_punctuation_drop_stop_words
+    )
     ours.adapt([text])
     assert ours.get_vocabulary() == keras_tokens.get_vocabulary()
     assert len(ours.get_vocabulary()) > 3  # Not everything in one token.
@@ -56,7 +59,8 @@ def test_saved_model_reloads_in_safe_mode_and_still_drops_them(tmp_path):
     vectorizer = make_vectorizer(STOP_WORDS, ["a good film", "the bad film"])
     config = ModelConfig(d_model=8, num_heads=2, num_layers=1, intermediate_dim=8)
     model = build_end_to_end_model(
-        vectorizer, build_classifier(config, 20, sequence_length=4, num_classes=2))
+        vectorizer, build_classifier(config, 20, sequence_length=4, num_classes=2)
+    )
     model.save(tmp_path / "model.keras")
     loaded = load_end_to_end_model(tmp_path / "model.keras")
     texts = np.array(["the good film", "good film", "a bad, bad film of the year"])
@@ -71,17 +75,24 @@ def test_saved_model_reloads_in_safe_mode_and_still_drops_them(tmp_path):
 def test_the_end_to_end_model_renames_a_vectorizer_and_keeps_its_function():
     vectorizer = make_vectorizer(STOP_WORDS, ["a good film"])
     renamed = keras.layers.TextVectorization(
-        output_sequence_length=4, standardize=lower_strip_punctuation_drop_stop_words,
-        name="my_vectorizer", vocabulary=vectorizer.get_vocabulary()[2:])
+        output_sequence_length=4,
+        standardize=lower_strip_punctuation_drop_stop_words,
+        name="my_vectorizer",
+        vocabulary=vectorizer.get_vocabulary()[2:],
+    )
     config = ModelConfig(d_model=8, num_heads=2, num_layers=1, intermediate_dim=8)
     model = build_end_to_end_model(
-        renamed, build_classifier(config, 20, sequence_length=4, num_classes=2))
+        renamed, build_classifier(config, 20, sequence_length=4, num_classes=2)
+    )
     inside = model.get_layer("text_vectorization")
     assert inside.get_config()["standardize"] is lower_strip_punctuation_drop_stop_words
     assert inside(["the good film"]).numpy().tolist() == vectorizer(["good film"]).numpy().tolist()
 
 
 def test_other_standardisations_are_refused():
-    with pytest.raises(ConfigError, match="text.stop_words: english needs text.standardize: "
-                       "lower_and_strip_punctuation, got 'lower'"):
+    with pytest.raises(
+        ConfigError,
+        match="text.stop_words: english needs text.standardize: "
+        "lower_and_strip_punctuation, got 'lower'",
+    ):
         TextConfig(stop_words="english", standardize="lower")

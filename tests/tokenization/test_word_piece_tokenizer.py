@@ -10,13 +10,33 @@ from tests.models.bert_reference import TINY_VOCABULARY, write_tokenizer_json
 from tokenization import WordPieceTokenizer
 
 HARD_CASES = [
-    "Hello, World!", "Café naïve résumé ÀÉÎ", "中文字符 and 日本語", "emoji 😀👍🏽 ok",
-    "ctrl\x00\x07char\u200b zero\ufeffwidth", "", "   ", "a" * 100, "a" * 101, "é" * 60,
-    "é" * 101, "x" + "é" * 100, "ﬁ ß İstanbul ǅ", "don't stop-believing... $5.00 #1 @user",
-    "tab\there\nnewline\r\n", "ＦＵＬＬ　ｗｉｄｔｈ", "\u0301 combining", "x\u00adsoft hyphen",
-    "Ωmega ΣΙΓΜΑ Ελλάδα", "\ufffd bad \ue000 private", "a\u2028b\u00a0c", "ʼnŉ ﬀ Ǆ ẞ",
-    "℃ ½ ① ™", "¿Qué? ¡Sí! «guillemets» — dash … ellipsis", "\U0001F600\u200d\U0001F600",
-    "The film was good, not bad!", "THE FILMS WERE ACTED " * 20,
+    "Hello, World!",
+    "Café naïve résumé ÀÉÎ",
+    "中文字符 and 日本語",
+    "emoji 😀👍🏽 ok",
+    "ctrl\x00\x07char\u200b zero\ufeffwidth",
+    "",
+    "   ",
+    "a" * 100,
+    "a" * 101,
+    "é" * 60,
+    "é" * 101,
+    "x" + "é" * 100,
+    "ﬁ ß İstanbul ǅ",
+    "don't stop-believing... $5.00 #1 @user",
+    "tab\there\nnewline\r\n",
+    "ＦＵＬＬ　ｗｉｄｔｈ",
+    "\u0301 combining",
+    "x\u00adsoft hyphen",
+    "Ωmega ΣΙΓΜΑ Ελλάδα",
+    "\ufffd bad \ue000 private",
+    "a\u2028b\u00a0c",
+    "ʼnŉ ﬀ Ǆ ẞ",
+    "℃ ½ ① ™",
+    "¿Qué? ¡Sí! «guillemets» — dash … ellipsis",
+    "\U0001f600\u200d\U0001f600",
+    "The film was good, not bad!",
+    "THE FILMS WERE ACTED " * 20,
 ]
 
 
@@ -32,8 +52,10 @@ def reference_ids(tokenizer_json, texts, cap=None):
 
 
 def our_ids(tokenizer, texts):
-    return [[int(i) for i in row if i != 0]
-            for row in tokenizer(tf.constant(texts, dtype=tf.string)).numpy()]
+    return [
+        [int(i) for i in row if i != 0]
+        for row in tokenizer(tf.constant(texts, dtype=tf.string)).numpy()
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -62,8 +84,12 @@ def test_minilm_ids_on_500_texts_of_every_builtin_dataset(minilm_folder, builtin
 
     tokenizer = read_checkpoint(minilm_folder).tokenizer(sequence_length=512)
     for name in BUILTIN_BUILDERS:
-        texts = [str(text) for text in load_text_splits(
-            {"name": name, "data_dir": builtin_data_dir}).train[0][:500]]
+        texts = [
+            str(text)
+            for text in load_text_splits({"name": name, "data_dir": builtin_data_dir}).train[0][
+                :500
+            ]
+        ]
         ours = our_ids(tokenizer, texts)
         theirs = reference_ids(minilm_folder / "tokenizer.json", texts, cap=512)
         differing = [i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b]
@@ -94,10 +120,13 @@ def test_saved_in_a_model_it_reloads_in_safe_mode(tmp_path):
     assert reloaded.layers[-1].get_config()["output_sequence_length"] == 6
 
 
-@pytest.mark.parametrize("vocabulary, message", [
-    (["[UNK]", "[PAD]", "[CLS]", "[SEP]"], "must be id 0"),
-    (["[PAD]", "[UNK]", "[CLS]"], "no \\[SEP\\] token"),
-])
+@pytest.mark.parametrize(
+    "vocabulary, message",
+    [
+        (["[UNK]", "[PAD]", "[CLS]", "[SEP]"], "must be id 0"),
+        (["[PAD]", "[UNK]", "[CLS]"], "no \\[SEP\\] token"),
+    ],
+)
 def test_a_vocabulary_without_the_special_tokens_is_refused(vocabulary, message):
     with pytest.raises(ValueError, match=message):
         WordPieceTokenizer(vocabulary)

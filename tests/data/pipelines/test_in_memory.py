@@ -40,8 +40,12 @@ def test_evaluation_splits_give_each_text_once_with_its_label_in_a_fixed_order()
     # Texts of 1 to 40 words, with their length as label: batched by length, not in order.
     lengths = np.array([40, 1, 17, 2, 32, 16, 33, 3, 18, 1])
     texts = np.array([" ".join([f"w{n}"] * n) for n in lengths], dtype=object)
-    splits = TextSplits(train=(texts, lengths), validation=(texts, lengths),
-                        test=(texts[:3], lengths[:3]), class_names=["a"])
+    splits = TextSplits(
+        train=(texts, lengths),
+        validation=(texts, lengths),
+        test=(texts[:3], lengths[:3]),
+        class_names=["a"],
+    )
     vectorizer = make_vectorizer(TextConfig(vocabulary_size=50, sequence_length=48), texts)
     validation = make_pipelines(splits, vectorizer, batch_size=2, seed=0)["validation"]
 
@@ -60,13 +64,13 @@ def test_evaluation_splits_give_each_text_once_with_its_label_in_a_fixed_order()
         assert ids.shape[1] == batch_labels.max()
     again = batches()
     assert len(again) == len(first)
-    assert all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
-               for a, b in zip(first, again))
+    assert all(
+        np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]) for a, b in zip(first, again)
+    )
 
 
 def test_evaluation_splits_can_keep_their_order(splits, vectorizer):
-    pipelines = make_pipelines(splits, vectorizer, batch_size=4, seed=0,
-                               evaluation_buckets=False)
+    pipelines = make_pipelines(splits, vectorizer, batch_size=4, seed=0, evaluation_buckets=False)
     labels = np.concatenate([labels for _, labels in pipelines["validation"].as_numpy_iterator()])
     assert labels.tolist() == [0, 1, 2, 0, 1]
     expected = vectorizer(TEXTS[:3]).numpy()[:, :2]
@@ -125,8 +129,12 @@ def test_batches_are_padded_to_their_longest_text_and_bucketed_by_length():
     lengths = rng.integers(1, 61, size=200)
     texts = np.array([" ".join(["w"] * int(n)) for n in lengths], dtype=object)
     labels = np.arange(200) % 2
-    splits = TextSplits(train=(texts, labels), validation=(texts[:50], labels[:50]),
-                        test=(texts[:7], labels[:7]), class_names=["a", "b"])
+    splits = TextSplits(
+        train=(texts, labels),
+        validation=(texts[:50], labels[:50]),
+        test=(texts[:7], labels[:7]),
+        class_names=["a", "b"],
+    )
     vectorizer = make_vectorizer(TextConfig(vocabulary_size=5, sequence_length=48), texts)
     pipelines = make_pipelines(splits, vectorizer, batch_size=16, seed=0)
 

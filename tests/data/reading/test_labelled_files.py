@@ -1,4 +1,3 @@
-
 import numpy as np
 import pytest
 
@@ -129,15 +128,21 @@ def test_unsupported_missing_and_unreadable_files(tmp_path):
 
 def test_one_class_is_refused_naming_the_file_and_the_label(tmp_path):
     path = write(tmp_path / "train.csv", [{"text": f"t {i}", "label": "pos"} for i in range(30)])
-    with pytest.raises(DataError, match=r"train.csv: every training example has the label "
-                                        r"'pos'; a classifier needs examples of at least two"):
+    with pytest.raises(
+        DataError,
+        match=r"train.csv: every training example has the label "
+        r"'pos'; a classifier needs examples of at least two",
+    ):
         load_text_splits(DatasetConfig(train_file=str(path)))
 
 
-@pytest.mark.parametrize("rows", [
-    [{"text": "good", "label": "pos"}, {"text": "bad", "label": "neg"}],  # too few to carve
-    [{"text": "same", "label": "pos"}] * 20 + [{"text": "other", "label": "neg"}] * 20,
-])
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [{"text": "good", "label": "pos"}, {"text": "bad", "label": "neg"}],  # too few to carve
+        [{"text": "same", "label": "pos"}] * 20 + [{"text": "other", "label": "neg"}] * 20,
+    ],
+)
 def test_a_split_left_empty_by_carving_says_how_to_fix_it(tmp_path, rows):
     path = write(tmp_path / "train.csv", rows)
     with pytest.raises(DataError) as error:
@@ -158,22 +163,33 @@ def test_an_empty_given_test_file_is_refused(tmp_path):
 def test_labels_of_mixed_types_are_refused(tmp_path):
     path = tmp_path / "train.jsonl"
     path.write_text('{"text": "a", "label": 1}\n{"text": "b", "label": "1"}\n')
-    with pytest.raises(DataError, match=r"train.jsonl row 2 \(line 2\) column 'label' holds a "
-                                        "string where the rows above hold numbers; write every "
-                                        "value of a column the same way"):
+    with pytest.raises(
+        DataError,
+        match=r"train.jsonl row 2 \(line 2\) column 'label' holds a "
+        "string where the rows above hold numbers; write every "
+        "value of a column the same way",
+    ):
         load_file_split(path)
 
 
 BAD_FILES = {  # name: (content, the one message both paths give)
-    "ragged.csv": (b"text,label\ngood,pos\nbad,neg,extra\n",
-                   r"ragged\.csv row 2 \(line 3\) could not be read as csv \(ArrowInvalid: CSV "
-                   r"parse error: Expected 2 columns, got 3: bad,neg,extra\); fix the file format"),
-    "latin.tsv": ("text\tlabel\ngood\tpos\ncaf\xe9\tneg\n".encode("latin-1"),
-                  r"latin\.tsv row 2 \(line 3\) column 'text' is not valid UTF-8; save the file"),
-    "mixed.jsonl": (b'{"text": "a", "label": 1}\n{"text": "b", "label": "1"}\n',
-                    r"mixed\.jsonl row 2 \(line 2\) column 'label' holds a string where the rows"),
-    "empty.csv": (b"text,label\ngood,pos\n  ,neg\n",
-                  r"empty\.csv row 2 \(line 3\) column 'text' is empty; fill it or remove the row"),
+    "ragged.csv": (
+        b"text,label\ngood,pos\nbad,neg,extra\n",
+        r"ragged\.csv row 2 \(line 3\) could not be read as csv \(ArrowInvalid: CSV "
+        r"parse error: Expected 2 columns, got 3: bad,neg,extra\); fix the file format",
+    ),
+    "latin.tsv": (
+        "text\tlabel\ngood\tpos\ncaf\xe9\tneg\n".encode("latin-1"),
+        r"latin\.tsv row 2 \(line 3\) column 'text' is not valid UTF-8; save the file",
+    ),
+    "mixed.jsonl": (
+        b'{"text": "a", "label": 1}\n{"text": "b", "label": "1"}\n',
+        r"mixed\.jsonl row 2 \(line 2\) column 'label' holds a string where the rows",
+    ),
+    "empty.csv": (
+        b"text,label\ngood,pos\n  ,neg\n",
+        r"empty\.csv row 2 \(line 3\) column 'text' is empty; fill it or remove the row",
+    ),
 }
 
 
@@ -185,8 +201,12 @@ def test_in_memory_and_streamed_raise_the_same_error(tmp_path, name):
     errors = []
     for streaming in (False, True):
         with pytest.raises(DataError, match=message) as raised:
-            build_datasets({"train_file": str(path), "streaming": streaming},
-                           {"vocabulary_size": 50}, 16, seed=0)
+            build_datasets(
+                {"train_file": str(path), "streaming": streaming},
+                {"vocabulary_size": 50},
+                16,
+                seed=0,
+            )
         errors.append(str(raised.value))
     assert errors[0] == errors[1]
 
@@ -205,8 +225,7 @@ def test_other_columns_follow_their_rows_into_the_carved_splits(tmp_path, method
 
 
 def test_other_columns_of_a_splits_own_file_and_of_a_labelled_file(tmp_path):
-    rows = [{**row, "genre": "drama" if index % 3 else "comedy"}
-            for index, row in enumerate(ROWS)]
+    rows = [{**row, "genre": "drama" if index % 3 else "comedy"} for index, row in enumerate(ROWS)]
     test = write(tmp_path / "test.csv", rows)
     dataset = DatasetConfig(train_file=str(write(tmp_path / "train.csv")), test_file=str(test))
     # The test split's own file is read; the training file, which has no genre, is not.
@@ -215,8 +234,11 @@ def test_other_columns_of_a_splits_own_file_and_of_a_labelled_file(tmp_path):
     assert columns["genre"].tolist() == [row["genre"] for row in rows]
     texts, columns = load_columns(dataset, ["genre", "label"], path=test)
     assert columns["label"].tolist() == [row["label"] for row in rows]
-    with pytest.raises(DataError, match=r"train.csv has no column 'genre' \(columns: text, "
-                                        r"label\); set dataset.slice_columns"):
+    with pytest.raises(
+        DataError,
+        match=r"train.csv has no column 'genre' \(columns: text, "
+        r"label\); set dataset.slice_columns",
+    ):
         load_columns(dataset, ["genre"], "validation")  # carved out of train
     with pytest.raises(DataError, match="not of the TFDS dataset 'rotten_tomatoes'"):
         load_columns(DatasetConfig(name="rotten_tomatoes"), ["genre"], "test")

@@ -17,11 +17,14 @@ def test_a_glob_a_folder_and_a_file(tmp_path):
     assert shard_paths(str(paths[0])) == paths[:1]
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("nothing/*.csv", "dataset.train_file: no file matches 'nothing/*.csv'"),
-    ("missing.csv", "missing.csv does not exist"),
-    ("notes.txt", "notes.txt: unsupported file type '.txt'"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("nothing/*.csv", "dataset.train_file: no file matches 'nothing/*.csv'"),
+        ("missing.csv", "missing.csv does not exist"),
+        ("notes.txt", "notes.txt: unsupported file type '.txt'"),
+    ],
+)
 def test_what_cannot_be_read_is_named(tmp_path, monkeypatch, spec, message):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "notes.txt").write_text("")
@@ -44,8 +47,9 @@ def test_the_plan_streams_past_the_threshold_or_when_told():
     assert not read_plan(files, STREAMING_AUTO_BYTES).streamed
     big = read_plan(files, STREAMING_AUTO_BYTES + 1)
     assert big.streamed and big.split_method == "hash"
-    assert big.describe(files) == ("Streaming the data (64.0 MiB on disk, over the 64 MiB of "
-                                   "dataset.streaming: auto)")
+    assert big.describe(files) == (
+        "Streaming the data (64.0 MiB on disk, over the 64 MiB of dataset.streaming: auto)"
+    )
     # Told to, or told not to, whatever the size; an explicit stratified split stays in memory.
     assert read_plan(DatasetConfig(train_file="x.csv", streaming=True), 10).streamed
     assert not read_plan(DatasetConfig(train_file="x.csv", streaming=False), 10**12).streamed
@@ -53,5 +57,6 @@ def test_the_plan_streams_past_the_threshold_or_when_told():
     plan = read_plan(stratified, 10**12)
     assert not plan.streamed and "split_method: stratified needs" in plan.describe(stratified)
     # A hash split in memory gives the streaming path's splits.
-    assert read_plan(DatasetConfig(train_file="x.csv", split_method="hash"), 10).split_method \
-        == "hash"
+    assert (
+        read_plan(DatasetConfig(train_file="x.csv", split_method="hash"), 10).split_method == "hash"
+    )

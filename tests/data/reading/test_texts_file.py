@@ -18,10 +18,13 @@ def test_dash_reads_standard_input(monkeypatch):
     assert read_texts_file("-") == [(1, "good"), (2, "bad")]
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"\n  \n", "no texts in the file; write one text per line"),
-    (b"caf\xe9\n", "not a UTF-8 text file; save it as UTF-8"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"\n  \n", "no texts in the file; write one text per line"),
+        (b"caf\xe9\n", "not a UTF-8 text file; save it as UTF-8"),
+    ],
+)
 def test_bad_files(tmp_path, content, message):
     path = tmp_path / "texts.txt"
     path.write_bytes(content)
@@ -31,10 +34,13 @@ def test_bad_files(tmp_path, content, message):
         read_texts_file(tmp_path / "missing.txt")
 
 
-@pytest.mark.parametrize("texts, message", [
-    (["good", "  "], "text 2 is empty"),
-    ([], "no texts given"),
-])
+@pytest.mark.parametrize(
+    "texts, message",
+    [
+        (["good", "  "], "text 2 is empty"),
+        ([], "no texts given"),
+    ],
+)
 def test_check_texts(texts, message):
     with pytest.raises(DataError, match=message):
         check_texts(texts)

@@ -19,9 +19,19 @@ EDGES = split_edges(("validation", "test"), 0.1, 0.1)
 def test_buckets_are_fixed_numbers_for_a_key():
     # Pinned: a text's split must not change between runs, machines or versions.
     assert hash_buckets(tf.constant(TEXTS), 0, 0).numpy().tolist() == [
-        615031, 603205, 918092, 21012, 588489]
+        615031,
+        603205,
+        918092,
+        21012,
+        588489,
+    ]
     assert hash_buckets(tf.constant(TEXTS), 7, 0).numpy().tolist() == [
-        176373, 164516, 271754, 397214, 574531]
+        176373,
+        164516,
+        271754,
+        397214,
+        574531,
+    ]
     # "review 2" falls under 10% of the buckets: validation.
     assert split_parts(tf.constant(TEXTS), EDGES, 0).numpy().tolist() == [0, 0, 0, 1, 0]
 
@@ -33,8 +43,9 @@ def test_a_texts_split_ignores_its_position_and_neighbours():
     shuffled = split_parts(tf.constant(texts[order]), EDGES, seed=3).numpy()
     np.testing.assert_array_equal(shuffled, parts[order])
     # Any shard of the rows gives its texts the same parts.
-    np.testing.assert_array_equal(split_parts(tf.constant(texts[1::3]), EDGES, 3).numpy(),
-                                  parts[1::3])
+    np.testing.assert_array_equal(
+        split_parts(tf.constant(texts[1::3]), EDGES, 3).numpy(), parts[1::3]
+    )
     # Another seed, other splits.
     assert (split_parts(tf.constant(texts), EDGES, seed=4).numpy() != parts).mean() > 0.1
 
@@ -54,8 +65,12 @@ def test_duplicates_stay_together_and_in_memory_agrees_with_the_graph():
     sets = [set(splits[split][0]) for split in ("train", "validation", "test")]
     assert not (sets[0] & sets[1] or sets[0] & sets[2] or sets[1] & sets[2])
     assert sum(len(split_labels) for _, split_labels in splits.values()) == 1200
-    in_graph = tf.data.Dataset.from_tensor_slices(texts).batch(128).map(
-        lambda batch: split_parts(batch, EDGES, 0)).unbatch()
+    in_graph = (
+        tf.data.Dataset.from_tensor_slices(texts)
+        .batch(128)
+        .map(lambda batch: split_parts(batch, EDGES, 0))
+        .unbatch()
+    )
     parts = np.array(list(in_graph.as_numpy_iterator()))
     assert set(texts[parts == 1]) == sets[1] and set(texts[parts == 2]) == sets[2]
 

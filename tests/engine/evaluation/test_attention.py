@@ -20,13 +20,18 @@ CLASS_NAMES = ["negative", "positive"]
 TEXTS = np.array(["a good film", "a bad bad plot", "good"], dtype=object)
 # The schema evaluate.py writes; meta.json keeps the two measures and the best method.
 FAITHFULNESS = {
-    "examples": 500, "bins_percent": [1, 5, 10, 20, 50],
+    "examples": 500,
+    "bins_percent": [1, 5, 10, 20, 50],
     "best_method": "integrated_gradients",
     "methods": {
-        method: {"comprehensiveness": {"mean": 0.31 - index / 100, "ci95": [0.28, 0.34]},
-                 "sufficiency": {"mean": 0.05 + index / 100, "ci95": [0.03, 0.07]},
-                 "entropy": 0.93, "seconds_per_example": 0.02}
-        for index, method in enumerate(METHODS)},
+        method: {
+            "comprehensiveness": {"mean": 0.31 - index / 100, "ci95": [0.28, 0.34]},
+            "sufficiency": {"mean": 0.05 + index / 100, "ci95": [0.03, 0.07]},
+            "entropy": 0.93,
+            "seconds_per_example": 0.02,
+        }
+        for index, method in enumerate(METHODS)
+    },
 }
 
 
@@ -35,26 +40,37 @@ def run(tmp_path_factory):
     """What `export_evaluation_attention` reads of a `saved_run.Run`, around a small classifier."""
     keras.utils.set_random_seed(0)
     vectorizer = keras.layers.TextVectorization(
-        output_sequence_length=6, vocabulary=["a", "good", "bad", "film", "plot"])
+        output_sequence_length=6, vocabulary=["a", "good", "bad", "film", "plot"]
+    )
     config = ModelConfig(d_model=16, num_heads=2, num_layers=1, intermediate_dim=32)
     classifier = build_classifier(config, 7, sequence_length=6, num_classes=2)
     model = build_end_to_end_model(vectorizer, classifier)
     return types.SimpleNamespace(
-        run_dir=tmp_path_factory.mktemp("run"), model=model, class_names=CLASS_NAMES,
-        pooling="mean", parts=(vectorizer, classifier))
+        run_dir=tmp_path_factory.mktemp("run"),
+        model=model,
+        class_names=CLASS_NAMES,
+        pooling="mean",
+        parts=(vectorizer, classifier),
+    )
 
 
 def evaluation(run, data_name="test"):
     """What evaluate.py's report of `data_name` gives the export."""
     probabilities = np.asarray(run.model(TEXTS.astype(str)), dtype=np.float32)
-    return types.SimpleNamespace(texts=TEXTS, labels=np.array([1, 0, 1]),
-                                 probabilities=probabilities, data_name=data_name)
+    return types.SimpleNamespace(
+        texts=TEXTS, labels=np.array([1, 0, 1]), probabilities=probabilities, data_name=data_name
+    )
 
 
 def export_meta(run, data_name, **options):
     viewer = export_evaluation_attention(
-        run, evaluation(run, data_name), run.run_dir / runs.ATTENTION_DIR / data_name, count=3,
-        overwrite=True, **options)
+        run,
+        evaluation(run, data_name),
+        run.run_dir / runs.ATTENTION_DIR / data_name,
+        count=3,
+        overwrite=True,
+        **options,
+    )
     return json.loads((viewer.parent / "meta.json").read_text())
 
 
@@ -72,12 +88,16 @@ def test_the_split_faithfulness_goes_into_meta(run):
     block = meta["faithfulness"]
     assert block["source"] == str(path)
     assert (block["split"], block["examples"], block["best_method"]) == (
-        "test", 500, "integrated_gradients")
+        "test",
+        500,
+        "integrated_gradients",
+    )
     assert block["bins_percent"] == [1, 5, 10, 20, 50]
     assert list(block["methods"]) == list(METHODS)
     assert block["methods"]["leave_one_out"] == {
         "comprehensiveness": {"mean": pytest.approx(0.25), "ci95": [0.28, 0.34]},
-        "sufficiency": {"mean": pytest.approx(0.11), "ci95": [0.03, 0.07]}}
+        "sufficiency": {"mean": pytest.approx(0.11), "ci95": [0.03, 0.07]},
+    }
 
 
 def test_no_faithfulness_file_means_no_numbers_and_every_method(run):
@@ -99,12 +119,20 @@ def test_what_evaluate_measures_is_what_meta_keeps(run):
     assert block["methods"]["random"]["sufficiency"] == report["methods"]["random"]["sufficiency"]
 
 
-@pytest.mark.parametrize("content, message", [
-    ("{not json", "JSONDecodeError"),
-    ({**FAITHFULNESS, "methods": {"rollout": {"sufficiency": {"mean": 0.1, "ci95": [0, 1]}}}},
-     "KeyError: 'comprehensiveness'"),
-    ({**FAITHFULNESS, "best_method": "shap"}, "best_method 'shap' is none of its methods"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("{not json", "JSONDecodeError"),
+        (
+            {
+                **FAITHFULNESS,
+                "methods": {"rollout": {"sufficiency": {"mean": 0.1, "ci95": [0, 1]}}},
+            },
+            "KeyError: 'comprehensiveness'",
+        ),
+        ({**FAITHFULNESS, "best_method": "shap"}, "best_method 'shap' is none of its methods"),
+    ],
+)
 def test_a_broken_faithfulness_file_is_an_export_error(tmp_path, content, message):
     path = write_faithfulness(types.SimpleNamespace(run_dir=tmp_path), "test", content)
     with pytest.raises(ExportError, match=message) as error:
@@ -113,15 +141,17 @@ def test_a_broken_faithfulness_file_is_an_export_error(tmp_path, content, messag
 
 
 def test_evaluate_measures_then_exports_and_the_viewer_starts_on_the_best(
-        tiny_run_dir, tmp_path, browser):
+    tiny_run_dir, tmp_path, browser
+):
     import evaluate
     from inspection import load_attention
     from tests.inspection.viewer_browser import open_viewer
 
     # A copy: a measurement in the shared run would change predict.py's default method.
     # Without the exports other tests may have added to the shared run.
-    run_dir = shutil.copytree(tiny_run_dir, tmp_path / "tiny",
-                              ignore=shutil.ignore_patterns("attention"))
+    run_dir = shutil.copytree(
+        tiny_run_dir, tmp_path / "tiny", ignore=shutil.ignore_patterns("attention")
+    )
     assert evaluate.main([str(run_dir), "--faithfulness", "6", "--export-attention", "3"]) == 0
     measured = json.loads((run_dir / "eval" / "test" / runs.FAITHFULNESS_FILE).read_text())
     with load_attention(run_dir / runs.ATTENTION_DIR / "test") as export:
@@ -130,10 +160,14 @@ def test_evaluate_measures_then_exports_and_the_viewer_starts_on_the_best(
         best = export.faithfulness["methods"][export.best_method]
     with open_viewer(browser, export.directory / "index.html") as (page, problems, _, _):
         assert page.locator("#method-select").input_value() == measured["best_method"]
-        assert page.locator("#faithfulness").text_content().startswith(
-            f"Comprehensiveness {best['comprehensiveness']['mean']:.3f} (95% CI ")
-        assert "on 6 test examples (the best method)." in page.locator(
-            "#faithfulness").text_content()
+        assert (
+            page.locator("#faithfulness")
+            .text_content()
+            .startswith(f"Comprehensiveness {best['comprehensiveness']['mean']:.3f} (95% CI ")
+        )
+        assert (
+            "on 6 test examples (the best method)." in page.locator("#faithfulness").text_content()
+        )
         assert problems == []
 
 
@@ -142,11 +176,23 @@ def heads_file(heads_per_layer, split):
     l + h / 10."""
     from inspection.methods.heads import STATISTICS
 
-    return {"split": split, "examples": 40, "spearman_importance_ablation": 0.5,
-            "heads": [{"layer": layer, "head": head, "importance": layer + head / 10,
-                       "ablation_accuracy_drop": 0.02, "ablation_loss_increase": 0.01,
-                       **dict.fromkeys(STATISTICS, 0.25)}
-                      for layer, count in enumerate(heads_per_layer) for head in range(count)]}
+    return {
+        "split": split,
+        "examples": 40,
+        "spearman_importance_ablation": 0.5,
+        "heads": [
+            {
+                "layer": layer,
+                "head": head,
+                "importance": layer + head / 10,
+                "ablation_accuracy_drop": 0.02,
+                "ablation_loss_increase": 0.01,
+                **dict.fromkeys(STATISTICS, 0.25),
+            }
+            for layer, count in enumerate(heads_per_layer)
+            for head in range(count)
+        ],
+    }
 
 
 def write_heads(run_dir, split, content):
@@ -162,8 +208,9 @@ def test_the_viewer_shows_the_validation_splits_heads_else_another_splits(run, t
     run = types.SimpleNamespace(**{**vars(run), "run_dir": tmp_path})
 
     def viewer_heads():
-        viewer = export_evaluation_attention(run, evaluation(run), tmp_path / "export",
-                                             count=1, overwrite=True, methods=["rollout"])
+        viewer = export_evaluation_attention(
+            run, evaluation(run), tmp_path / "export", count=1, overwrite=True, methods=["rollout"]
+        )
         return embedded_data(viewer)["heads"]
 
     assert viewer_heads() is None
@@ -173,10 +220,15 @@ def test_the_viewer_shows_the_validation_splits_heads_else_another_splits(run, t
     heads = viewer_heads()
     assert (heads["source"], heads["split"], heads["examples"]) == (str(path), "validation", 40)
     assert heads["spearman_importance_ablation"] == 0.5
-    assert heads["measures"][:3] == ["importance", "ablation_accuracy_drop",
-                                     "ablation_loss_increase"]
+    assert heads["measures"][:3] == [
+        "importance",
+        "ablation_accuracy_drop",
+        "ablation_loss_increase",
+    ]
     assert [(head["layer"], head["head"], head["importance"]) for head in heads["heads"]] == [
-        (0, 0, 0.0), (0, 1, 0.1)]
+        (0, 0, 0.0),
+        (0, 1, 0.1),
+    ]
 
 
 def test_the_viewer_carries_the_data_map_and_the_slices_of_the_exports_split(run, tmp_path):
@@ -185,20 +237,27 @@ def test_the_viewer_carries_the_data_map_and_the_slices_of_the_exports_split(run
 
     run = types.SimpleNamespace(**{**vars(run), "run_dir": tmp_path})
     write_data_quality_files(tmp_path, slice_splits=("validation", "test"))
-    viewer = export_evaluation_attention(run, evaluation(run, "test"), tmp_path / "export",
-                                         count=1, methods=["rollout"])
+    viewer = export_evaluation_attention(
+        run, evaluation(run, "test"), tmp_path / "export", count=1, methods=["rollout"]
+    )
     dataset = embedded_data(viewer)["dataset"]
     assert set(dataset) == {"data_map", "slices"}
     assert len(dataset["data_map"]["points"]) == 4
     assert (dataset["slices"]["split"], len(dataset["slices"]["weak_slices"])) == ("test", 3)
 
 
-@pytest.mark.parametrize("content, message", [
-    ("{not json", "JSONDecodeError"),
-    ({"split": "validation", "heads": []}, "KeyError: 'examples'"),
-    (heads_file([3], "validation"), r"measured other heads than the model has \(3 \(layer, "
-                                    r"head\) pairs for its 2\)"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("{not json", "JSONDecodeError"),
+        ({"split": "validation", "heads": []}, "KeyError: 'examples'"),
+        (
+            heads_file([3], "validation"),
+            r"measured other heads than the model has \(3 \(layer, "
+            r"head\) pairs for its 2\)",
+        ),
+    ],
+)
 def test_a_heads_file_that_does_not_fit_is_an_export_error(tmp_path, content, message):
     from engine.evaluation.attention import heads_block
 
@@ -216,24 +275,33 @@ def pruned_run_dir(tiny_run_dir, tmp_path_factory):
     from models.pruning import pruned_classifier
     from models.trim_padding import TrimPadding
 
-    run_dir = shutil.copytree(tiny_run_dir, tmp_path_factory.mktemp("runs") / "tiny_pruned",
-                              ignore=shutil.ignore_patterns("eval", "attention"))
+    run_dir = shutil.copytree(
+        tiny_run_dir,
+        tmp_path_factory.mktemp("runs") / "tiny_pruned",
+        ignore=shutil.ignore_patterns("eval", "attention"),
+    )
     run = saved_run.load_run(run_dir)
     vectorizer = run.parts[0]
     keras.utils.set_random_seed(0)
     config = ModelConfig(d_model=16, num_heads=2, num_layers=2, intermediate_dim=32)
-    classifier = build_classifier(config, vectorizer.vocabulary_size(),
-                                  vectorizer.get_config()["output_sequence_length"], 2)
+    classifier = build_classifier(
+        config, vectorizer.vocabulary_size(), vectorizer.get_config()["output_sequence_length"], 2
+    )
     trim = any(isinstance(layer, TrimPadding) for layer in run.model.layers)
-    build_end_to_end_model(vectorizer, pruned_classifier(classifier, [(0, 0)]),
-                           name=run.model.name, trim_padding=trim).save(run_dir / runs.MODEL_FILE)
-    (run_dir / "compress.json").write_text(json.dumps(
-        {"source": str(tiny_run_dir), "pruned_heads": [[0, 0]], "kept_heads": [[1], [0, 1]]}))
+    build_end_to_end_model(
+        vectorizer, pruned_classifier(classifier, [(0, 0)]), name=run.model.name, trim_padding=trim
+    ).save(run_dir / runs.MODEL_FILE)
+    (run_dir / "compress.json").write_text(
+        json.dumps(
+            {"source": str(tiny_run_dir), "pruned_heads": [[0, 0]], "kept_heads": [[1], [0, 1]]}
+        )
+    )
     return run_dir
 
 
 def test_a_pruned_run_exports_and_its_viewer_shows_the_kept_heads_by_number(
-        pruned_run_dir, browser):
+    pruned_run_dir, browser
+):
     import evaluate
     import predict
     from inspection import load_attention
@@ -242,18 +310,22 @@ def test_a_pruned_run_exports_and_its_viewer_shows_the_kept_heads_by_number(
     assert saved_run.load_run(pruned_run_dir).parts[1].encoder.head_counts == [1, 2]
     assert evaluate.main([str(pruned_run_dir), "--export-attention", "2"]) == 0
     for method in ("conservative_gradient_x_input", "rollout", "attention_gradient"):
-        assert predict.main([str(pruned_run_dir), "a good film", "--explain",
-                             "--method", method]) == 0
+        assert (
+            predict.main([str(pruned_run_dir), "a good film", "--explain", "--method", method]) == 0
+        )
     with load_attention(pruned_run_dir / runs.ATTENTION_DIR / "test") as export:
         assert export.kept_heads == [[1], [0, 1]] and export.num_heads == 2
         scores = export.attention_scores(export.example_ids[0])
         assert not scores[0, 0].any() and scores[0, 1].sum(axis=-1) == pytest.approx(1.0)
     with open_viewer(browser, export.directory / "index.html") as (page, problems, _, _):
         assert page.locator("#head-select option").all_text_contents() == [
-            "mean of heads", "head 1"]
+            "mean of heads",
+            "head 1",
+        ]
         assert page.locator("#model-view .thumbnail").count() == 3
         assert page.locator("#model-view .pruned").get_attribute("title") == (
-            "layer 0, head 0: pruned (removed from the model)")
+            "layer 0, head 0: pruned (removed from the model)"
+        )
         page.locator("#model-view .thumbnail").first.click()  # layer 0's one head: head 1
         assert page.evaluate("document.body.dataset.view") == "0:0:1"
         assert page.locator("#head-select").input_value() == "1"

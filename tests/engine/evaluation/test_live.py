@@ -45,5 +45,11 @@ def test_an_unknown_method_is_a_request_error(measured_run):
     with pytest.raises(RequestError, match="method must be null or one of rollout"):
         lab.answer(["film"], method="saliency")
     [answer] = lab.answer(["film"], method=None)
-    assert set(answer) == {"text", "predicted_label", "probabilities", "known_tokens",
-                           "truncated", "token_count"}
+    assert set(answer) == {
+        "text",
+        "predicted_label",
+        "probabilities",
+        "known_tokens",
+        "truncated",
+        "token_count",
+    }

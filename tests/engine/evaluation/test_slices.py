@@ -14,8 +14,18 @@ from tests.helpers import tiny_args
 from tests.review_fixture import FILLER, NEGATIVE, POSITIVE
 
 WORD = "zqxv"
-KEYS = {"slice", "kind", "size", "accuracy", "accuracy_ci", "corrected_ci", "gap",
-        "excess_errors", "p_value", "weak"}
+KEYS = {
+    "slice",
+    "kind",
+    "size",
+    "accuracy",
+    "accuracy_ci",
+    "corrected_ci",
+    "gap",
+    "excess_errors",
+    "p_value",
+    "weak",
+}
 
 
 def write_mislabelled(path, examples, seed, wrong, genres=False):
@@ -32,8 +42,13 @@ def write_mislabelled(path, examples, seed, wrong, genres=False):
             words.append(WORD)
         rng.shuffle(words)
         shown = 0 if planted and wrong else label
-        rows.append({"text": " ".join(words), "label": "positive" if shown else "negative",
-                     **({"genre": "drama" if index % 5 < 3 else "comedy"} if genres else {})})
+        rows.append(
+            {
+                "text": " ".join(words),
+                "label": "positive" if shown else "negative",
+                **({"genre": "drama" if index % 5 < 3 else "comedy"} if genres else {}),
+            }
+        )
     with open(path, "w", newline="") as file:
         writer = csv.DictWriter(file, fieldnames=list(rows[0]))
         writer.writeheader()
@@ -50,10 +65,19 @@ def sliced_run(tmp_path_factory):
     test_rows = write_mislabelled(root / "heldout.csv", 400, seed=1, wrong=False, genres=True)
     import train
 
-    assert train.main(tiny_args(
-        root, root / "train.csv", f"dataset.test_file={root / 'heldout.csv'}",
-        "dataset.slice_columns=[genre]", "training.steps_per_epoch=null",
-        "training.epochs=3")) == 0
+    assert (
+        train.main(
+            tiny_args(
+                root,
+                root / "train.csv",
+                f"dataset.test_file={root / 'heldout.csv'}",
+                "dataset.slice_columns=[genre]",
+                "training.steps_per_epoch=null",
+                "training.epochs=3",
+            )
+        )
+        == 0
+    )
     run_dir = root / "tiny"
     assert evaluate.main([str(run_dir), "--slices"]) == 0
     return run_dir, test_rows
@@ -87,11 +111,11 @@ def test_the_mislabelled_word_is_the_first_weak_slice(sliced_run):
     assert first["excess_errors"] == pytest.approx(40 * (report["accuracy"] - first["accuracy"]))
     weak = report["weak_slices"]
     assert [entry["excess_errors"] for entry in weak] == sorted(
-        (entry["excess_errors"] for entry in weak), reverse=True)
+        (entry["excess_errors"] for entry in weak), reverse=True
+    )
     assert all(entry["p_value"] <= 0.05 / tests for entry in weak)
     assert [entry for entry in report["slices"] if entry["weak"]] == weak
-    assert {entry["kind"] for entry in report["slices"]} == {"word", "length", "label",
-                                                            "column"}
+    assert {entry["kind"] for entry in report["slices"]} == {"word", "length", "label", "column"}
     assert all(entry["size"] >= 20 for entry in report["slices"])
     table = (run_dir / "eval" / "test" / "slices.md").read_text()
     assert f"| word: {WORD} | word | 40 |" in table.split("## The other slices")[0]
@@ -99,21 +123,35 @@ def test_the_mislabelled_word_is_the_first_weak_slice(sliced_run):
 
 def test_slice_columns_are_column_slices_of_the_right_sizes(sliced_run, tmp_path):
     run_dir, rows = sliced_run
-    sizes = {entry["slice"]: entry["size"] for entry in report_of(run_dir)["slices"]
-             if entry["kind"] == "column"}
+    sizes = {
+        entry["slice"]: entry["size"]
+        for entry in report_of(run_dir)["slices"]
+        if entry["kind"] == "column"
+    }
     assert sizes == {"column genre = drama": 240, "column genre = comedy": 160}
     assert sum(row["genre"] == "drama" for row in rows) == 240
     # --data: the file's own columns, into eval/<file stem>/.
-    assert evaluate.main([str(run_dir), "--data", str(run_dir.parent / "heldout.csv"),
-                          "--slices", "--min-count", "200"]) == 0
+    assert (
+        evaluate.main(
+            [
+                str(run_dir),
+                "--data",
+                str(run_dir.parent / "heldout.csv"),
+                "--slices",
+                "--min-count",
+                "200",
+            ]
+        )
+        == 0
+    )
     report = report_of(run_dir, "heldout")
-    assert [(entry["slice"], entry["size"]) for entry in report["slices"]
-            if entry["kind"] == "column"] == [("column genre = drama", 240)]  # comedy: 160
+    assert [
+        (entry["slice"], entry["size"]) for entry in report["slices"] if entry["kind"] == "column"
+    ] == [("column genre = drama", 240)]  # comedy: 160
     assert report["min_count"] == 200
 
 
-def test_a_missing_slice_column_or_a_texts_file_is_a_one_line_error(sliced_run, tmp_path,
-                                                                     capsys):
+def test_a_missing_slice_column_or_a_texts_file_is_a_one_line_error(sliced_run, tmp_path, capsys):
     run_dir, _ = sliced_run
     plain = tmp_path / "plain.csv"
     write_mislabelled(plain, 40, seed=2, wrong=False)
@@ -126,7 +164,8 @@ def test_a_missing_slice_column_or_a_texts_file_is_a_one_line_error(sliced_run, 
     texts.write_text("a good film\n")
     assert evaluate.main([str(run_dir), "--texts-file", str(texts), "--slices"]) == 2
     assert capsys.readouterr().err == (
-        "evaluate.py: error: --slices needs labelled data to evaluate: drop --texts-file\n")
+        "evaluate.py: error: --slices needs labelled data to evaluate: drop --texts-file\n"
+    )
 
 
 def test_the_slices_are_printed_and_kept_by_a_later_evaluation(sliced_run, capsys):

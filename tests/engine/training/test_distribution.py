@@ -11,4 +11,5 @@ def test_training_says_how_many_replicas_on_which_devices():
 
     # One process on a CPU machine: TensorFlow lists all cores as one device.
     assert describe_replicas(tf.distribute.get_strategy(), "none") == (
-        "Training on 1 replica: CPU:0")
+        "Training on 1 replica: CPU:0"
+    )

@@ -23,15 +23,17 @@ def test_a_step_records_probability_margin_and_correctness_at_the_positions():
     labels = np.array([0, 2, 1, 1, 0])
     positions = np.array([7, 1, 4, 0, 9])
     dynamics = TrainingDynamics(10)
-    dynamics.record(tf.constant(positions), tf.constant(np.eye(3)[labels]),
-                    tf.constant(probabilities))
+    dynamics.record(
+        tf.constant(positions), tf.constant(np.eye(3)[labels]), tf.constant(probabilities)
+    )
     rows = dynamics.epoch_values()
     order = np.argsort(positions)
     assert rows["position"].tolist() == sorted(positions.tolist())
     own = logits[np.arange(5), labels]
     others = np.where(np.eye(3)[labels] > 0, -np.inf, logits).max(-1)
-    np.testing.assert_allclose(rows["probability"], probabilities[np.arange(5), labels][order],
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        rows["probability"], probabilities[np.arange(5), labels][order], rtol=1e-6
+    )
     np.testing.assert_allclose(rows["margin"], (own - others)[order], atol=1e-5)
     assert rows["correct"].tolist() == (logits.argmax(-1) == labels)[order].tolist()
     dynamics.reset()
@@ -56,8 +58,12 @@ def test_an_epoch_trained_again_replaces_its_rows_and_those_after_it(tmp_path):
     logger = DynamicsLogger(dynamics, path, text_hashes(["a", "b", "c"]))
 
     def epoch(epoch_index, probability):
-        dynamics.values = {"position": np.array([0, 2]), "probability": np.full(2, probability),
-                           "margin": np.zeros(2), "correct": np.array([True, False])}
+        dynamics.values = {
+            "position": np.array([0, 2]),
+            "probability": np.full(2, probability),
+            "margin": np.zeros(2),
+            "correct": np.array([True, False]),
+        }
         logger.on_epoch_end(epoch_index)
 
     for index, probability in enumerate([0.1, 0.2, 0.3]):
@@ -67,26 +73,45 @@ def test_an_epoch_trained_again_replaces_its_rows_and_those_after_it(tmp_path):
     assert table["epoch"].tolist() == [1, 1, 2, 2]
     np.testing.assert_allclose(table["probability"], [0.1, 0.1, 0.9, 0.9], rtol=1e-6)
     assert table["text_hash"].tolist()[:2] == text_hashes(["a", "c"]).tolist()
-    assert list(table.columns) == ["epoch", "position", "text_hash", "probability", "margin",
-                                   "correct"]
+    assert list(table.columns) == [
+        "epoch",
+        "position",
+        "text_hash",
+        "probability",
+        "margin",
+        "correct",
+    ]
     assert not (tmp_path / "dynamics.parquet.tmp").exists()
 
 
 def test_a_tiny_runs_dynamics_equal_its_models_predictions_and_its_history(
-        tmp_path, data_file, capsys):
+    tmp_path, data_file, capsys
+):
     # A learning rate of 1e-9 and no dropout: the weights every step saw are the saved
     # model's, so each epoch's rows must be its predictions on the training texts. The
     # means per epoch must be history.csv's accuracy and (no label smoothing) loss.
-    assert train.main(tiny_args(tmp_path, data_file, "training.steps_per_epoch=null",
-                                "training.learning_rate=1e-9", "training.label_smoothing=0",
-                                "model.dropout=0", "training.epochs=2")) == 0
+    assert (
+        train.main(
+            tiny_args(
+                tmp_path,
+                data_file,
+                "training.steps_per_epoch=null",
+                "training.learning_rate=1e-9",
+                "training.label_smoothing=0",
+                "model.dropout=0",
+                "training.epochs=2",
+            )
+        )
+        == 0
+    )
     assert "training.dynamics: auto -> true" in capsys.readouterr().out
     run_dir = tmp_path / "tiny"
     assert saved_run.load_run(run_dir).config.training.dynamics is True
     table = pd.read_parquet(run_dir / runs.DYNAMICS_FILE)
     texts, labels = saved_run.load_run(run_dir).load_split("train")
-    assert table.groupby("epoch")["position"].apply(sorted).tolist() == [
-        list(range(len(texts)))] * 2
+    assert (
+        table.groupby("epoch")["position"].apply(sorted).tolist() == [list(range(len(texts)))] * 2
+    )
     vectorizer, classifier = get_model_parts(load_end_to_end_model(run_dir / "model.keras"))
     ids = vectorizer(tf.constant(np.asarray(texts, dtype=str)))
     logits = np.asarray(classifier(ids, return_logits=True)["logits"])
@@ -98,22 +123,34 @@ def test_a_tiny_runs_dynamics_equal_its_models_predictions_and_its_history(
         rows = rows.sort_values("position")
         assert rows["text_hash"].tolist() == text_hashes(texts).tolist()
         np.testing.assert_allclose(rows["probability"], probabilities, atol=1e-5)
-        np.testing.assert_allclose(rows["margin"], logits[np.arange(len(labels)), labels]
-                                   - others, atol=1e-4)
+        np.testing.assert_allclose(
+            rows["margin"], logits[np.arange(len(labels)), labels] - others, atol=1e-4
+        )
         assert rows["correct"].tolist() == (logits.argmax(-1) == labels).tolist()
         assert rows["correct"].mean() == pytest.approx(float(history[epoch - 1]["accuracy"]))
         assert -np.log(rows["probability"]).mean() == pytest.approx(
-            float(history[epoch - 1]["loss"]), rel=1e-4)
+            float(history[epoch - 1]["loss"]), rel=1e-4
+        )
 
 
-def test_dynamics_on_a_stream_or_across_processes_is_a_one_line_error(tmp_path, data_file,
-                                                                      capsys):
-    assert train.main(tiny_args(tmp_path, data_file, "dataset.streaming=true",
-                                "training.dynamics=true")) == 2
+def test_dynamics_on_a_stream_or_across_processes_is_a_one_line_error(tmp_path, data_file, capsys):
+    assert (
+        train.main(
+            tiny_args(tmp_path, data_file, "dataset.streaming=true", "training.dynamics=true")
+        )
+        == 2
+    )
     assert capsys.readouterr().err.strip() == (
         "train.py: error: training.dynamics: true needs the training split in memory and it "
-        "is streamed; set dataset.streaming: false, or training.dynamics: false")
-    assert train.main(tiny_args(tmp_path, data_file, "training.distribution=mirrored",
-                                "training.dynamics=true")) == 2
+        "is streamed; set dataset.streaming: false, or training.dynamics: false"
+    )
+    assert (
+        train.main(
+            tiny_args(
+                tmp_path, data_file, "training.distribution=mirrored", "training.dynamics=true"
+            )
+        )
+        == 2
+    )
     assert "training.dynamics: true records from one process" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())

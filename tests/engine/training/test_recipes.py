@@ -20,9 +20,15 @@ def recipe_and_classifier(fine_tune):
     return fit_recipe(model), build_classifier(model, 20, sequence_length=8, num_classes=2)
 
 
-@pytest.mark.parametrize("fine_tune, kind", [
-    ("full", FullFineTune), ("head", TopBlocks), ({"kind": "top_blocks", "blocks": 1}, TopBlocks),
-    ("lora", Lora)])
+@pytest.mark.parametrize(
+    "fine_tune, kind",
+    [
+        ("full", FullFineTune),
+        ("head", TopBlocks),
+        ({"kind": "top_blocks", "blocks": 1}, TopBlocks),
+        ("lora", Lora),
+    ],
+)
 def test_each_kind_has_its_recipe(fine_tune, kind):
     assert type(recipe_and_classifier(fine_tune)[0]) is kind
 
@@ -37,9 +43,10 @@ def test_a_run_from_scratch_trains_everything():
     assert recipe.pipelines(None, None, classifier, pipelines, None) is pipelines
 
 
-@pytest.mark.parametrize("fine_tune, trained", [
-    ({"kind": "top_blocks", "blocks": 1}, [False, False, True]),
-    ("head", [False, False, False])])
+@pytest.mark.parametrize(
+    "fine_tune, trained",
+    [({"kind": "top_blocks", "blocks": 1}, [False, False, True]), ("head", [False, False, False])],
+)
 def test_top_blocks_freeze_the_rest_and_train_from_the_states(fine_tune, trained):
     recipe, classifier = recipe_and_classifier(fine_tune)
     recipe.prepare(classifier)
@@ -49,12 +56,19 @@ def test_top_blocks_freeze_the_rest_and_train_from_the_states(fine_tune, trained
     assert [tensor.name for tensor in trainer.inputs] == ["token_ids", "hidden_states"]
 
 
-@pytest.mark.parametrize("fine_tune, streaming, distributed, message", [
-    ({"kind": "top_blocks", "blocks": 4}, False, False,
-     "model.fine_tune.blocks: 4 is more than the encoder's 3 blocks"),
-    ("head", True, False, "model.fine_tune: head computes the frozen blocks once"),
-    ("head", False, True, "training.distribution: none"),
-])
+@pytest.mark.parametrize(
+    "fine_tune, streaming, distributed, message",
+    [
+        (
+            {"kind": "top_blocks", "blocks": 4},
+            False,
+            False,
+            "model.fine_tune.blocks: 4 is more than the encoder's 3 blocks",
+        ),
+        ("head", True, False, "model.fine_tune: head computes the frozen blocks once"),
+        ("head", False, True, "training.distribution: none"),
+    ],
+)
 def test_top_blocks_refuse_what_they_cannot_follow(fine_tune, streaming, distributed, message):
     recipe, _ = recipe_and_classifier(fine_tune)
     with pytest.raises(ConfigError, match=message):
@@ -68,7 +82,9 @@ def test_lora_trains_its_factors_keeps_them_for_a_resume_and_writes_the_adapter(
     trained = [variable.path for variable in classifier.trainable_weights]
     assert [path for path in trained if "lora" in path] == [
         f"encoder_block_{block}/self_attention/key/lora_kernel_{ab}"
-        for block in range(3) for ab in "ab"]
+        for block in range(3)
+        for ab in "ab"
+    ]
     assert {(block, "key") for block in range(3)} == set(recipe.start)
     (callback,) = recipe.callbacks(classifier, tmp_path)
     assert isinstance(callback, LoraBackup)

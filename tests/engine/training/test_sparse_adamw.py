@@ -21,8 +21,13 @@ def run(optimizer_class, dense, rows=ROWS, **kwargs):
     for step_rows in rows:
         values = rng.normal(size=(len(step_rows), 3)).astype("float32")
         grad = tf.IndexedSlices(tf.constant(values), tf.constant(step_rows), (4, 3))
-        optimizer.apply([tf.convert_to_tensor(grad) if dense else grad,
-                         tf.constant(rng.normal(size=(3,)).astype("float32"))], [table, bias])
+        optimizer.apply(
+            [
+                tf.convert_to_tensor(grad) if dense else grad,
+                tf.constant(rng.normal(size=(3,)).astype("float32")),
+            ],
+            [table, bias],
+        )
     return table.numpy(), bias.numpy(), optimizer
 
 
@@ -50,8 +55,9 @@ def test_rows_not_looked_up_keep_their_values_and_moments():
     assert np.all(np.abs(dense_table[[0, 2]]) < np.abs(start[[0, 2]]))
 
 
-@pytest.mark.parametrize("name, expected", [("sparse_adamw", SparseAdamW),
-                                            ("adamw", keras.optimizers.AdamW)])
+@pytest.mark.parametrize(
+    "name, expected", [("sparse_adamw", SparseAdamW), ("adamw", keras.optimizers.AdamW)]
+)
 def test_config_picks_the_optimizer(name, expected):
     optimizer = make_optimizer(TrainingConfig(optimizer=name), steps_per_epoch=10)
     assert type(optimizer) is expected
@@ -59,7 +65,8 @@ def test_config_picks_the_optimizer(name, expected):
 
 def test_a_train_step_leaves_the_embeddings_of_words_not_in_the_batch_alone():
     classifier = build_classifier(
-        ModelConfig(d_model=8, num_heads=2, intermediate_dim=8), 50, 16, num_classes=2)
+        ModelConfig(d_model=8, num_heads=2, intermediate_dim=8), 50, 16, num_classes=2
+    )
     # No warmup: the first step's learning rate is the peak, not 0.
     training = TrainingConfig(optimizer="sparse_adamw", warmup_fraction=0)
     trainer = build_trainer(classifier, training, steps_per_epoch=10)

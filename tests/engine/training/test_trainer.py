@@ -23,16 +23,21 @@ def test_fit_traces_its_train_and_test_steps_once(monkeypatch):
     for kind in traces:
         monkeypatch.setattr(Trainer, f"{kind}_step", counted(kind))
     classifier = build_classifier(
-        ModelConfig(d_model=8, num_heads=2, intermediate_dim=8), 50, 16, num_classes=3)
+        ModelConfig(d_model=8, num_heads=2, intermediate_dim=8), 50, 16, num_classes=3
+    )
     trainer = build_trainer(classifier, TrainingConfig(), steps_per_epoch=4)
     rng = np.random.default_rng(0)
     # Batches of three lengths, as length bucketing makes them.
-    batches = [(rng.integers(1, 50, (4, length)), np.eye(3)[rng.integers(0, 3, 4)])
-               for length in (3, 9, 16, 9)]
+    batches = [
+        (rng.integers(1, 50, (4, length)), np.eye(3)[rng.integers(0, 3, 4)])
+        for length in (3, 9, 16, 9)
+    ]
     dataset = tf.data.Dataset.from_generator(
         lambda: iter(batches),
-        output_signature=(tf.TensorSpec((None, None), tf.int64),
-                          tf.TensorSpec((None, 3), tf.float64)),
+        output_signature=(
+            tf.TensorSpec((None, None), tf.int64),
+            tf.TensorSpec((None, 3), tf.float64),
+        ),
     ).apply(tf.data.experimental.assert_cardinality(4))
     history = trainer.fit(dataset, validation_data=dataset, epochs=2, verbose=0)
     assert traces == {"train": 1, "test": 1}

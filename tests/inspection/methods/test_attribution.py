@@ -16,14 +16,25 @@ from tests.inspection.planted_token import PLANTED, planted_texts, planted_token
 # 1.0 each time; plain gradient x input 0.69 to 0.86 and Chefer's 0.79 to 0.86 (the
 # attention and LayerNorm gradients that conservative propagation removes spread
 # relevance); rollout 0.86 to 0.96; random 0.11 to 0.31.
-FAITHFUL = {"gradient_x_input": 0.6, "conservative_gradient_x_input": 0.95,
-            "attention_gradient": 0.7, "integrated_gradients": 0.95, "leave_one_out": 0.95}
+FAITHFUL = {
+    "gradient_x_input": 0.6,
+    "conservative_gradient_x_input": 0.95,
+    "attention_gradient": 0.7,
+    "integrated_gradients": 0.95,
+    "leave_one_out": 0.95,
+}
 
 
 def forward(classifier, token_ids, vectors=None, **options):
     """The classifier's one forward pass, asked for its logits and every block's maps."""
-    return classifier(token_ids, training=False, token_vectors=vectors, return_logits=True,
-                      return_attention_scores=True, **options)
+    return classifier(
+        token_ids,
+        training=False,
+        token_vectors=vectors,
+        return_logits=True,
+        return_attention_scores=True,
+        **options,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +67,9 @@ def test_random_does_not(planted):
 def test_integrated_gradients_add_up_to_the_logit_difference(planted):
     classifier, token_ids = planted
     token_ids = token_ids[:6]
-    scores = attribute(classifier, token_ids, "integrated_gradients", "mean",
-                       classes=np.ones(6, int))
+    scores = attribute(
+        classifier, token_ids, "integrated_gradients", "mean", classes=np.ones(6, int)
+    )
     baseline = token_vectors(classifier, np.zeros_like(token_ids))
     logits = forward(classifier, token_ids)["logits"][:, 1]
     baseline_logits = forward(classifier, token_ids, baseline)["logits"][:, 1]
@@ -100,8 +112,7 @@ def test_attention_gradient_is_chefers_rollout_of_positive_grad_times_attention(
     ids = ids[:, :length]
     recorded = []
     with tf.GradientTape() as tape:
-        outputs = forward(
-            classifier, ids, attention_weights_fn=lambda w: recorded.append(w) or w)
+        outputs = forward(classifier, ids, attention_weights_fn=lambda w: recorded.append(w) or w)
         target = outputs["logits"][0, 1]
     gradients = tape.gradient(target, recorded)
     relevance = np.eye(length)
@@ -129,8 +140,9 @@ def test_local_attention_blocks_are_laid_out_over_the_whole_text():
     from models import build_classifier
 
     keras.utils.set_random_seed(0)
-    config = ModelConfig(d_model=16, num_heads=2, num_layers=2, intermediate_dim=32,
-                         attention_block_size=2)
+    config = ModelConfig(
+        d_model=16, num_heads=2, num_layers=2, intermediate_dim=32, attention_block_size=2
+    )
     classifier = build_classifier(config, 30, sequence_length=8, num_classes=2)
     token_ids = np.array([[4, 5, 6, 7, 8, 0], [3, 9, 0, 0, 0, 0]])
     scores = attribute(classifier, token_ids, "attention_gradient", "mean")
@@ -149,7 +161,7 @@ def test_probabilities_come_back_in_the_rows_order(planted):
     mixed = np.where(np.arange(token_ids.shape[1]) < lengths[:, None], token_ids, 0)  # (B, T)
     assert len(set(lengths[:8])) > 2  # rows of several lengths, unsorted
     # Batches of 3 rows, taken in order of length: each row's own answer comes back.
-    eager = np.concatenate([keras.ops.convert_to_numpy(classifier(row[None], training=False))
-                            for row in mixed])
-    np.testing.assert_allclose(probabilities(classifier, mixed, batch_size=3), eager,
-                               atol=1e-6)
+    eager = np.concatenate(
+        [keras.ops.convert_to_numpy(classifier(row[None], training=False)) for row in mixed]
+    )
+    np.testing.assert_allclose(probabilities(classifier, mixed, batch_size=3), eager, atol=1e-6)

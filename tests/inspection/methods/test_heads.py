@@ -22,18 +22,29 @@ LABELS = np.array([0, 1, 1, 0])
 
 def test_the_statistics_of_a_map_worked_by_hand():
     # One head over "[CLS] film , [SEP]": rows are queries, columns keys.
-    maps = np.array([[[[1.0, 0.0, 0.0, 0.0],
-                       [0.5, 0.5, 0.0, 0.0],
-                       [0.0, 0.25, 0.25, 0.5],
-                       [0.0, 0.0, 1.0, 0.0]]]])
+    maps = np.array(
+        [
+            [
+                [
+                    [1.0, 0.0, 0.0, 0.0],
+                    [0.5, 0.5, 0.0, 0.0],
+                    [0.0, 0.25, 0.25, 0.5],
+                    [0.0, 0.0, 1.0, 0.0],
+                ]
+            ]
+        ]
+    )
     stats = map_statistics(maps, ["[CLS]", "film", ",", "[SEP]"])
     assert set(stats) == set(STATISTICS)
     expected = {
-        "to_cls": (1.0 + 0.5) / 4, "to_sep": 0.5 / 4, "to_punctuation": (0.25 + 1.0) / 4,
-        "to_self": (1.0 + 0.5 + 0.25 + 0.0) / 4, "to_previous": (0.5 + 0.25 + 1.0) / 4,
-        "to_next": (0.0 + 0.0 + 0.5) / 4, "mean_distance": (0 + 0.5 + (0.25 + 0.5) + 1.0) / 4,
-        "entropy": (0 + np.log(2) + (2 * 0.25 * np.log(4) + 0.5 * np.log(2)) + 0)
-        / np.log(4) / 4,
+        "to_cls": (1.0 + 0.5) / 4,
+        "to_sep": 0.5 / 4,
+        "to_punctuation": (0.25 + 1.0) / 4,
+        "to_self": (1.0 + 0.5 + 0.25 + 0.0) / 4,
+        "to_previous": (0.5 + 0.25 + 1.0) / 4,
+        "to_next": (0.0 + 0.0 + 0.5) / 4,
+        "mean_distance": (0 + 0.5 + (0.25 + 0.5) + 1.0) / 4,
+        "entropy": (0 + np.log(2) + (2 * 0.25 * np.log(4) + 0.5 * np.log(2)) + 0) / np.log(4) / 4,
     }
     for name, value in expected.items():
         assert stats[name][0, 0] == pytest.approx(value), name
@@ -41,15 +52,17 @@ def test_the_statistics_of_a_map_worked_by_hand():
 
 def small_classifier(seed=0):
     keras.utils.set_random_seed(seed)
-    config = ModelConfig(d_model=16, num_heads=2, num_layers=2, intermediate_dim=32,
-                         dropout=0.0, norm_first=False)
+    config = ModelConfig(
+        d_model=16, num_heads=2, num_layers=2, intermediate_dim=32, dropout=0.0, norm_first=False
+    )
     return build_classifier(config, 50, sequence_length=8, num_classes=2)
 
 
 def test_dataset_statistics_average_the_examples_and_rows_sum_to_one():
     classifier = small_classifier()
-    stats = attention_statistics(classifier, TOKEN_IDS, [str(i) for i in range(50)],
-                                 class_token=False, batch_size=3)
+    stats = attention_statistics(
+        classifier, TOKEN_IDS, [str(i) for i in range(50)], class_token=False, batch_size=3
+    )
     assert all(stats[name].shape == (2, 2) for name in STATISTICS)
     assert np.all(stats["to_cls"] == 0) and np.all(stats["to_sep"] == 0)  # none in the text
     assert np.all((stats["entropy"] > 0) & (stats["entropy"] <= 1))
@@ -70,9 +83,13 @@ def test_importance_is_the_mean_absolute_gradient_of_the_head_mask():
         shifted[layer, head] += epsilon
         # Each example's own |finite difference|, not its batch's: signs do not net out.
         expected = sum(
-            abs(batch_loss(TOKEN_IDS[i:i + 1], LABELS[i:i + 1], shifted)
-                - batch_loss(TOKEN_IDS[i:i + 1], LABELS[i:i + 1], np.ones((2, 2), "float32")))
-            / epsilon for i in range(len(TOKEN_IDS))) / len(TOKEN_IDS)
+            abs(
+                batch_loss(TOKEN_IDS[i : i + 1], LABELS[i : i + 1], shifted)
+                - batch_loss(TOKEN_IDS[i : i + 1], LABELS[i : i + 1], np.ones((2, 2), "float32"))
+            )
+            / epsilon
+            for i in range(len(TOKEN_IDS))
+        ) / len(TOKEN_IDS)
         assert importance[layer, head] == pytest.approx(expected, rel=0.05, abs=1e-5)
 
 
@@ -102,9 +119,12 @@ def test_a_planted_head_ranks_first_by_importance_and_by_ablation():
 @pytest.mark.parametrize("pooling", ["mean", "cls"])
 def test_the_ablation_from_the_lower_blocks_states_equals_masking_the_whole_model(pooling):
     keras.utils.set_random_seed(5)
-    classifier = build_classifier(ModelConfig(d_model=16, num_heads=2, num_layers=3,
-                                              intermediate_dim=32, pooling=pooling),
-                                  50, sequence_length=8, num_classes=2)
+    classifier = build_classifier(
+        ModelConfig(d_model=16, num_heads=2, num_layers=3, intermediate_dim=32, pooling=pooling),
+        50,
+        sequence_length=8,
+        num_classes=2,
+    )
     drops, rises, changes = head_ablation(classifier, TOKEN_IDS, LABELS, batch_size=3)
 
     def losses(mask):
@@ -118,7 +138,9 @@ def test_the_ablation_from_the_lower_blocks_states_equals_masking_the_whole_mode
         predicted, masked_losses = losses(mask)
         assert rises[layer, head] == pytest.approx((masked_losses - full_losses).mean(), abs=1e-5)
         assert changes[layer, head] == pytest.approx(
-            np.abs(masked_losses - full_losses).mean(), abs=1e-5)
+            np.abs(masked_losses - full_losses).mean(), abs=1e-5
+        )
         assert drops[layer, head] == pytest.approx(
-            (full.argmax(-1) == LABELS).mean() - (predicted.argmax(-1) == LABELS).mean())
+            (full.argmax(-1) == LABELS).mean() - (predicted.argmax(-1) == LABELS).mean()
+        )
     assert changes.min() > 1e-4  # every head moved some loss: the check can fail

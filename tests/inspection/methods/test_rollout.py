@@ -12,10 +12,12 @@ from inspection.methods.rollout import (
 #   layer 1 heads mean [[.75, .25], [.25, .75]] -> 0.5 A + 0.5 I = [[.875, .125], [.125, .875]]
 #   layer 2 heads mean [[1, 0], [.5, .5]]       -> 0.5 A + 0.5 I = [[1, 0], [.25, .75]]
 #   rollout = layer 2 @ layer 1 = [[.875, .125], [.3125, .6875]]
-TWO_LAYER_SCORES = np.array([
-    [[[1.0, 0.0], [0.5, 0.5]], [[0.5, 0.5], [0.0, 1.0]]],
-    [[[1.0, 0.0], [1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]]],
-])  # (layers=2, heads=2, T=2, T=2)
+TWO_LAYER_SCORES = np.array(
+    [
+        [[[1.0, 0.0], [0.5, 0.5]], [[0.5, 0.5], [0.0, 1.0]]],
+        [[[1.0, 0.0], [1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]]],
+    ]
+)  # (layers=2, heads=2, T=2, T=2)
 EXPECTED_ROLLOUT = [[0.875, 0.125], [0.3125, 0.6875]]
 
 
@@ -26,8 +28,9 @@ def test_two_layer_rollout_matches_hand_computation():
 def test_a_pruned_models_removed_heads_stay_out_of_the_averages():
     # A third head in each layer, removed by pruning: its maps are all 0 in an export.
     pruned = np.concatenate([TWO_LAYER_SCORES, np.zeros((2, 1, 2, 2))], axis=1)  # (2, 3, 2, 2)
-    np.testing.assert_allclose(head_average(pruned),
-                               [[[0.75, 0.25], [0.25, 0.75]], [[1.0, 0.0], [0.5, 0.5]]])
+    np.testing.assert_allclose(
+        head_average(pruned), [[[0.75, 0.25], [0.25, 0.75]], [[1.0, 0.0], [0.5, 0.5]]]
+    )
     np.testing.assert_allclose(attention_rollout(pruned), EXPECTED_ROLLOUT)
     # Layer 2 keeping its first head only: [[1, 0], [1, 0]] -> rows [[1, 0], [.5, .5]] after
     # the residual, so rollout = that @ layer 1 = [[.875, .125], [.5, .5]].
@@ -43,8 +46,9 @@ def test_importance_averages_query_rows_and_sums_to_one():
 
 def test_class_token_importance_reads_row_zero():
     np.testing.assert_allclose(token_importance(TWO_LAYER_SCORES, pooling="cls"), [0.875, 0.125])
-    np.testing.assert_allclose(token_importance(TWO_LAYER_SCORES, pooling="mean"),
-                               [0.59375, 0.40625])
+    np.testing.assert_allclose(
+        token_importance(TWO_LAYER_SCORES, pooling="mean"), [0.59375, 0.40625]
+    )
 
 
 def test_padding_mask_drops_padded_positions():

@@ -38,9 +38,10 @@ def test_words_of_a_word_level_model_skip_unknown_tokens_and_padding():
 def test_insertion_cuts_at_the_cap_and_keeps_the_word():
     ids = np.array([[2, 3, 4, 0], [5, 0, 0, 0]])
     assert inserted(ids, [1, 1], (6,), cap=8, keep_last=False).tolist() == [
-        [2, 6, 3, 4], [5, 6, 0, 0]]
-    assert inserted(ids, [3, 0], (6,), cap=3, keep_last=False).tolist() == [
-        [2, 3, 6], [6, 5, 0]]
+        [2, 6, 3, 4],
+        [5, 6, 0, 0],
+    ]
+    assert inserted(ids, [3, 0], (6,), cap=3, keep_last=False).tolist() == [[2, 3, 6], [6, 5, 0]]
 
 
 def test_insertion_and_deletion_are_the_changes_of_a_direct_computation(classifier):
@@ -49,24 +50,36 @@ def test_insertion_and_deletion_are_the_changes_of_a_direct_computation(classifi
     def probability(rows, label):
         return np.asarray(classifier(np.array(rows), training=False))[:, label]
 
-    effects = insertion_effects(classifier, token_ids, [1, 3, 0], (5,), label=2, cap=8,
-                                keep_last=False)
+    effects = insertion_effects(
+        classifier, token_ids, [1, 3, 0], (5,), label=2, cap=8, keep_last=False
+    )
     by_hand = [[2, 5, 3, 6, 5], [3, 6, 4, 5, 0], [5, 4, 4, 0, 0]]
-    np.testing.assert_allclose(effects, probability(by_hand, 2) - probability(token_ids, 2),
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        effects, probability(by_hand, 2) - probability(token_ids, 2), atol=1e-6
+    )
     drops = deletion_effects(classifier, token_ids, [[1], [0], [0, 1]], label=1)
     removed = [[2, 0, 6, 5, 0], [0, 6, 4, 0, 0], [0, 0, 0, 0, 0]]
-    np.testing.assert_allclose(drops, probability(token_ids, 1) - probability(removed, 1),
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        drops, probability(token_ids, 1) - probability(removed, 1), atol=1e-6
+    )
 
 
 def test_logit_linear_attributions_count_what_separates_the_class(classifier):
     token_ids = np.array([[2, 3, 4, 0], [5, 6, 3, 2]])
     rows, _ = text_words(token_ids, WORDS)
-    scores = class_word_scores(classifier, token_ids, rows, "mean",
-                               "conservative_gradient_x_input", 3)
-    raw = [attribute(classifier, token_ids, "conservative_gradient_x_input", "mean",
-                     classes=np.full(2, label)) for label in range(3)]
+    scores = class_word_scores(
+        classifier, token_ids, rows, "mean", "conservative_gradient_x_input", 3
+    )
+    raw = [
+        attribute(
+            classifier,
+            token_ids,
+            "conservative_gradient_x_input",
+            "mean",
+            classes=np.full(2, label),
+        )
+        for label in range(3)
+    ]
     expected = raw[0] - (raw[1] + raw[2]) / 2  # class 0 against the mean of the others
     assert scores[0][0]["film"] == pytest.approx(expected[0, 1])
     assert scores[0][1]["the"] == pytest.approx(expected[1, 3])
@@ -78,7 +91,7 @@ def test_logit_linear_attributions_count_what_separates_the_class(classifier):
 
 def test_gardner_z_and_the_bonferroni_p_value():
     # 30 texts with the word: 24 of class 1, whose prior is 0.4 (40 of 100).
-    rows = ([TextWords({"w": [0]}, [])] * 30 + [TextWords({}, [])] * 70)
+    rows = [TextWords({"w": [0]}, [])] * 30 + [TextWords({}, [])] * 70
     labels = np.array([1] * 24 + [0] * 6 + [1] * 16 + [0] * 54)
     entry = label_association(rows, labels, 2, tests=10)("w", 1)
     z = (0.8 - 0.4) / np.sqrt(0.4 * 0.6 / 30)

@@ -24,8 +24,9 @@ def test_snippet_calls_head_view_with_tensors_per_layer(tmp_path, monkeypatch):
     calls = []
     # Stand-ins for torch and bertviz, which this project does not depend on.
     fake_torch = types.SimpleNamespace(tensor=np.asarray)
-    fake_bertviz = types.SimpleNamespace(head_view=lambda attention, tokens: calls.append(
-        (attention, tokens)))
+    fake_bertviz = types.SimpleNamespace(
+        head_view=lambda attention, tokens: calls.append((attention, tokens))
+    )
     monkeypatch.setitem(sys.modules, "torch", fake_torch)
     monkeypatch.setitem(sys.modules, "bertviz", fake_bertviz)
     monkeypatch.chdir(tmp_path)

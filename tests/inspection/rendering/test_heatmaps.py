@@ -34,11 +34,15 @@ def test_grid_and_layer_average_pngs_have_the_expected_size(tmp_path):
 
 
 def test_long_examples_are_cut_into_windows(tmp_path):
-    paths = plot_attention_heads(random_scores(1, 2, 6), [f"t{i}" for i in range(6)],
-                                 tmp_path / "long", window_size=4)
+    paths = plot_attention_heads(
+        random_scores(1, 2, 6), [f"t{i}" for i in range(6)], tmp_path / "long", window_size=4
+    )
     assert [path.name for path in paths] == [
-        "long_heads_q0-4_k0-4.png", "long_heads_q0-4_k4-6.png",
-        "long_heads_q4-6_k0-4.png", "long_heads_q4-6_k4-6.png"]
+        "long_heads_q0-4_k0-4.png",
+        "long_heads_q0-4_k4-6.png",
+        "long_heads_q4-6_k0-4.png",
+        "long_heads_q4-6_k4-6.png",
+    ]
     assert Image.open(paths[1]).size == attention_image_size(1, 2, 4, 2)
 
 
@@ -78,20 +82,25 @@ def test_a_grid_of_6_layers_by_12_heads_renders_at_its_size(tmp_path):
 
 
 def test_a_pruned_models_removed_heads_are_titled_and_left_out_of_the_layer_mean(
-        tmp_path, monkeypatch):
+    tmp_path, monkeypatch
+):
     from inspection.rendering import heatmaps
 
     scores = random_scores(2, 2, 3)
     scores[0, 0] = 0.0  # layer 0 keeps head 1 only
     drawn = []
-    monkeypatch.setattr(heatmaps, "render_attention_png",
-                        lambda grid, rows, columns, titles, title: drawn.append((grid, titles))
-                        or b"")
+    monkeypatch.setattr(
+        heatmaps,
+        "render_attention_png",
+        lambda grid, rows, columns, titles, title: drawn.append((grid, titles)) or b"",
+    )
     plot_attention_heads(scores, ["a", "b", "c"], tmp_path / "p")
     plot_layer_averages(scores, ["a", "b", "c"], tmp_path / "p")
     (_, head_titles), (averages, layer_titles) = drawn
-    assert head_titles == [["layer 0 head 0 (pruned)", "layer 0 head 1"],
-                           ["layer 1 head 0", "layer 1 head 1"]]
+    assert head_titles == [
+        ["layer 0 head 0 (pruned)", "layer 0 head 1"],
+        ["layer 1 head 0", "layer 1 head 1"],
+    ]
     assert layer_titles == [["layer 0, mean of heads", "layer 1, mean of heads"]]
     np.testing.assert_allclose(averages[0, 0], scores[0, 1])  # head 1 alone, not half of it
     np.testing.assert_allclose(averages[0, 1], scores[1].mean(axis=0))

@@ -37,7 +37,7 @@ class Tags(HTMLParser):
 
 def page_data(page):
     start = page.index(DATA_BLOCK) + len(DATA_BLOCK)
-    return json.loads(page[start:page.index("</script>", start)])
+    return json.loads(page[start : page.index("</script>", start)])
 
 
 @pytest.fixture(scope="module")
@@ -74,13 +74,16 @@ def test_records_carry_the_models_own_prediction(view, stand_in):
     expected = predict_texts(stand_in[0], TEXTS)  # (B, C)
     probabilities = np.array([record.probabilities for record in view.records])
     np.testing.assert_allclose(probabilities, expected, atol=1e-6)
-    assert expected.argmax(axis=-1).tolist() == [record.predicted_label_index
-                                                for record in view.records]
+    assert expected.argmax(axis=-1).tolist() == [
+        record.predicted_label_index for record in view.records
+    ]
     data = page_data(view.html)
-    np.testing.assert_allclose([example["probabilities"] for example in data["examples"]],
-                               expected, atol=1e-6)
+    np.testing.assert_allclose(
+        [example["probabilities"] for example in data["examples"]], expected, atol=1e-6
+    )
     assert [example["predicted_label"] for example in data["examples"]] == [
-        CLASS_NAMES[index] for index in expected.argmax(axis=-1)]
+        CLASS_NAMES[index] for index in expected.argmax(axis=-1)
+    ]
     assert [example["id"] for example in data["examples"]] == ["0", "1", "2"]
     assert view.records[0].tokens == ["the", "film", "was", "great"]
     assert data["class_names"] == CLASS_NAMES and data["meta"]["pooling"] == "mean"
@@ -94,8 +97,9 @@ def test_default_methods_are_predicts_and_rollout_for_the_predicted_class(view, 
     token_ids = np.asarray(vectorizer(np.array(TEXTS, dtype=object)))  # (B, T)
     expected = attribute(classifier, token_ids, DEFAULT_METHOD, "mean")  # (B, T)
     for record, ids, scores in zip(view.records, token_ids, expected, strict=True):
-        np.testing.assert_allclose(record.attributions[DEFAULT_METHOD], scores[ids != 0],
-                                   rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(
+            record.attributions[DEFAULT_METHOD], scores[ids != 0], rtol=1e-5, atol=1e-7
+        )
         assert record.attributions["rollout"].sum() == pytest.approx(1.0)
 
 
@@ -113,11 +117,18 @@ def test_a_model_gets_numbered_class_names(stand_in):
 def test_a_run_gives_its_parts_class_names_and_pooling(view, stand_in):
     end_to_end, classifier, vectorizer = stand_in
     # What show reads of a `saved_run.Run` (inspection does not import runs).
-    run = types.SimpleNamespace(model=end_to_end, parts=(vectorizer, classifier),
-                                class_names=["bad", "good"], pooling="mean", run_dir="runs/x")
+    run = types.SimpleNamespace(
+        model=end_to_end,
+        parts=(vectorizer, classifier),
+        class_names=["bad", "good"],
+        pooling="mean",
+        run_dir="runs/x",
+    )
     from_run = show(run, TEXTS)
-    np.testing.assert_array_equal([record.probabilities for record in from_run.records],
-                                  [record.probabilities for record in view.records])
+    np.testing.assert_array_equal(
+        [record.probabilities for record in from_run.records],
+        [record.probabilities for record in view.records],
+    )
     assert page_data(from_run.html)["class_names"] == ["bad", "good"]
 
 
@@ -127,15 +138,18 @@ def test_save_writes_the_standalone_page(view, tmp_path):
     assert (tmp_path / "folder" / "index.html").read_text(encoding="utf-8") == view.html
 
 
-@pytest.mark.parametrize("arguments, message", [
-    ({"texts": "a film"}, "Received: texts='a film'"),
-    ({"texts": []}, r"texts must hold at least one text. Received: texts=\[\]"),
-    ({"texts": ["a film", 3]}, r"texts must be strings. Received: texts=\['a film', 3\]"),
-    ({"texts": 3}, "Received: texts=3"),
-    ({"methods": ["rollout", "magic"]}, r"Received: methods=\['rollout', 'magic'\]"),
-    ({"methods": "rollout"}, "Received: methods='rollout'"),
-    ({"class_names": ["only one"]}, r"2 classes. Received: class_names=\['only one'\]"),
-])
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ({"texts": "a film"}, "Received: texts='a film'"),
+        ({"texts": []}, r"texts must hold at least one text. Received: texts=\[\]"),
+        ({"texts": ["a film", 3]}, r"texts must be strings. Received: texts=\['a film', 3\]"),
+        ({"texts": 3}, "Received: texts=3"),
+        ({"methods": ["rollout", "magic"]}, r"Received: methods=\['rollout', 'magic'\]"),
+        ({"methods": "rollout"}, "Received: methods='rollout'"),
+        ({"class_names": ["only one"]}, r"2 classes. Received: class_names=\['only one'\]"),
+    ],
+)
 def test_bad_arguments_are_named_and_echoed(stand_in, arguments, message):
     with pytest.raises(ValueError, match=message):
         show(stand_in[0], **{"texts": ["a film"], **arguments})
@@ -150,8 +164,10 @@ def test_the_frame_renders_in_chromium_without_errors(browser, view):
     page, problems, requests, dialogs = watched_page(browser, height=1000)
     try:
         # A notebook's output area: the fragment inside the notebook's own page.
-        page.set_content(f"<!DOCTYPE html><html><body><div class='output'>"
-                         f"{view._repr_html_()}</div></body></html>")
+        page.set_content(
+            f"<!DOCTYPE html><html><body><div class='output'>"
+            f"{view._repr_html_()}</div></body></html>"
+        )
         assert page.evaluate("document.querySelectorAll('iframe').length") == 1
         frame = page.frames[1]
         frame.wait_for_function("document.body.dataset.view !== undefined")
@@ -164,8 +180,13 @@ def test_the_frame_renders_in_chromium_without_errors(browser, view):
         assert frame.evaluate("window.pwned") is None and page.evaluate("window.pwned") is None
         assert frame.evaluate("document.scripts.length") == 2
         # The sandbox keeps the page out of the notebook's: no same origin, no parent DOM.
-        assert frame.evaluate("(() => { try { return parent.document.title; }"
-                              " catch (error) { return 'blocked'; } })()") == "blocked"
+        assert (
+            frame.evaluate(
+                "(() => { try { return parent.document.title; }"
+                " catch (error) { return 'blocked'; } })()"
+            )
+            == "blocked"
+        )
         assert problems == [] and dialogs == []
         assert all(url.startswith(("about:", "data:")) for url in requests), requests
     finally:

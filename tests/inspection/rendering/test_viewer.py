@@ -54,13 +54,16 @@ def test_placeholder_names_in_the_title_or_tokens_are_shown_as_text(tmp_path):
     assert page.count("<script") == 2 and page.count('"use strict"') == 1
 
 
-@pytest.mark.parametrize("name, text", [
-    ("viewer.js", 'const END = "</SCRIPT>";\n'),
-    ("viewer.js", 'const COMMENT = "<!--";\n'),
-    ("viewer_methods.js", "// </script>\n"),
-    ("viewer_heads.js", "// <!-- \n"),
-    ("viewer.css", "/* </style> */\n"),
-])
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("viewer.js", 'const END = "</SCRIPT>";\n'),
+        ("viewer.js", 'const COMMENT = "<!--";\n'),
+        ("viewer_methods.js", "// </script>\n"),
+        ("viewer_heads.js", "// <!-- \n"),
+        ("viewer.css", "/* </style> */\n"),
+    ],
+)
 def test_refuses_page_files_that_would_end_their_block(tmp_path, monkeypatch, name, text):
     page_dir = shutil.copytree(PAGE_DIR, tmp_path / "viewer_page")
     (page_dir / name).write_text(text)
@@ -82,7 +85,11 @@ def test_loads_from_file_without_errors_or_network(viewer):
     assert all(url.startswith("file://") for url in requests), requests
     assert page.locator("#example-select option").count() == 4
     assert page.locator("#head-select option").all_text_contents() == [
-        "mean of heads", "head 0", "head 1", "head 2"]
+        "mean of heads",
+        "head 0",
+        "head 1",
+        "head 2",
+    ]
     assert page.locator("#predicted-label").text_content() == "negative"
     assert page.locator("#rollout span").count() == 5
     assert page.locator("#lines line").count() > 0
@@ -128,9 +135,13 @@ def test_hostile_tokens_are_shown_as_text_and_never_run(viewer):
     assert page.evaluate("window.pwned") is None
     assert page.evaluate("document.querySelectorAll('img').length") == 0
     assert page.evaluate("document.scripts.length") == 2
-    assert page.evaluate(
-        "[...document.querySelectorAll('*')].filter(node => "
-        "[...node.attributes].some(attribute => attribute.name.startsWith('on'))).length") == 0
+    assert (
+        page.evaluate(
+            "[...document.querySelectorAll('*')].filter(node => "
+            "[...node.attributes].some(attribute => attribute.name.startsWith('on'))).length"
+        )
+        == 0
+    )
     assert problems == []
 
 
@@ -143,11 +154,16 @@ PIECE_ROLLOUT = [0.3, 0.1, 0.05, 0.15, 0.1, 0.1, 0.1, 0.1]
 @pytest.fixture
 def word_piece_viewer(browser, tmp_path):
     record = AttentionRecord(
-        example_id="00000", text="They played <script> well", tokens=PIECES,
+        example_id="00000",
+        text="They played <script> well",
+        tokens=PIECES,
         attention_scores=peaked_scores(2, 12, len(PIECES), seed=7),
-        probabilities=np.array([0.3, 0.7], "float32"), predicted_label_index=1,
-        true_label_index=1, rollout_importance=np.array(PIECE_ROLLOUT),
-        word_index=PIECE_WORD_INDEX)
+        probabilities=np.array([0.3, 0.7], "float32"),
+        predicted_label_index=1,
+        true_label_index=1,
+        rollout_importance=np.array(PIECE_ROLLOUT),
+        word_index=PIECE_WORD_INDEX,
+    )
     path = write_viewer(tmp_path, [record], CLASS_NAMES, meta={"pooling": "cls"})
     with open_viewer(browser, path) as opened:
         yield opened
@@ -157,20 +173,29 @@ def test_word_pieces_show_joined_into_their_words_and_specials_apart(word_piece_
     page, problems, _, dialogs = word_piece_viewer
     assert page.locator("#head-select option").count() == 13  # the mean and 12 heads
     assert page.locator("#rollout > span").all_text_contents() == [
-        "[CLS]", "they", "played", "<script>", "well", "[SEP]"]
+        "[CLS]",
+        "they",
+        "played",
+        "<script>",
+        "well",
+        "[SEP]",
+    ]
     words = page.locator("#rollout span.word")
     assert words.all_text_contents() == ["played", "<script>"]
     assert words.first.locator("span.piece").all_text_contents() == ["play", "ed"]
     # A word's box says its sum and its pieces' own values.
     assert words.first.get_attribute("title") == "played: 0.2000 = play 0.0500 + ##ed 0.1500"
     assert words.first.locator("span.piece").last.get_attribute("title") == (
-        '##ed (a piece of "played"): 0.1500 of the word\'s 0.2000')
+        '##ed (a piece of "played"): 0.1500 of the word\'s 0.2000'
+    )
     assert page.locator("#rollout span.special").all_text_contents() == ["[CLS]", "[SEP]"]
     assert page.locator("#rollout span.special").first.get_attribute("title") == (
-        "[CLS] (special token, not a word of the text): 0.3000")
+        "[CLS] (special token, not a word of the text): 0.3000"
+    )
     # Coloured by the word's sum: "played" and "<script>" (0.2 each) alike, "they" (0.1) paler.
     backgrounds = page.evaluate(
-        "[...document.querySelectorAll('#rollout > span')].map(s => s.style.background)")
+        "[...document.querySelectorAll('#rollout > span')].map(s => s.style.background)"
+    )
     assert backgrounds[2] == backgrounds[3] != backgrounds[1] == backgrounds[4]
     assert backgrounds[0] == backgrounds[5] == ""  # specials keep their own style
     note = page.locator("#rollout-note").text_content()
@@ -179,21 +204,28 @@ def test_word_pieces_show_joined_into_their_words_and_specials_apart(word_piece_
     assert page.locator("#lines text").count() == 2 * len(PIECES)
     assert page.locator("#lines text.special").all_text_contents() == ["[CLS]"] * 2 + ["[SEP]"] * 2
     box = page.locator("#heatmap").bounding_box()
-    margin, cell = (float(page.evaluate(f"document.getElementById('heatmap').dataset.{name}"))
-                    for name in ("margin", "cell"))
+    margin, cell = (
+        float(page.evaluate(f"document.getElementById('heatmap').dataset.{name}"))
+        for name in ("margin", "cell")
+    )
     page.mouse.move(box["x"] + margin + 0.5 * cell, box["y"] + margin + 3.5 * cell)
-    assert page.locator("#status").text_content().startswith(
-        'query 3 "##ed (played)" -> key 0 "[CLS]": ')
+    assert (
+        page.locator("#status")
+        .text_content()
+        .startswith('query 3 "##ed (played)" -> key 0 "[CLS]": ')
+    )
     assert dialogs == [] and page.evaluate("document.scripts.length") == 2
     assert problems == []
-
 
 
 def test_only_the_live_page_may_ask_a_server():
     policy = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
     [offline] = policy.findall(viewer_module.render_page("t", {"examples": []}))
-    [live] = policy.findall(viewer_module.render_page("t", {"examples": []},
-                                                      viewer_module.LIVE_PAGE_POLICY))
-    assert offline == "default-src 'none'; script-src 'unsafe-inline'; " \
-                      "style-src 'unsafe-inline'; img-src data:"
+    [live] = policy.findall(
+        viewer_module.render_page("t", {"examples": []}, viewer_module.LIVE_PAGE_POLICY)
+    )
+    assert (
+        offline == "default-src 'none'; script-src 'unsafe-inline'; "
+        "style-src 'unsafe-inline'; img-src data:"
+    )
     assert live == offline + "; connect-src 'self'"

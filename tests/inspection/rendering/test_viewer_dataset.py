@@ -10,34 +10,54 @@ from tests.inspection.viewer_browser import embedded_data, open_viewer
 
 
 def entry(word, attribution, insertion, shortcut=False):
-    return {"word": word, "count": 30, "attribution": attribution,
-            "attribution_ci": [attribution - 0.1, attribution + 0.1], "insertion": insertion,
-            "insertion_ci": [insertion - 0.02, insertion + 0.02], "deletion": 0.1,
-            "p_class_given_word": 0.9, "shortcut": shortcut}
+    return {
+        "word": word,
+        "count": 30,
+        "attribution": attribution,
+        "attribution_ci": [attribution - 0.1, attribution + 0.1],
+        "insertion": insertion,
+        "insertion_ci": [insertion - 0.02, insertion + 0.02],
+        "deletion": 0.1,
+        "p_class_given_word": 0.9,
+        "shortcut": shortcut,
+    }
 
 
 # make_records' texts: "the film was not good", "i <hostile tokens> loved it", "great story".
 DATASET = {
-    "source": "runs/x/eval/test/tokens.json", "split": "test", "examples": 1000,
+    "source": "runs/x/eval/test/tokens.json",
+    "split": "test",
+    "examples": 1000,
     "method": "conservative_gradient_x_input",
     "faithfulness": {"words": 10, "top_words": 0.08, "random_words": 0.01},
-    "classes": {"negative": [entry("not", 0.9, 0.2, shortcut=True), entry("film", 0.3, 0.01)],
-                "positive": [entry("great", 0.8, 0.15), entry(HOSTILE_TOKENS[0], 0.5, 0.05),
-                             entry("loved", -0.2, -0.01)]},
+    "classes": {
+        "negative": [entry("not", 0.9, 0.2, shortcut=True), entry("film", 0.3, 0.01)],
+        "positive": [
+            entry("great", 0.8, 0.15),
+            entry(HOSTILE_TOKENS[0], 0.5, 0.05),
+            entry("loved", -0.2, -0.01),
+        ],
+    },
 }
 
 
 def test_the_page_embeds_the_dataset_only_when_given(tmp_path):
-    assert embedded_data(write_viewer(tmp_path / "a", make_records(), CLASS_NAMES))[
-        "dataset"] is None
-    assert embedded_data(write_viewer(tmp_path / "b", make_records(), CLASS_NAMES,
-                                      dataset=DATASET))["dataset"] == DATASET
+    assert (
+        embedded_data(write_viewer(tmp_path / "a", make_records(), CLASS_NAMES))["dataset"] is None
+    )
+    assert (
+        embedded_data(write_viewer(tmp_path / "b", make_records(), CLASS_NAMES, dataset=DATASET))[
+            "dataset"
+        ]
+        == DATASET
+    )
 
 
 @pytest.fixture
 def dataset_viewer(browser, tmp_path):
-    with open_viewer(browser, write_viewer(tmp_path, make_records(), CLASS_NAMES,
-                                           dataset=DATASET)) as opened:
+    with open_viewer(
+        browser, write_viewer(tmp_path, make_records(), CLASS_NAMES, dataset=DATASET)
+    ) as opened:
         yield opened
 
 
@@ -47,23 +67,34 @@ def test_the_panel_shows_each_class_words_and_marks_the_shortcuts(dataset_viewer
     assert page.locator("#dataset-words .dataset-word").all_text_contents() == ["not", "film"]
     assert page.locator("#dataset-words .shortcut").all_text_contents() == ["shortcut"]
     assert page.locator("#dataset-words .dataset-value").all_text_contents() == [
-        "0.900", "0.200", "0.300", "0.010"]
+        "0.900",
+        "0.200",
+        "0.300",
+        "0.010",
+    ]
     # The bars: "not" fills half the box (the largest value's side), its whisker spans
     # [0.8, 1.0] of a scale of 1.0.
     bar = page.locator("#dataset-words .dataset-bar").first
     assert bar.get_attribute("title") == "0.9000 [0.8000, 1.0000]"
-    widths = bar.evaluate("(node) => [...node.children].map(child => "
-                          "child.getBoundingClientRect().width / "
-                          "node.getBoundingClientRect().width)")
+    widths = bar.evaluate(
+        "(node) => [...node.children].map(child => "
+        "child.getBoundingClientRect().width / "
+        "node.getBoundingClientRect().width)"
+    )
     assert widths == pytest.approx([0.45, 0.1], abs=0.01)
-    assert "the top 10 words raise the class's probability by 0.080" in page.locator(
-        "#dataset-summary").text_content()
+    assert (
+        "the top 10 words raise the class's probability by 0.080"
+        in page.locator("#dataset-summary").text_content()
+    )
     page.select_option("#dataset-class", "positive")
     words = page.locator("#dataset-words .dataset-word").all_text_contents()
     assert words == ["great", HOSTILE_TOKENS[0], "loved"]  # the script tag is text
     assert page.locator("#dataset-words .shortcut").count() == 0
-    assert problems == [] and dialogs == [] and all(url.startswith(("file:", "data:"))
-                                                    for url in requests)
+    assert (
+        problems == []
+        and dialogs == []
+        and all(url.startswith(("file:", "data:")) for url in requests)
+    )
 
 
 def test_a_click_on_a_word_lists_the_examples_with_it_and_opens_one(dataset_viewer):

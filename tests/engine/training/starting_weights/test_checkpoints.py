@@ -20,11 +20,10 @@ from tests.models.bert_reference import TINY_VOCABULARY, numpy_bert, write_tiny_
 
 # The sentence-transformers quickstart for all-MiniLM-L6-v2: its three sentences and the
 # cosine similarities it prints (mean pooling over real tokens, then L2 normalisation).
-QUICKSTART = ["The weather is lovely today.", "It's so sunny outside!",
-              "He drove to the stadium."]
-PUBLISHED_SIMILARITIES = np.array([[1.0000, 0.6660, 0.1046],
-                                   [0.6660, 1.0000, 0.1411],
-                                   [0.1046, 0.1411, 1.0000]])
+QUICKSTART = ["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."]
+PUBLISHED_SIMILARITIES = np.array(
+    [[1.0000, 0.6660, 0.1046], [0.6660, 1.0000, 0.1411], [0.1046, 0.1411, 1.0000]]
+)
 
 
 def sentence_embeddings(encoder, texts):
@@ -45,10 +44,10 @@ def test_minilm_hidden_states_equal_a_numpy_bert(minilm_folder):
     outputs = encoder(tf.constant(QUICKSTART))
     mask = outputs["padding_mask"].numpy()
     token_ids = encoder.get_layer("trim_padding")(
-        encoder.get_layer("text_vectorization")(tf.constant(QUICKSTART))).numpy()
+        encoder.get_layer("text_vectorization")(tf.constant(QUICKSTART))
+    ).numpy()
     reference = numpy_bert(read_tensors(minilm_folder), 12, token_ids)
-    np.testing.assert_allclose(outputs["sequence_output"].numpy()[mask], reference[mask],
-                               atol=1e-4)
+    np.testing.assert_allclose(outputs["sequence_output"].numpy()[mask], reference[mask], atol=1e-4)
     assert mask.sum(1).tolist() == [8, 9, 8]  # [CLS] and [SEP] count as real
 
 
@@ -63,8 +62,9 @@ def test_the_encoder_model_outputs_and_reloads_in_safe_mode(tmp_path, tokenizer_
     assert outputs["padding_mask"].numpy().tolist() == [[True] * 6, [True] * 3 + [False] * 3]
     encoder.save(tmp_path / "encoder.keras")
     reloaded = keras.saving.load_model(tmp_path / "encoder.keras", safe_mode=True)
-    np.testing.assert_allclose(reloaded(texts)["sequence_output"], outputs["sequence_output"],
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        reloaded(texts)["sequence_output"], outputs["sequence_output"], atol=1e-6
+    )
 
 
 def test_a_bert_prefix_is_stripped(tmp_path):
@@ -79,16 +79,31 @@ def rewrite_tensors(folder, change):
     save_file(tensors, str(folder / "model.safetensors"))
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda t: t.pop("encoder.layer.1.output.dense.bias"),
-     "has no tensor encoder.layer.1.output.dense.bias"),
-    (lambda t: t.update({"encoder.layer.0.attention.self.rotary": np.zeros(3, "float32")}),
-     "a tensor encoder.layer.0.attention.self.rotary that no layer of a BERT encoder takes"),
-    (lambda t: t.update({"encoder.layer.0.intermediate.dense.weight": np.zeros((8, 16), "f4")}),
-     r"encoder.layer.0.intermediate.dense.weight has shape \(8, 16\), .* needs \(16, 32\)"),
-    (lambda t: t.update({"encoder.layer.0.attention.self.query.weight": np.zeros((15, 16), "f4")}),
-     r"query.weight has shape \(15, 16\)"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            lambda t: t.pop("encoder.layer.1.output.dense.bias"),
+            "has no tensor encoder.layer.1.output.dense.bias",
+        ),
+        (
+            lambda t: t.update({"encoder.layer.0.attention.self.rotary": np.zeros(3, "float32")}),
+            "a tensor encoder.layer.0.attention.self.rotary that no layer of a BERT encoder takes",
+        ),
+        (
+            lambda t: t.update(
+                {"encoder.layer.0.intermediate.dense.weight": np.zeros((8, 16), "f4")}
+            ),
+            r"encoder.layer.0.intermediate.dense.weight has shape \(8, 16\), .* needs \(16, 32\)",
+        ),
+        (
+            lambda t: t.update(
+                {"encoder.layer.0.attention.self.query.weight": np.zeros((15, 16), "f4")}
+            ),
+            r"query.weight has shape \(15, 16\)",
+        ),
+    ],
+)
 def test_a_missing_extra_or_misshaped_tensor_is_named(tmp_path, change, message):
     folder = write_tiny_checkpoint(tmp_path / "bert")
     rewrite_tensors(folder, change)
@@ -96,12 +111,15 @@ def test_a_missing_extra_or_misshaped_tensor_is_named(tmp_path, change, message)
         load_pretrained_encoder(folder)
 
 
-@pytest.mark.parametrize("key, value, message", [
-    ("model_type", "roberta", "is a 'roberta' model; only BERT-family"),
-    ("hidden_act", "relu", "hidden_act='relu' is not supported"),
-    ("position_embedding_type", "relative_key", "position_embedding_type='relative_key'"),
-    ("vocab_size", 99, f"the tokenizer has {len(TINY_VOCABULARY)} tokens"),
-])
+@pytest.mark.parametrize(
+    "key, value, message",
+    [
+        ("model_type", "roberta", "is a 'roberta' model; only BERT-family"),
+        ("hidden_act", "relu", "hidden_act='relu' is not supported"),
+        ("position_embedding_type", "relative_key", "position_embedding_type='relative_key'"),
+        ("vocab_size", 99, f"the tokenizer has {len(TINY_VOCABULARY)} tokens"),
+    ],
+)
 def test_an_unsupported_architecture_is_named(tmp_path, key, value, message):
     folder = write_tiny_checkpoint(tmp_path / "bert")
     config = json.loads((folder / "config.json").read_text())

