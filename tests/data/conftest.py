@@ -4,12 +4,13 @@
 import pytest
 
 from config import DatasetConfig
-from data import load_text_splits
 
 
 @pytest.fixture(scope="session")
 def builtin_splits(builtin_data_dir):
     """`builtin_splits(name)` -> TextSplits, loaded once per session."""
+    from data import load_text_splits  # TensorFlow: not in pytest-xdist's controller
+
     cache = {}
 
     def load(name):

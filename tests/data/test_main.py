@@ -4,7 +4,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from data.__main__ import main
+
+pytestmark = pytest.mark.slow  # the built-in datasets, and `python -m data` in processes
 
 ROOT = Path(__file__).resolve().parents[2]
 

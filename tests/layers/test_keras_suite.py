@@ -31,6 +31,7 @@ SWAP = (
 )
 
 
+@pytest.mark.slow  # its own process
 @pytest.mark.skipif(
     keras.backend.backend() != "tensorflow",
     reason="one backend is enough: the file runs in its own process",

@@ -70,6 +70,7 @@ def test_hard_cases_give_the_reference_ids(tiny_tokenizer_json):
     assert our_ids(tokenizer, HARD_CASES) == reference_ids(tiny_tokenizer_json, HARD_CASES)
 
 
+@pytest.mark.slow
 def test_minilm_vocabulary_on_hard_cases(minilm_folder):
     from engine.training.starting_weights.checkpoints import read_checkpoint
 
@@ -78,6 +79,7 @@ def test_minilm_vocabulary_on_hard_cases(minilm_folder):
     assert our_ids(tokenizer, texts) == reference_ids(minilm_folder / "tokenizer.json", texts)
 
 
+@pytest.mark.slow
 def test_minilm_ids_on_500_texts_of_every_builtin_dataset(minilm_folder, builtin_data_dir):
     from data import BUILTIN_BUILDERS, load_text_splits
     from engine.training.starting_weights.checkpoints import read_checkpoint

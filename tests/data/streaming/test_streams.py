@@ -8,6 +8,8 @@ import tensorflow_datasets as tfds
 from data import DataError, build_datasets
 from tests.data.shards import review_rows, write_rows, write_shards
 
+pytestmark = pytest.mark.slow  # TFDS's datasets streamed, and files of shards
+
 TEXT = {"vocabulary_size": 200}
 
 

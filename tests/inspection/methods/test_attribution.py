@@ -123,6 +123,7 @@ def test_attention_gradient_is_chefers_rollout_of_positive_grad_times_attention(
     np.testing.assert_allclose(scores[0], rollout_importance(relevance), rtol=1e-5, atol=1e-7)
 
 
+@pytest.mark.slow
 def test_a_class_token_model_scores_its_token_ids_only():
     classifier = planted_token_classifier("cls")
     token_ids, labels = planted_texts(40, seed=2)

@@ -17,6 +17,8 @@ import pytest
 from inspection.methods.attribution import attribute
 from tests.inspection.planted_token import planted_texts, planted_token_classifier
 
+pytestmark = pytest.mark.slow  # a process per backend
+
 ROOT = Path(__file__).resolve().parents[3]
 TEXTS = 6
 # Every text (and each one's 32 Integrated Gradients steps) in one pass: JAX and PyTorch
