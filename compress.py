@@ -33,6 +33,7 @@ exists.
 """
 
 import argparse
+import dataclasses
 import json
 import math
 import shutil
@@ -42,7 +43,12 @@ from pathlib import Path
 
 import numpy as np
 
+from data import DataError
 from engine import cli, runs, saved_run
+from engine.training.fitting import epoch_steps, finish_run, fit, make_callbacks, score_splits
+
+# Keras, models, the trainer and engine.evaluation load TensorFlow, which takes seconds: the
+# functions import them, so that `main` reports a bad argument at once, before that wait.
 
 HEADS_EXAMPLES = 500
 
@@ -175,8 +181,6 @@ def compress(run, target, amount=None, order="importance", seed=0, finetune_epoc
             warnings.filterwarnings("ignore", message=".*does not have a `quantize` method")
             model.quantize("int8")
     model.save(staging / runs.MODEL_FILE)
-    from engine.training.fitting import finish_run
-
     finish_run(staging, target, run.config.output.keep_checkpoints)
     return report
 
@@ -234,11 +238,8 @@ def finetune(run, classifier, epochs, run_dir):
     its recipe (optimizer, schedule and early stopping over those epochs; history, best
     checkpoint and resume in `run_dir`, as train.py's), restores the best epoch by the
     run's monitor; returns its validation and test metrics."""
-    import dataclasses
-
     import keras
 
-    from engine.training.fitting import epoch_steps, fit, make_callbacks, score_splits
     from engine.training.trainer import build_trainer
 
     training = dataclasses.replace(run.config.training, epochs=epochs, attention_images=0)
@@ -288,8 +289,6 @@ def main(argv=None):
             "more with --prune-heads"
         )
     cli.start_tensorflow()
-    from data import DataError
-
     try:
         run = saved_run.load_run(run_dir)
         report = compress(

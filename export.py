@@ -21,6 +21,9 @@ from pathlib import Path
 
 from engine import cli, runs, saved_run
 
+# models and its serving export load TensorFlow, which takes seconds: the functions import them, so
+# that `main` reports a bad argument at once, before that wait.
+
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="export.py", description=__doc__.splitlines()[0])

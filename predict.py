@@ -29,10 +29,11 @@ import sys
 import numpy as np
 
 from config import ATTRIBUTION_METHODS
+from data import DataError, check_texts, read_texts_file
 from engine import cli, runs, saved_run
 
-# data, models and inspection load TensorFlow, which takes seconds: the functions import
-# them, so that `main` rejects bad arguments at once.
+# models, inspection and engine.evaluation load TensorFlow, which takes seconds: the
+# functions import them, so that `main` rejects bad arguments at once.
 
 
 def parse_args(argv):
@@ -84,7 +85,6 @@ def predict(run, texts, explain=False, top=10, batch_size=256, method=None):
     Returns:
         A list of `inspection.Prediction`s, one per text.
     """
-    from data import check_texts
     from engine.evaluation.faithfulness import explanation_method
     from inspection import Prediction, is_word_piece, known_token_counts, rank_tokens
     from models import predict_texts
@@ -171,8 +171,6 @@ def main(argv=None):
     if problem:
         return fail(problem)
     cli.start_tensorflow()
-    from data import DataError, check_texts, read_texts_file
-
     try:
         texts, lines = list(args.texts), [None] * len(args.texts)
         if args.texts_file is not None:

@@ -26,13 +26,18 @@ import numpy as np
 
 from config import BUILTIN_DATASETS, Config, ConfigError, DatasetConfig
 from config.files import commented_config, load_config
+from data import DataError, TextSplits, read_texts_file
 from engine import cli, runs
 from engine.training import fitting
+
+# Keras, TensorFlow, data's pipelines, tokenization and the masked language model load TensorFlow,
+# which takes seconds: the functions import them, so that `main` reports a bad config at once,
+# before that wait.
 
 
 def corpus_texts(config: Config) -> np.ndarray:
     """The unlabelled texts `pretraining.corpus` names (an object array of str)."""
-    from data import load_text_splits, read_texts_file
+    from data import load_text_splits
 
     corpus = config.pretraining.corpus
     if corpus == "train":
@@ -68,7 +73,7 @@ def load_data(config: Config):
     import keras
     import tensorflow as tf
 
-    from data import TextSplits, make_pipelines
+    from data import make_pipelines
     from data.splitting.stratified import stratified_split
     from tokenization import make_vectorizer
 
@@ -187,8 +192,6 @@ def main(argv=None):
         print(commented_config(config), end="")
         return 0
     cli.start_tensorflow()
-    from data import DataError
-
     try:
         result = run_pretraining(config, overwrite=args.overwrite)
     except (ConfigError, DataError) as error:

@@ -36,6 +36,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from engine import cli, runs, saved_run
 
+# engine.evaluation.live and inspection's viewer load TensorFlow, which takes seconds: the functions
+# import them, so that `main` reports a bad argument at once, before that wait.
+
 MAX_BODY_BYTES = 2 * 1024 * 1024  # 64 texts of 10,000 characters, JSON-escaped, fit
 LOOPBACK = ("127.0.0.1", "localhost")
 # Addresses that bind every interface: the Host a client sends could be any of its names.

@@ -31,6 +31,9 @@ from config import ModelConfig
 from config.files import load_config
 from engine import cli, runs
 
+# Keras, models, inspection and the masked language model load TensorFlow, which takes seconds: the
+# functions import them, so that `main` reports a bad argument at once, before that wait.
+
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="upgrade_run.py", description=__doc__.splitlines()[0])

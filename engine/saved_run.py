@@ -13,10 +13,12 @@ from pathlib import Path
 
 from config import Config, ConfigError, ReplacedKeyError, earlier_version_message
 from config.files import load_config
+from data import DataError
 from engine.runs import CONFIG_FILE, DYNAMICS_FILE, LABELS_FILE, MODEL_FILE, RunError, partial_dir
 
-# `models` and `data` load TensorFlow, which takes seconds: they are imported inside the
-# functions that need them, so that commands report a bad argument before that wait.
+# `models` and `data`'s loaders load TensorFlow, which takes seconds: they are imported
+# inside the functions that need them, so that commands report a bad argument before that
+# wait (the `data` package itself and its `DataError` are light).
 
 
 @dataclasses.dataclass
@@ -78,7 +80,7 @@ class Run:
         return one_hot_labels(pipelines, len(self.class_names))
 
     def _text_splits(self):
-        from data import DataError, load_text_splits
+        from data import load_text_splits
 
         splits = load_text_splits(self.config.dataset)
         if list(splits.class_names) != self.class_names:

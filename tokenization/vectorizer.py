@@ -9,6 +9,7 @@ import tensorflow as tf
 
 from config import TextConfig
 from tokenization.stop_words import lower_strip_punctuation_drop_stop_words
+from tokenization.word_piece_tokenizer import WordPieceTokenizer
 
 # `text.sequence_length: auto` keeps this share of the training texts whole, rounded up to
 # a multiple of 8 within these bounds.
@@ -124,8 +125,6 @@ def token_counter(vectorizer):
     >>> token_counter(vectorizer)(["a b c d", "a"]).tolist()
     [4, 1]
     """
-    from tokenization.word_piece_tokenizer import WordPieceTokenizer
-
     if isinstance(vectorizer, WordPieceTokenizer):
         uncapped = vectorizer.with_sequence_length(None)
     else:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.evaluation import compare, faithfulness, heads, slices, tokens
 from inspection.methods.attribution import DEFAULT_METHOD
 
 # Each flag's files, as glob patterns: faithfulness.json, .md and .png, and so on.
@@ -86,8 +87,6 @@ def measure(staging, run, data_name, texts, labels, probabilities, requests, dat
     """Writes what `requests` asks for into `staging`, the evaluation folder's replacement
     (then `carry_over` keeps what was measured there before and not again). `data_file`:
     the labelled file evaluated, None for the run's split `data_name`."""
-    from engine.evaluation import compare, faithfulness, heads, slices, tokens
-
     if requests.slices:  # first: a missing slice column stops it before the long ones
         slices.write_slices(
             staging,
@@ -129,8 +128,6 @@ def measure(staging, run, data_name, texts, labels, probabilities, requests, dat
 
 def summaries(output_dir, requests):
     """What evaluate.py prints of each measurement it made: (title, Markdown) pairs."""
-    from engine.evaluation import compare, faithfulness, heads, slices, tokens
-
     output_dir = Path(output_dir)
     printed = []
     if requests.faithfulness:

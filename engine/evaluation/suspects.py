@@ -16,10 +16,12 @@ The numbers are `inspection.methods.data_map`'s; docs/data_quality.md says what 
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from matplotlib.figure import Figure
 
 from engine import runs
 from engine.evaluation.faithfulness import tokenize
+from engine.evaluation.measurements import carry_over
 from inspection.methods.data_map import (
     DEFAULT_SCORE,
     REGION_RULE,
@@ -55,8 +57,6 @@ COLUMNS = [
 
 def measure_run_suspects(run, count, batch_size=256):
     """(the `count` most suspect training examples as a DataFrame, data_map.json's dict)."""
-    import pandas as pd
-
     dynamics = pd.read_parquet(run.run_dir / runs.DYNAMICS_FILE)
     texts, labels = run.load_split(SPLIT)
     check_same_texts(run, dynamics, texts)
@@ -81,8 +81,6 @@ def measure_run_suspects(run, count, batch_size=256):
 def suspects_report(run, count) -> Path:
     """Ranks `run`'s training labels into `RUN_DIR/eval/train/`; the folder's other files
     (an evaluation of a file named train) are kept."""
-    from engine.evaluation.measurements import carry_over
-
     output_dir = run.run_dir / runs.EVAL_DIR / SPLIT
     suspects, report = measure_run_suspects(run, count)
     with runs.staged_folder(output_dir) as staging:
@@ -93,8 +91,6 @@ def suspects_report(run, count) -> Path:
 
 def suspects_summary(folder, rows=10) -> str:
     """The first `rows` suspects as a Markdown table (texts cut to 70 characters)."""
-    import pandas as pd
-
     table = pd.read_csv(Path(folder) / SUSPECTS_FILE, nrows=rows, keep_default_na=False)
     rows = []
     for row in table.itertuples():

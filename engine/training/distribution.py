@@ -1,14 +1,14 @@
 """The `training.distribution` setting mapped to a `tf.distribute` strategy.
 
 Training (train.py) runs on TensorFlow, whose tf.data pipelines feed it; these strategies
-are TensorFlow's. TensorFlow is imported when called, so `import models` stays light.
+are TensorFlow's.
 """
+
+import tensorflow as tf
 
 
 def make_strategy(training):
     """Makes ops deterministic and returns `training.distribution`'s strategy."""
-    import tensorflow as tf
-
     if training.jit_compile:
         # Keras turns XLA off when TensorFlow's op determinism is on (not every op has a
         # deterministic XLA kernel): XLA runs are seeded but not bit-for-bit repeatable.
@@ -34,8 +34,6 @@ def make_strategy(training):
 
 def describe_replicas(strategy, distribution) -> str:
     """'Training on 2 replicas (mirrored): CPU:0, CPU:1', the devices of this worker."""
-    import tensorflow as tf
-
     replicas = strategy.num_replicas_in_sync
     if distribution == "none":  # The default strategy: TensorFlow's first GPU, else the CPU.
         names = [
@@ -52,8 +50,6 @@ def describe_replicas(strategy, distribution) -> str:
 def input_worker(strategy) -> tuple[int, int]:
     """(this worker's index, the number of workers): who reads which share of a streamed
     training split. (0, 1) in one process, mirrored or not."""
-    import tensorflow as tf
-
     if not isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy):
         return 0, 1
     resolver = strategy.cluster_resolver

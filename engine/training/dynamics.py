@@ -13,6 +13,7 @@ import os
 
 import keras
 import numpy as np
+import pandas as pd
 import tensorflow as tf
 
 # The file's columns, one row per (epoch, example seen in it).
@@ -92,8 +93,6 @@ class DynamicsLogger(keras.callbacks.Callback):
         self.dynamics.reset()
 
     def on_epoch_end(self, epoch, logs=None):
-        import pandas as pd
-
         values = self.dynamics.epoch_values()
         rows = pd.DataFrame(
             {

@@ -17,8 +17,9 @@ import numpy as np
 
 from engine import runs
 
-# Keras, TensorFlow and the modules built on them are imported by each function: `train.py`
-# imports this module before it has checked the config.
+# Keras, TensorFlow and the modules built on them, and engine.reports (scikit-learn, seconds
+# too), are imported by each function: `train.py` imports this module before it has checked
+# the config.
 
 
 @dataclasses.dataclass

@@ -23,6 +23,10 @@ from pathlib import Path
 
 from config import ConfigError, FineTuneConfig, ModelConfig
 from engine import runs
+from engine.training.fitting import epoch_steps
+
+# TensorFlow and the modules built on it (data's pipelines, models, the trainer) are imported
+# by the methods that use them: choosing and checking a recipe needs only the config.
 
 
 class FullFineTune:
@@ -95,7 +99,6 @@ class TopBlocks(FullFineTune):
         import tensorflow as tf
 
         from data import LowerStates, make_pipelines, one_hot_labels
-        from engine.training.fitting import epoch_steps
 
         compute = tf.function(
             lambda token_ids: classifier.encoder.lower_states(token_ids, self.start_block),

@@ -9,6 +9,7 @@ the metrics and the optimizer, so the classifier itself stays uncompiled: saved 
 import contextlib
 
 import keras
+import tensorflow as tf
 
 from engine.training.sparse_adamw import SparseAdamW
 
@@ -70,8 +71,6 @@ def _replica_safe(optimizer_class):
     step on the same batch. Under a TensorFlow strategy of several replicas the subclass
     clips the summed gradients instead; elsewhere the class is returned as it is.
     """
-    import tensorflow as tf
-
     if not tf.distribute.has_strategy() or tf.distribute.get_strategy().num_replicas_in_sync < 2:
         return optimizer_class
 

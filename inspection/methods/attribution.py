@@ -26,6 +26,7 @@ Letter legend: B batch, T token ids, A attended positions, D model size, L block
 
 import keras
 import numpy as np
+import tensorflow as tf
 from keras import ops
 
 from config import ATTRIBUTION_METHODS
@@ -265,8 +266,6 @@ def _gradients(function, inputs):
     """Gradients of the scalar `function(*inputs)` with respect to each input."""
     backend = keras.backend.backend()
     if backend == "tensorflow":
-        import tensorflow as tf
-
         inputs = [tf.convert_to_tensor(value) for value in inputs]
         with tf.GradientTape() as tape:
             tape.watch(inputs)

@@ -10,6 +10,7 @@ from inspect import signature
 
 import keras
 import numpy as np
+import tensorflow as tf
 
 from inspection.attention_tokens import shortest_first, trimmed_to_longest
 
@@ -54,8 +55,6 @@ def compiled(classifier, name, function):
         return lambda *tensors: function(classifier, *tensors)
     functions = _GRAPHS.setdefault(classifier, {})
     if name not in functions:
-        import tensorflow as tf
-
         model = weakref.ref(classifier)  # the cache must not keep its key alive
         arguments = signature(function).parameters
         specs = [tf.TensorSpec((None, None), tf.int64)] + [tf.TensorSpec((None,), tf.int64)] * (

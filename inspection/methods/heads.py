@@ -19,6 +19,7 @@ import string
 
 import keras
 import numpy as np
+import tensorflow as tf
 
 from inspection.attention_tokens import (
     CLASS_TOKEN,
@@ -104,8 +105,6 @@ def head_importance(classifier, token_ids, labels, batch_size=32):
     |dL_x / d head_mask|, each example's cross-entropy L_x differentiated at a mask of
     ones; one backward pass per batch gives every example's gradient, through a mask of
     its own (B, L, N)."""
-    import tensorflow as tf
-
     shape = _head_mask_shape(classifier)
     importance = np.zeros(shape)
     for start in range(0, len(token_ids), batch_size):
@@ -132,8 +131,6 @@ def head_ablation(classifier, token_ids, labels, batch_size=32):
     Masking a head of block l leaves the blocks below it as they are: their states are
     computed once per block and every head of block l runs from there (`start_block`),
     in one traced function per block."""
-    import tensorflow as tf
-
     shape = _head_mask_shape(classifier)
     encoder = classifier.encoder
     batches = [

@@ -21,12 +21,18 @@ from pathlib import Path
 from config import Config, ConfigError
 from config.files import load_config
 from engine import runs
+from engine.training.starting_weights.checkpoint_weights import load_checkpoint_weights
+from engine.training.starting_weights.checkpoints import checkpoint_folder, read_checkpoint
 from engine.training.starting_weights.pretraining_run import (
     PretrainingRun,
     load_pretraining_run,
     start_from_encoder,
     with_pretrained_text,
 )
+from engine.training.starting_weights.word_vectors import embedding_matrix, load_word_vectors
+
+# models loads TensorFlow: the functions that build or fill a model import it, so that
+# planning the starting weights (reading a checkpoint's or a run's files) needs no TensorFlow.
 
 
 @dataclasses.dataclass
@@ -89,8 +95,6 @@ def starting_weights(config: Config) -> StartingWeights:
             "from what the config names; set a checkpoint or null"
         )
     if model.pretrained:
-        from engine.training.starting_weights.checkpoints import checkpoint_folder, read_checkpoint
-
         checkpoint = read_checkpoint(checkpoint_folder(model.pretrained, config.dataset.data_dir))
         check_checkpoint_fits(config, checkpoint)
         return StartingWeights(config, checkpoint=checkpoint)
@@ -122,8 +126,6 @@ def check_checkpoint_fits(config: Config, checkpoint) -> None:
 
 def load_checkpoint_into(classifier, checkpoint) -> None:
     """The checkpoint's weights into the classifier's embedding and blocks."""
-    from engine.training.starting_weights.checkpoint_weights import load_checkpoint_weights
-
     skipped = load_checkpoint_weights(classifier.encoder, checkpoint)
     blocks = classifier.encoder.blocks
     kept = (
@@ -136,7 +138,6 @@ def load_checkpoint_into(classifier, checkpoint) -> None:
 
 def load_token_vectors(classifier, config: Config, vocabulary, seed=0):
     """Starts the token embeddings from `model.pretrained_embeddings`."""
-    from engine.training.starting_weights.word_vectors import embedding_matrix, load_word_vectors
     from models import token_embeddings
 
     name = config.model.pretrained_embeddings

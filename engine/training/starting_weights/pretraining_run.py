@@ -15,6 +15,9 @@ from config import (
 from config.files import load_config
 from engine import runs
 
+# models and the masked language model load TensorFlow: only `start_from_encoder` needs
+# them, so reading and checking a pretraining run needs no TensorFlow.
+
 
 @dataclasses.dataclass
 class PretrainingRun:
