@@ -84,15 +84,7 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
             )
             fit_pipelines = recipe.pipelines(config, data, classifier, pipelines, run_dir)
             if resumed:
-                print(
-                    f"Resuming the interrupted run in {run_dir} from its last finished epoch"
-                    + (
-                        " (the stream starts over: not the batches the interrupted run would "
-                        "have had next)."
-                        if data.streaming
-                        else "."
-                    )
-                )
+                print(resume_note(run_dir, data.streaming))
             with data.stream_errors_named():
                 callbacks = (
                     dynamics_callbacks(config.training, data, trainer, run_dir)
@@ -123,6 +115,15 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
     else:
         shutil.rmtree(run_dir)
     return RunResult(run_dir=final_dir, metrics=metrics, resumed=resumed, worker=worker)
+
+
+def resume_note(run_dir, streaming):
+    """What a resumed run prints: a streamed dataset starts over, not where it stopped."""
+    return f"Resuming the interrupted run in {run_dir} from its last finished epoch" + (
+        " (the stream starts over: not the batches the interrupted run would have had next)."
+        if streaming
+        else "."
+    )
 
 
 def resolved_config(config: Config, data, recipe) -> Config:

@@ -112,21 +112,7 @@ class TextEncoder(keras.layers.Layer):
         # initialisers draw their seeds when a layer is made or built, so one global seed
         # gives the same weights as the functional classifier of earlier versions did.
         token_ids, states = (None, None), (None, None, d_model)  # (B, T), (B, A, D)
-        self.embedding = _built(
-            TokenAndPositionEmbedding(
-                vocabulary_size=vocabulary_size,
-                embedding_dim=d_model,
-                sequence_length=sequence_length,
-                positional_encoding=positional_encoding,
-                mask_zero=mask_zero,
-                embeddings_initializer=_token_initializer(positional_encoding),
-                num_token_types=num_token_types,
-                layer_norm_epsilon=embedding_norm_epsilon,
-                dtype=self.dtype_policy,
-                name="token_and_position_embedding",
-            ),
-            token_ids,
-        )
+        self.embedding = _built(self._make_embedding(), token_ids)
         self.embedding_dropout = keras.layers.Dropout(
             dropout, dtype=self.dtype_policy, name="embedding_dropout"
         )
@@ -135,27 +121,7 @@ class TextEncoder(keras.layers.Layer):
             if class_token
             else None
         )
-        self.blocks = [
-            _built(
-                TransformerEncoderBlock(
-                    num_heads=num_heads[index]
-                    if isinstance(num_heads, (list, tuple))
-                    else num_heads,
-                    intermediate_dim=intermediate_dim,
-                    key_dim=key_dim,
-                    dropout=dropout,
-                    attention_dropout=attention_dropout,
-                    activation=activation,
-                    norm_first=norm_first,
-                    layer_norm_epsilon=layer_norm_epsilon,
-                    attention_block_size=attention_block_size,
-                    dtype=self.dtype_policy,
-                    name=f"encoder_block_{index}",
-                ),
-                states,
-            )
-            for index in range(num_layers)
-        ]
+        self.blocks = [_built(self._make_block(index), states) for index in range(num_layers)]
         # Pre-norm blocks leave their residual stream unnormalised: normalise once at the end.
         self.final_norm = (
             _built(
@@ -166,6 +132,37 @@ class TextEncoder(keras.layers.Layer):
             )
             if norm_first
             else None
+        )
+
+    def _make_embedding(self):
+        return TokenAndPositionEmbedding(
+            vocabulary_size=self.vocabulary_size,
+            embedding_dim=self.d_model,
+            sequence_length=self.sequence_length,
+            positional_encoding=self.positional_encoding,
+            mask_zero=self.mask_zero,
+            embeddings_initializer=_token_initializer(self.positional_encoding),
+            num_token_types=self.num_token_types,
+            layer_norm_epsilon=self.embedding_norm_epsilon,
+            dtype=self.dtype_policy,
+            name="token_and_position_embedding",
+        )
+
+    def _make_block(self, index):
+        """Block `index`, with its own head count when `num_heads` is a list."""
+        num_heads = self.num_heads
+        return TransformerEncoderBlock(
+            num_heads=num_heads[index] if isinstance(num_heads, (list, tuple)) else num_heads,
+            intermediate_dim=self.intermediate_dim,
+            key_dim=self.key_dim,
+            dropout=self.dropout,
+            attention_dropout=self.attention_dropout,
+            activation=self.activation,
+            norm_first=self.norm_first,
+            layer_norm_epsilon=self.layer_norm_epsilon,
+            attention_block_size=self.attention_block_size,
+            dtype=self.dtype_policy,
+            name=f"encoder_block_{index}",
         )
 
     @property

@@ -1,6 +1,7 @@
 """The card's layout: packages import from the checkout, and saved models name their classes
 by the registered names (old runs: tests/test_upgrade_run.py)."""
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -89,3 +90,19 @@ def test_no_python_file_passes_350_lines():
         if (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert long == {}, f"split these files (at most {MAX_LINES} lines): {long}"
+
+
+MAX_FUNCTION_LINES = 80
+
+
+def test_no_function_outside_tests_passes_80_lines():
+    # Counted from `def` to the end of the body, decorators excluded.
+    long = [
+        f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({length})"
+        for path in python_files()
+        if path.relative_to(ROOT).parts[0] != "tests"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and (length := node.end_lineno - node.lineno + 1) > MAX_FUNCTION_LINES
+    ]
+    assert long == [], f"split these functions (at most {MAX_FUNCTION_LINES} lines): {long}"

@@ -79,18 +79,8 @@ def make_pipelines(
             dataset = _shuffled(dataset, split, len(labels), seed).padded_batch(batch_size)
             num_batches = math.ceil(len(labels) / batch_size)
         else:
-            # Counted before the shuffle, whose every iterator draws the next seeded order;
-            # in chunks (one text at a time, Python's overhead took seconds per split).
-            lengths = np.concatenate(
-                [
-                    np.zeros(0, np.int32),
-                    *(
-                        texts_only.map(lambda token_ids, *rest: tf.shape(token_ids)[0])
-                        .batch(VECTORIZE_CHUNK)
-                        .as_numpy_iterator()
-                    ),
-                ]
-            )
+            # Counted before the shuffle, whose every iterator draws the next seeded order.
+            lengths = _text_lengths(texts_only)
             longest = lengths.max(initial=1)
             if split == "train":
                 edges = [edge for edge in BUCKET_EDGES if edge < longest]
@@ -119,6 +109,21 @@ def one_hot_labels(pipelines, num_classes):
 
     # A mapped dataset keeps its known number of batches (Keras needs it for steps).
     return {split: dataset.map(one_hot) for split, dataset in pipelines.items()}
+
+
+def _text_lengths(dataset):
+    """The token count of each text of an unbatched dataset of `(token_ids, ...)`, int32;
+    counted in chunks (one text at a time, Python's overhead took seconds per split)."""
+    return np.concatenate(
+        [
+            np.zeros(0, np.int32),
+            *(
+                dataset.map(lambda token_ids, *rest: tf.shape(token_ids)[0])
+                .batch(VECTORIZE_CHUNK)
+                .as_numpy_iterator()
+            ),
+        ]
+    )
 
 
 def _shuffled(dataset, split, size, seed):

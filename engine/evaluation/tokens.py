@@ -114,18 +114,7 @@ def measure_run_tokens(
         entries, inserted = [], {}
         for word in ranked:
             inserted[word] = insertion(word) if len(targets) else np.zeros(0)
-            containing = shortest_first(
-                token_ids,
-                [index for index, row in enumerate(rows) if word in row.positions][:EDITED_TEXTS],
-            )
-            deleted = deletion_effects(
-                classifier,
-                token_ids[containing],
-                [rows[index].positions[word] for index in containing],
-                label,
-                full[containing, label],
-                EDIT_BATCH_SIZE,
-            )
+            deleted = _word_deletion(classifier, token_ids, rows, word, label, full)
             entries.append(
                 _word_entry(word, means[word][1], association(word, label), inserted[word], deleted)
             )
@@ -146,6 +135,23 @@ def measure_run_tokens(
         "classes": classes,
         "faithfulness": _ranking_check(checks),
     }
+
+
+def _word_deletion(classifier, token_ids, rows, word, label, full):
+    """The deletion effects of `word` on `label` in the texts holding it (at most
+    `EDITED_TEXTS`), shortest first."""
+    containing = shortest_first(
+        token_ids,
+        [index for index, row in enumerate(rows) if word in row.positions][:EDITED_TEXTS],
+    )
+    return deletion_effects(
+        classifier,
+        token_ids[containing],
+        [rows[index].positions[word] for index in containing],
+        label,
+        full[containing, label],
+        EDIT_BATCH_SIZE,
+    )
 
 
 def _word_entry(word, attributions, association, insertion, deletion):

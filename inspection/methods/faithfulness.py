@@ -116,36 +116,9 @@ def measure_faithfulness(
     full = predicted[np.arange(len(predicted)), classes]  # (E,)
     comprehensiveness, sufficiency, details = {}, {}, {}
     for method in methods:
-        start = time.perf_counter()
-        orderings = RANDOM_ORDERINGS if method == "random" else 1
-        curves = []
-        for ordering in range(orderings):
-            scores = attribute(
-                classifier,
-                token_ids,
-                method,
-                pooling,
-                classes,
-                seed=seed + ordering,
-                batch_size=batch_size,
-            )
-            if ordering == 0:
-                seconds = (time.perf_counter() - start) / len(token_ids)
-                entropy = normalized_entropy(scores, text_mask)
-            curves.append(
-                removal_curves(
-                    classifier,
-                    token_ids,
-                    text_mask,
-                    scores,
-                    classes,
-                    full,
-                    seed + ordering,
-                    batch_size,
-                )
-            )
-        comp_curve = np.mean([comp for comp, _ in curves], axis=0)  # (E, K)
-        suff_curve = np.mean([suff for _, suff in curves], axis=0)  # (E, K)
+        comp_curve, suff_curve, entropy, seconds = _method_curves(
+            classifier, token_ids, text_mask, method, pooling, classes, full, seed, batch_size
+        )
         comprehensiveness[method] = comp_curve.mean(axis=1)  # (E,) AOPC
         sufficiency[method] = suff_curve.mean(axis=1)
         details[method] = {
@@ -173,3 +146,35 @@ def measure_faithfulness(
         "best_method": best,
         "methods": {method: details[method] for method in methods},
     }
+
+
+def _method_curves(
+    classifier, token_ids, text_mask, method, pooling, classes, full, seed, batch_size
+):
+    """One method's comprehensiveness and sufficiency curves, float64 (E, K) each (`random`:
+    the mean over `RANDOM_ORDERINGS` orderings), the entropy of its first scores (E,) and
+    the seconds its first scoring took per example."""
+    start = time.perf_counter()
+    orderings = RANDOM_ORDERINGS if method == "random" else 1
+    curves = []
+    for ordering in range(orderings):
+        scores = attribute(
+            classifier,
+            token_ids,
+            method,
+            pooling,
+            classes,
+            seed=seed + ordering,
+            batch_size=batch_size,
+        )
+        if ordering == 0:
+            seconds = (time.perf_counter() - start) / len(token_ids)
+            entropy = normalized_entropy(scores, text_mask)
+        curves.append(
+            removal_curves(
+                classifier, token_ids, text_mask, scores, classes, full, seed + ordering, batch_size
+            )
+        )
+    comp_curve = np.mean([comp for comp, _ in curves], axis=0)  # (E, K)
+    suff_curve = np.mean([suff for _, suff in curves], axis=0)  # (E, K)
+    return comp_curve, suff_curve, entropy, seconds

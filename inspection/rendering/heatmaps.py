@@ -152,27 +152,40 @@ def render_attention_png(matrices, query_tokens, key_tokens, panel_titles, title
             )
             axes.set_title(panel_titles[row][column], fontsize=7, pad=3)
             # Labels only on the outer panels: ticks are slow to draw and the panels share tokens.
-            if column == 0 and labelled:
-                axes.set_yticks(
-                    range(num_queries),
-                    [_short(token) for token in query_tokens],
-                    fontsize=label_points,
-                )
-            else:
-                axes.set_yticks([])
-            if row == num_rows - 1 and labelled:
-                axes.set_xticks(
-                    range(num_keys),
-                    [_short(token) for token in key_tokens],
-                    fontsize=label_points,
-                    rotation=90,
-                )
-            else:
-                axes.set_xticks([])
-            axes.tick_params(length=0, pad=1)
+            _label_axes(
+                axes,
+                matrix.shape,
+                query_tokens if column == 0 and labelled else None,
+                key_tokens if row == num_rows - 1 and labelled else None,
+                label_points,
+            )
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=DPI)
     return buffer.getvalue()
+
+
+def _label_axes(axes, shape, query_tokens, key_tokens, label_points):
+    """Token labels on the y (queries) and x (keys) axes of a panel of `shape` (Q, K); None:
+    no ticks on that axis."""
+    num_queries, num_keys = shape
+    if query_tokens is not None:
+        axes.set_yticks(
+            range(num_queries),
+            [_short(token) for token in query_tokens],
+            fontsize=label_points,
+        )
+    else:
+        axes.set_yticks([])
+    if key_tokens is not None:
+        axes.set_xticks(
+            range(num_keys),
+            [_short(token) for token in key_tokens],
+            fontsize=label_points,
+            rotation=90,
+        )
+    else:
+        axes.set_xticks([])
+    axes.tick_params(length=0, pad=1)
 
 
 def plot_attention_heads(attention_scores, tokens, path_prefix, title="", window_size=WINDOW_SIZE):
