@@ -45,7 +45,7 @@ import numpy as np
 
 from data import DataError
 from engine import cli, runs, saved_run
-from engine.training.fitting import epoch_steps, finish_run, fit, make_callbacks, score_splits
+from engine.training import fitting
 
 # Keras, models, the trainer and engine.evaluation load TensorFlow, which takes seconds: the
 # functions import them, so that `main` reports a bad argument at once, before that wait.
@@ -181,7 +181,7 @@ def compress(run, target, amount=None, order="importance", seed=0, finetune_epoc
             warnings.filterwarnings("ignore", message=".*does not have a `quantize` method")
             model.quantize("int8")
     model.save(staging / runs.MODEL_FILE)
-    finish_run(staging, target, run.config.output.keep_checkpoints)
+    fitting.finish_run(staging, target, run.config.output.keep_checkpoints)
     return report
 
 
@@ -245,18 +245,18 @@ def finetune(run, classifier, epochs, run_dir):
     training = dataclasses.replace(run.config.training, epochs=epochs, attention_images=0)
     keras.utils.set_random_seed(training.seed)
     pipelines = run.pipelines()
-    steps = epoch_steps(pipelines, training)
+    steps = fitting.epoch_steps(pipelines, training)
     trainer = build_trainer(classifier, training, steps)
-    fit(
+    fitting.fit(
         trainer,
         pipelines,
         steps,
         training,
         run_dir,
-        make_callbacks(training, None, run_dir, classifier),
+        fitting.make_callbacks(training, None, run_dir, classifier),
         verbose=None,
     )
-    scores = score_splits(classifier, pipelines, len(run.class_names))
+    scores = fitting.score_splits(classifier, pipelines, len(run.class_names))
     return {
         "epochs": len(runs.read_history(run_dir)),
         **{
