@@ -7,8 +7,9 @@ same rules. Errors are one-line `ConfigError`s that name the key, raised before 
 model work: this module imports neither TensorFlow nor Keras. The data sections (`dataset`,
 `text`) are written in `config/data_sections.py`, the model section (with what
 `model.pretrained: auto` resolves to) in `config/model_section.py`, the training section in
-`config/training_section.py`, and exported here and by the package. Reading, writing and
-documenting config files (`load_config`, `dump_config`, ...) is `config/files.py`'s.
+`config/training_section.py`; the package (`config/__init__.py`) exports them all.
+Reading, writing and documenting config files (`load_config`, `dump_config`, ...) is
+`config/files.py`'s.
 """
 
 from __future__ import annotations
@@ -18,60 +19,17 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from config.data_sections import (
-    BUILTIN_DATASETS,
-    DATASET_SOURCES,
-    STANDARDIZE,
     DatasetConfig,
     TextConfig,
 )
 from config.model_section import (
-    AUTO_CHECKPOINT,
-    AUTO_CHECKPOINT_LAYERS,
-    ENCODER_FIELDS,
-    FINE_TUNE_KINDS,
-    LORA_TARGETS,
-    POOLINGS,
-    PRETRAINED_EMBEDDINGS,
-    FineTuneConfig,
     ModelConfig,
-    auto_pretrained,
 )
-from config.training_section import AUTO_TRAINING, TrainingConfig
+from config.training_section import TrainingConfig
 from config.typed import (
-    ConfigError,
-    ReplacedKeyError,
     Section,
-    earlier_version_message,
     option,
 )
-
-__all__ = [
-    "ATTRIBUTION_METHODS",
-    "AUTO_CHECKPOINT",
-    "AUTO_CHECKPOINT_LAYERS",
-    "AUTO_TRAINING",
-    "BUILTIN_DATASETS",
-    "Config",
-    "ConfigError",
-    "DATASET_SOURCES",
-    "DatasetConfig",
-    "ENCODER_FIELDS",
-    "FINE_TUNE_KINDS",
-    "FineTuneConfig",
-    "LORA_TARGETS",
-    "ModelConfig",
-    "OutputConfig",
-    "POOLINGS",
-    "PRETRAINED_EMBEDDINGS",
-    "PretrainingConfig",
-    "ReplacedKeyError",
-    "SECTIONS",
-    "STANDARDIZE",
-    "TextConfig",
-    "TrainingConfig",
-    "auto_pretrained",
-    "earlier_version_message",
-]
 
 # inspection.methods.attribution's methods, named here so that predict.py checks --method before
 # TensorFlow loads.
