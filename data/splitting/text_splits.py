@@ -49,7 +49,7 @@ class TextSplits:
         >>> one_class.check("reviews.csv")
         Traceback (most recent call last):
         ...
-        errors.DataError: reviews.csv: every training example has the label 'pos'; \
+        runtime.errors.DataError: reviews.csv: every training example has the label 'pos'; \
 a classifier needs examples of at least two labels
         """
         if len(self.class_names) < 2 or len(np.unique(self.train[1])) < 2:
