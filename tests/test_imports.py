@@ -56,8 +56,9 @@ RULES = {
     # models holds what a saved model is made of: never the run folder, data or training.
     "models": {"config", "layers", "tokenization"},
     # inspection takes models, texts and arrays; what reads and writes run folders is
-    # engine.evaluation's, above it.
-    "inspection": {"config", "layers", "models", "tokenization"},
+    # engine.evaluation's, above it. `show` loads a run folder given by its path through
+    # engine.saved_run, the one reader of run folders.
+    "inspection": {"config", "engine.saved_run", "layers", "models", "tokenization"},
     "engine.cli": {"runtime"},
     "engine.runs": {"config"},
     "engine.saved_run": {"config", "data", "engine.runs", "models"},

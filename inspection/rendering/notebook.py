@@ -79,8 +79,9 @@ def show(
     """The attention viewer of `texts`, for a notebook cell to show.
 
     Args:
-        run_or_model: a loaded run (`saved_run.load_run(...)`: its model, class names and
-            pooling are used), or an end-to-end Keras model (raw strings -> probabilities,
+        run_or_model: a run folder's path ("runs/default": loaded in Keras' safe mode), a
+            loaded run (`saved_run.load_run(...)`: its model, class names and pooling are
+            used), or an end-to-end Keras model (raw strings -> probabilities,
             `models.load_end_to_end_model(path)`).
         texts: a list of raw strings; every one is embedded in the page.
         methods: the attribution methods to offer (`inspection.methods.attribution.METHODS`);
@@ -107,7 +108,7 @@ def show(
     >>> view = show(build_end_to_end_model(vectorizer, classifier), ["good film"])
     >>> view.records[0].tokens, view._repr_html_().startswith("<iframe srcdoc=")
     (['good', 'film'], True)
-    >>> # show(saved_run.load_run("runs/default"), ["a wonderful film"]).save("/tmp/view.html")
+    >>> # show("runs/default", ["a wonderful film"]).save("/tmp/view.html")
     """
     vectorizer, classifier, names, pooling = _parts(run_or_model)
     texts = _check_texts(texts)
@@ -135,8 +136,14 @@ def show(
 def _parts(run_or_model):
     """(vectorizer, classifier, class names, pooling) of a run or an end-to-end model.
 
-    A run is recognised by what it has, not its class: `inspection` does not import `runs`.
+    A loaded run is recognised by what it has, not its class; a path is loaded by
+    `engine.saved_run`, the one reader of run folders (imported here only: it imports
+    `data`, which a model or a loaded run does not need).
     """
+    if isinstance(run_or_model, (str, pathlib.Path)):
+        from engine.saved_run import load_run
+
+        run_or_model = load_run(run_or_model)
     if isinstance(run_or_model, keras.Model):
         vectorizer, classifier = get_model_parts(run_or_model)
         names = [str(index) for index in range(classifier.num_classes)]
@@ -145,8 +152,8 @@ def _parts(run_or_model):
         vectorizer, classifier = run_or_model.parts
         return vectorizer, classifier, list(run_or_model.class_names), run_or_model.pooling
     raise ValueError(
-        "run_or_model must be a loaded run (saved_run.load_run) or an end-to-end "
-        f"Keras model. Received: run_or_model={run_or_model!r:.80}"
+        "run_or_model must be a run folder's path, a loaded run (saved_run.load_run) or "
+        f"an end-to-end Keras model. Received: run_or_model={run_or_model!r:.80}"
     )
 
 

@@ -9,6 +9,10 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
+from config import Config, DatasetConfig, ModelConfig
+from config.files import dump_config
+from engine import runs
+from engine.runs import RunError
 from inspection import show
 from inspection.methods.attribution import DEFAULT_METHOD, attribute
 from inspection.rendering.viewer import render_page
@@ -155,9 +159,33 @@ def test_bad_arguments_are_named_and_echoed(stand_in, arguments, message):
         show(stand_in[0], **{"texts": ["a film"], **arguments})
 
 
+def test_a_run_folders_path_is_loaded(view, stand_in, tmp_path):
+    end_to_end = stand_in[0]
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    end_to_end.save(run_dir / runs.MODEL_FILE)
+    runs.write_json(run_dir / runs.LABELS_FILE, ["bad", "good"])
+    pooling = stand_in[1].pooling_mode
+    config = Config(DatasetConfig(name="rotten_tomatoes"), model=ModelConfig(pooling=pooling))
+    runs.write_text(run_dir / runs.CONFIG_FILE, dump_config(config))
+    for path in (run_dir, str(run_dir)):
+        from_path = show(path, TEXTS)
+        np.testing.assert_allclose(
+            [record.probabilities for record in from_path.records],
+            [record.probabilities for record in view.records],
+            atol=1e-6,
+        )
+        assert page_data(from_path.html)["class_names"] == ["bad", "good"]
+
+
+def test_a_missing_run_folder_is_named(tmp_path):
+    with pytest.raises(RunError, match="nothere: no such run folder"):
+        show(tmp_path / "nothere", ["a film"])
+
+
 def test_refuses_what_is_neither_a_run_nor_a_model():
-    with pytest.raises(ValueError, match=r"Received: run_or_model='runs/default'"):
-        show("runs/default", ["a film"])
+    with pytest.raises(ValueError, match=r"Received: run_or_model=3"):
+        show(3, ["a film"])
 
 
 def test_the_frame_renders_in_chromium_without_errors(browser, view):
