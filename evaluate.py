@@ -123,8 +123,8 @@ def add_measurement_arguments(group):
     )  # fmt: skip
     group.add_argument(
         "--min-count", type=at_least(1), default=20, metavar="N",
-        help="--tokens and --compare rank the words of at least N examples, --slices "
-             "measures slices of at least N (default 20)",
+        help="--tokens ranks the words of at least N training texts, --compare those of "
+             "N examples, --slices measures slices of at least N (default 20)",
     )  # fmt: skip
 
 

@@ -96,7 +96,7 @@ def run_one(path, recipe, seed, root, reuse):
     """Trains (unless reused) and measures one run: its row of the table."""
     import evaluate
     import train
-    from engine.evaluation.tokens import TOKENS_FILE
+    from engine.evaluation.tokens_report import TOKENS_FILE
 
     name = f"{path.stem}_{recipe}_{seed}"
     config = root / f"{name}.yaml"

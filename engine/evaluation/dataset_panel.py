@@ -22,7 +22,7 @@ from pathlib import Path
 from engine import runs
 from engine.evaluation import suspects
 from engine.evaluation.slices import SLICES_FILE
-from engine.evaluation.tokens import TOKENS_FILE
+from engine.evaluation.tokens_report import TOKENS_FILE
 
 DIGITS = 3
 VIEWER_WORDS = 20  # per class in the viewer's Dataset panel
@@ -153,8 +153,8 @@ def viewer_block(run_dir, data_name=None):
 
     Returns:
         {"source", "split", "examples", "method", "faithfulness", "classes": {LABEL:
-        [{"word", "count", "attribution", "attribution_ci", "insertion", "insertion_ci",
-        "deletion", "p_class_given_word", "shortcut"}, ...]}} (the top `VIEWER_WORDS`).
+        [{"word", "count", "reliance", "reliance_ci", "insertion", "control",
+        "attribution", "p_class_given_word", "shortcut"}, ...]}} (the top `VIEWER_WORDS`).
 
     Raises:
         ValueError: the file is not a tokens.json; the message says how to measure again.
@@ -165,11 +165,11 @@ def viewer_block(run_dir, data_name=None):
     kept = (
         "word",
         "count",
-        "attribution",
-        "attribution_ci",
+        "reliance",
+        "reliance_ci",
         "insertion",
-        "insertion_ci",
-        "deletion",
+        "control",
+        "attribution",
         "p_class_given_word",
         "shortcut",
     )

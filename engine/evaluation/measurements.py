@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.evaluation import compare, faithfulness, heads, slices, tokens
+from engine.evaluation import compare, faithfulness, heads, slices, tokens, tokens_report
 from inspection.methods.attribution import DEFAULT_METHOD
 
 # Each flag's files, as glob patterns: faithfulness.json, .md and .png, and so on.
@@ -103,7 +103,7 @@ def measure(staging, run, data_name, texts, labels, probabilities, requests, dat
             staging, heads.measure_run_heads(run, texts, labels, requests.heads, data_name)
         )
     if requests.tokens:
-        tokens.write_tokens(
+        tokens_report.write_tokens(
             staging,
             tokens.measure_run_tokens(
                 run, texts, labels, requests.tokens, data_name, requests.method, requests.min_count
@@ -143,12 +143,12 @@ def summaries(output_dir, requests):
             )
         )
     if requests.tokens:
-        report = json.loads((output_dir / tokens.TOKENS_FILE).read_text())
+        report = json.loads((output_dir / tokens_report.TOKENS_FILE).read_text())
         printed.append(
             (
                 f"the words the model relies on, top {SUMMARY_WORDS} per class (*: "
-                f"a shortcut; all in {output_dir / tokens.TABLE_FILE})",
-                tokens.tokens_summary(report, SUMMARY_WORDS),
+                f"a shortcut; all in {output_dir / tokens_report.TABLE_FILE})",
+                tokens_report.tokens_summary(report, SUMMARY_WORDS),
             )
         )
     if requests.slices:

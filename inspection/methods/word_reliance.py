@@ -2,19 +2,18 @@
 
 Per class c and word w (a word as the model sees it: a word-level model's token, or a
 WordPiece model's pieces joined, as the viewer shows them; "[UNK]" is no word):
-- attribution: over the examples that contain w, the mean of w's attribution toward c
-  (the sum over its pieces and occurrences), with a 95% bootstrap interval over examples;
-- the data side (Gardner et al. 2021, "Competency problems"): on the training texts,
-  `train_count` (texts containing w), `p_class_given_word` and the z statistic of that
-  share against the class prior p0, z = (p - p0) / sqrt(p0 (1 - p0) / n), with its
-  one-sided p-value (w favours c) times the number of (word, class) pairs tested
-  (Bonferroni);
-- the model side, measured on the model (Bastings et al. 2022's check of a planted
-  shortcut): `insertion`, the mean rise of p(c) when w's pieces are inserted at a random
-  word boundary of held-out texts of other classes (one boundary per text, the same for
-  every word: the effects are paired), and `deletion`, the mean drop of p(c) when every
+- the data side (Gardner et al. 2021, "Competency problems"), on the training texts:
+  `train_count` (texts containing w), `p_class_given_word`, its `lift` over the class prior
+  p0 and the z statistic of that share against p0, z = (p - p0) / sqrt(p0 (1 - p0) / n),
+  with its one-sided p-value (w favours c) times the number of (word, class) pairs tested
+  (Bonferroni). The words whose corrected p-value is small are c's candidates: a word in
+  many training texts is one however rarely the evaluated texts hold it;
+- the model side: the insertion of w into held-out texts against random words
+  (`inspection.methods.reliance`), and `deletion`, the mean drop of p(c) when every
   occurrence of w is removed (given the padding id, as the faithfulness measures remove
-  tokens) from the texts that contain it, each with a 95% bootstrap interval over texts.
+  tokens) from the evaluated texts that contain it;
+- attribution: over the evaluated texts that contain w, the mean of w's attribution toward
+  c (the sum over its pieces and occurrences), with a 95% bootstrap interval over texts.
 
 Letter legend: E examples, T token ids, C classes, W words.
 """
@@ -34,8 +33,12 @@ from inspection.word_pieces import (
     word_index,
 )
 
-# Texts that a word is inserted into or removed from, per (word, class): the first ones.
+# Texts that a word is inserted into or removed from: at most these.
 EDITED_TEXTS = 200
+# A candidate word's corrected p-value of Gardner's test at most this.
+CANDIDATE_P_VALUE = 0.05
+# A control word's uncorrected p-value for every class above this: the data ties it to none.
+UNASSOCIATED_P_VALUE = 0.05
 # Attribution methods whose scores are linear in the explained logit: the sum of the token
 # scores of (logit_a - logit_b) is a's minus b's.
 LOGIT_LINEAR_METHODS = ("gradient_x_input", "conservative_gradient_x_input", "integrated_gradients")
@@ -135,47 +138,84 @@ def word_means(text_scores, min_count):
     }
 
 
-def label_association(train_rows, train_labels, num_classes, tests):
-    """Gardner et al.'s test of p(class | word) against the class prior, on training texts.
+class LabelAssociation:
+    """Gardner et al.'s test of p(class | word) against the class prior, on training texts,
+    and the candidate words of each class it gives.
 
     Args:
         train_rows: the training texts' `TextWords` (or anything with `.positions`).
-        train_labels: int (E,). tests: how many (word, class) pairs are tested (the
-            Bonferroni factor).
-
-    Returns:
-        A function (word, label) -> {"train_count", "p_class_given_word", "z", "p_value"};
-        a word never seen in training has count 0 and null share and z, p-value 1.
+        train_labels: int (E,).
+        min_count: the fewest training texts a tested word is in; the Bonferroni factor
+            `tests` is the number of (word, class) pairs tested.
 
     Example:
     >>> rows = [TextWords({"x": [0]}, [])] * 10 + [TextWords({}, [])] * 10
-    >>> test = label_association(rows, np.array([1] * 10 + [0] * 10), 2, tests=1)
-    >>> entry = test("x", 1)
-    >>> entry["p_class_given_word"], round(entry["z"], 2), entry["p_value"] < 1e-3
-    (1.0, 3.16, True)
+    >>> association = LabelAssociation(rows, np.array([1] * 10 + [0] * 10), 2, min_count=5)
+    >>> entry = association("x", 1)
+    >>> entry["p_class_given_word"], entry["lift"], round(entry["z"], 2), entry["p_value"] < 0.01
+    (1.0, 2.0, 3.16, True)
+    >>> association.candidates(1, limit=5), association.candidates(0, limit=5)
+    (['x'], [])
     """
-    train_labels = np.asarray(train_labels, dtype=np.int64)
-    prior = np.bincount(train_labels, minlength=num_classes) / max(len(train_labels), 1)
-    counts = {}  # word -> texts per class (C,)
-    for row, label in zip(train_rows, train_labels, strict=True):
-        for word in row.positions:
-            counts.setdefault(word, np.zeros(num_classes, dtype=np.int64))[label] += 1
 
-    def test(word, label):
-        per_class = counts.get(word)
+    def __init__(self, train_rows, train_labels, num_classes, min_count):
+        train_labels = np.asarray(train_labels, dtype=np.int64)
+        self.prior = np.bincount(train_labels, minlength=num_classes) / max(len(train_labels), 1)
+        counts = {}  # word -> texts per class (C,)
+        for row, label in zip(train_rows, train_labels, strict=True):
+            for word in row.positions:
+                counts.setdefault(word, np.zeros(num_classes, dtype=np.int64))[label] += 1
+        self.counts = counts
+        self.tested = [word for word, per_class in counts.items() if per_class.sum() >= min_count]
+        self.tests = max(1, len(self.tested) * num_classes)
+
+    def __call__(self, word, label):
+        """{"train_count", "p_class_given_word", "lift" (that share over the prior), "z",
+        "p_value" (one-sided, times `tests`)}; a word never seen in training has count 0
+        and null share, lift and z, p-value 1."""
+        per_class = self.counts.get(word)
         total = int(per_class.sum()) if per_class is not None else 0
-        if total == 0 or not 0 < prior[label] < 1:
-            return {"train_count": total, "p_class_given_word": None, "z": None, "p_value": 1.0}
+        prior = self.prior[label]
+        if total == 0 or not 0 < prior < 1:
+            return {
+                "train_count": total,
+                "p_class_given_word": None,
+                "lift": None,
+                "z": None,
+                "p_value": 1.0,
+            }
         share = per_class[label] / total
-        z = (share - prior[label]) / np.sqrt(prior[label] * (1 - prior[label]) / total)
+        z = (share - prior) / np.sqrt(prior * (1 - prior) / total)
         return {
             "train_count": total,
             "p_class_given_word": float(share),
+            "lift": float(share / prior),
             "z": float(z),
-            "p_value": float(min(1.0, norm.sf(z) * tests)),
+            "p_value": float(min(1.0, norm.sf(z) * self.tests)),
         }
 
-    return test
+    def candidates(self, label, limit, p_value=CANDIDATE_P_VALUE):
+        """The tested words that the training data ties to `label` (corrected p-value at
+        most `p_value`), most significant first, at most `limit`."""
+        found = []
+        for word in self.tested:
+            entry = self(word, label)
+            if entry["p_value"] <= p_value:
+                found.append((-entry["z"], word))
+        return [word for _, word in sorted(found)[:limit]]
+
+    def unassociated(self, p_value=UNASSOCIATED_P_VALUE):
+        """The tested words tied to no class: every class's uncorrected one-sided p-value
+        above `p_value` (the control's random words come from these)."""
+        spread = np.sqrt(self.prior * (1 - self.prior))
+        found = []
+        for word in self.tested:
+            per_class = self.counts[word]
+            total = per_class.sum()
+            z = (per_class / total - self.prior) / (spread / np.sqrt(total))
+            if np.all(norm.sf(z) > p_value):
+                found.append(word)
+        return found
 
 
 def insertion_sites(rows, seed=0):
@@ -216,27 +256,6 @@ def inserted(token_ids, sites, pieces, cap, keep_last, boundaries=None):
         rows.append(row)
     width = max(len(row) for row in rows)
     return np.array([row + [PADDING_ID] * (width - len(row)) for row in rows], dtype=np.int64)
-
-
-def insertion_effects(
-    classifier,
-    token_ids,
-    sites,
-    pieces,
-    label,
-    cap,
-    keep_last,
-    base=None,
-    batch_size=32,
-    boundaries=None,
-):
-    """Per text, p(label) with the word inserted minus p(label) without: float64 (E,)."""
-    if base is None:
-        base = class_probabilities(
-            classifier, token_ids, np.full(len(token_ids), label), batch_size
-        )
-    edited = inserted(token_ids, sites, pieces, cap, keep_last, boundaries)
-    return class_probabilities(classifier, edited, np.full(len(edited), label), batch_size) - base
 
 
 def deletion_effects(classifier, token_ids, positions, label, base=None, batch_size=32):

@@ -1,9 +1,9 @@
 // The Dataset panel: per class, the words the model relies on across a split (the run's
-// tokens.json, `evaluate.py --tokens`, docs/dataset_inspection.md). Per word its mean
-// attribution toward the class with the 95% interval as a whisker, and beside it the
-// measured rise of the class's probability when the word is inserted into texts of other
-// classes; a shortcut (the training data ties the word to the class and inserting it moves
-// the model) is marked. A click on a word lists the embedded examples that contain it; a
+// tokens.json, `evaluate.py --tokens`, docs/dataset_inspection.md). Per word its reliance
+// (inserted into texts of other classes, the rise of the class's probability over random
+// words', less its pull toward the other classes) with the 95% interval as a whisker, its
+// insertion beside the random words', and its mean attribution; a shortcut (the training
+// data ties the word strongly to the class and the model relies on it) is marked. A click on a word lists the embedded examples that contain it; a
 // click on one of those opens it. Inlined after viewer.js; text only through textContent.
 
 // A bar from 0 to `value` and a whisker over `bounds`, on a scale where `scale` is full.
@@ -52,19 +52,19 @@ function renderDataset() {
   const entries = DATA.dataset.classes[byId("dataset-class").value] || [];
   const table = byId("dataset-words");
   clear(table);
-  ["word", "texts", "mean attribution [95% CI]", "", "insertion: rise of p(class)", "",
+  ["word", "texts", "reliance [95% CI]", "", "insertion (random words)", "attribution",
    ""].forEach((heading) => table.appendChild(element("div", heading, "dataset-head")));
-  const scaleOf = (key) => Math.max(1e-12, ...entries.map(
-    (entry) => Math.max(Math.abs(entry[`${key}_ci`][0]), Math.abs(entry[`${key}_ci`][1]))));
-  const attributionScale = scaleOf("attribution"), insertionScale = scaleOf("insertion");
+  const scale = Math.max(1e-12, ...entries.map(
+    (entry) => Math.max(Math.abs(entry.reliance_ci[0]), Math.abs(entry.reliance_ci[1]))));
+  const number = (value) => (value === null ? "-" : value.toFixed(3));
   entries.forEach((entry) => {
     const word = element("button", entry.word, "dataset-word");
     word.addEventListener("click", () => renderDatasetExamples(entry.word));
     table.append(word, element("div", entry.count, "dataset-count"),
-      intervalBar(entry.attribution, entry.attribution_ci, attributionScale),
-      element("div", entry.attribution.toFixed(3), "dataset-value"),
-      intervalBar(entry.insertion, entry.insertion_ci, insertionScale),
-      element("div", entry.insertion.toFixed(3), "dataset-value"),
+      intervalBar(entry.reliance, entry.reliance_ci, scale),
+      element("div", number(entry.reliance), "dataset-value"),
+      element("div", `${number(entry.insertion)} (${number(entry.control)})`, "dataset-value"),
+      element("div", number(entry.attribution), "dataset-value"),
       element("div", entry.shortcut ? "shortcut" : "", entry.shortcut ? "shortcut" : ""));
   });
   clear(byId("dataset-examples"));
@@ -94,8 +94,9 @@ function setupWords(dataset) {
   const check = dataset.faithfulness;
   byId("dataset-summary").textContent =
     `Measured on ${dataset.examples} examples of ${dataset.split} with ${dataset.method} ` +
-    `(${dataset.source}). Words ranked by their mean attribution toward the class over ` +
-    "the texts that contain them; insertion puts the word into texts of other classes." +
+    `(${dataset.source}). The words the training data ties to the class, ranked by ` +
+    "their reliance: inserted into texts of other classes, how much more the word raises " +
+    "the class's probability than random words do, less its pull toward the other classes." +
     (check ? ` Ranking check: the top ${check.words} words raise the class's probability ` +
       `by ${check.top_words.toFixed(3)} when inserted, random words of the same frequency ` +
       `by ${check.random_words.toFixed(3)}.` : "");

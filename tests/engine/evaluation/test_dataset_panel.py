@@ -19,10 +19,13 @@ TOKENS = {
             {
                 "word": "great",
                 "count": 12,
-                "attribution": 0.5,
-                "attribution_ci": [0.4, 0.6],
+                "reliance": 0.15,
+                "reliance_ci": [0.1, 0.2],
                 "insertion": 0.1,
                 "insertion_ci": [0.05, 0.15],
+                "control": 0.01,
+                "attribution": 0.5,
+                "attribution_ci": [0.4, 0.6],
                 "deletion": 0.2,
                 "deletion_ci": [0.1, 0.3],
                 "p_class_given_word": 0.9,
@@ -123,7 +126,18 @@ def test_a_missing_file_leaves_its_key_out_and_no_file_gives_none(tmp_path):
         "classes",
         "data_map",
     }
-    assert block["classes"]["positive"][0]["word"] == "great"
+    [word] = block["classes"]["positive"]
+    assert word == {
+        "word": "great",
+        "count": 12,
+        "reliance": 0.15,
+        "reliance_ci": [0.1, 0.2],
+        "insertion": 0.1,
+        "control": 0.01,
+        "attribution": 0.5,
+        "p_class_given_word": 0.9,
+        "shortcut": False,
+    }
 
 
 def test_a_broken_file_is_an_export_error_that_says_how_to_measure_again(tmp_path):

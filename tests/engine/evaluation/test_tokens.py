@@ -17,14 +17,20 @@ from tests.review_fixture import PLANTED_WORD, SPREAD_WORD, write_planted_fixtur
 KEYS = {
     "word",
     "count",
-    "attribution",
-    "attribution_ci",
     "train_count",
     "p_class_given_word",
+    "lift",
     "z",
     "p_value",
     "insertion",
     "insertion_ci",
+    "control",
+    "net",
+    "net_ci",
+    "reliance",
+    "reliance_ci",
+    "attribution",
+    "attribution_ci",
     "deletion",
     "deletion_ci",
     "shortcut",
@@ -48,28 +54,35 @@ def report_of(run_dir, name="tokens.json"):
     return json.loads((run_dir / "eval" / "test" / name).read_text())
 
 
-def test_the_planted_word_ranks_first_and_is_a_shortcut_the_spread_one_is_not(planted_run):
+def test_the_planted_word_ranks_first_and_is_a_shortcut_the_spread_one_is_no_candidate(
+    planted_run,
+):
     report = report_of(planted_run)
     assert report["split"] == "test" and report["examples"] == 240
     assert report["method"] == "conservative_gradient_x_input" and report["min_count"] == 5
+    assert report["inserted_into"] == EDITED_TEXTS and len(report["control_words"]) == 10
     positive = report["classes"]["positive"]
     assert set(positive[0]) == KEYS
     top = positive[0]
     assert top["word"] == PLANTED_WORD and top["shortcut"]
-    assert top["p_class_given_word"] == 1.0 and top["p_value"] < 1e-10
-    assert top["insertion_ci"][0] > 0 and top["deletion"] > 0
+    assert top["p_class_given_word"] == 1.0 and top["p_value"] < 1e-10 and top["lift"] > 1.9
+    assert top["reliance_ci"][0] > 0 and top["net"] > 0.05 and top["deletion"] > 0
+    assert top["net"] == pytest.approx(top["insertion"] - top["control"])
     assert top["attribution_ci"][0] <= top["attribution"] <= top["attribution_ci"][1]
     for entries in report["classes"].values():
-        assert [entry["attribution"] for entry in entries] == sorted(
-            (entry["attribution"] for entry in entries), reverse=True
+        assert [entry["reliance"] for entry in entries] == sorted(
+            (entry["reliance"] for entry in entries), reverse=True
         )
-        assert all(entry["count"] >= 5 for entry in entries)
-        spread = next(entry for entry in entries if entry["word"] == SPREAD_WORD)
-        assert not spread["shortcut"] and spread["p_value"] > 0.5
-        assert 0.4 < spread["p_class_given_word"] < 0.6
+        assert all(entry["train_count"] >= 5 for entry in entries)
+        # In a tenth of each class's texts, the training data ties it to neither class.
+        assert SPREAD_WORD not in [entry["word"] for entry in entries]
+    # Each class's words are the training data's: none favours both classes.
+    words = [{entry["word"] for entry in entries} for entries in report["classes"].values()]
+    assert words[0] and words[1] and not words[0] & words[1]
+    assert PLANTED_WORD not in report["control_words"]
     check = report["faithfulness"]
     assert check["words"] == 10 and check["difference_ci"][0] > 0
-    assert check["top_words"] > check["random_words"]
+    assert check["top_words"] > 3 * check["random_words"]
     assert set(check["classes"]) == {"negative", "positive"}
     folder = planted_run / "eval" / "test"
     assert f"| 1 | {PLANTED_WORD} |" in (folder / "tokens.md").read_text()
@@ -86,7 +99,9 @@ def test_insertion_and_deletion_match_a_direct_computation(planted_run):
     rows, _ = text_words(token_ids, vectorizer.get_vocabulary())
     sites = insertion_sites(rows, seed=0)
     top = report_of(planted_run)["classes"]["positive"][0]
-    targets = np.flatnonzero(labels != 1)[:EDITED_TEXTS]
+    # The texts measured: a seeded sample of the split (tokens._Insertion's).
+    sample = np.sort(np.random.default_rng(0).permutation(len(texts))[:EDITED_TEXTS])
+    targets = sample[labels[sample] != 1]
     edited = []
     for index in targets:
         words = str(texts[index]).split()
@@ -95,7 +110,9 @@ def test_insertion_and_deletion_match_a_direct_computation(planted_run):
     after = np.asarray(run.model(np.array(edited)))[:, 1]
     np.testing.assert_allclose(top["insertion"], np.mean(after - before), atol=1e-5)
     planted = np.asarray(vectorizer([PLANTED_WORD]))[0, 0]
-    containing = np.flatnonzero((token_ids == planted).any(axis=1))[:EDITED_TEXTS]
+    holding = (token_ids == planted).any(axis=1)
+    assert top["count"] == holding.sum()
+    containing = np.flatnonzero(holding)[:EDITED_TEXTS]
     removed = np.where(token_ids[containing] == planted, 0, token_ids[containing])
     full = np.asarray(classifier(token_ids[containing], training=False))[:, 1]
     without = np.asarray(classifier(removed, training=False))[:, 1]
@@ -197,8 +214,11 @@ def test_too_few_examples_for_any_word_says_what_to_change(tiny_run_dir, tmp_pat
     copy = shutil.copytree(
         tiny_run_dir, tmp_path / "copy", ignore=shutil.ignore_patterns("eval", "attention")
     )
-    assert evaluate.main([str(copy), "--tokens", "10", "--min-count", "11"]) == 0
-    assert "no word is in 11 of the examples: lower --min-count" in capsys.readouterr().out
+    assert evaluate.main([str(copy), "--tokens", "10", "--min-count", "100000"]) == 0
+    assert (
+        "no word of 100000 training texts or more is tied to this class: lower --min-count"
+        in capsys.readouterr().out
+    )
     report = json.loads((copy / "eval" / "test" / "tokens.json").read_text())
     assert report["classes"] == {"negative": [], "positive": []}
     assert report["faithfulness"] is None

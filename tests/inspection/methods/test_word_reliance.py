@@ -7,14 +7,14 @@ from scipy.stats import norm
 
 from config import ModelConfig
 from inspection.methods.attribution import attribute
+from inspection.methods.reliance import insertion_changes
 from inspection.methods.word_reliance import (
+    LabelAssociation,
     TextWords,
     class_word_scores,
     deletion_effects,
     frequency_matched,
     inserted,
-    insertion_effects,
-    label_association,
     text_words,
 )
 from models import build_classifier
@@ -50,13 +50,18 @@ def test_insertion_and_deletion_are_the_changes_of_a_direct_computation(classifi
     def probability(rows, label):
         return np.asarray(classifier(np.array(rows), training=False))[:, label]
 
-    effects = insertion_effects(
-        classifier, token_ids, [1, 3, 0], (5,), label=2, cap=8, keep_last=False
+    base = np.asarray(classifier(token_ids, training=False))
+    changes = insertion_changes(
+        classifier, token_ids, [1, 3, 0], (5,), cap=8, keep_last=False, base=base, batch_size=2
     )
     by_hand = [[2, 5, 3, 6, 5], [3, 6, 4, 5, 0], [5, 4, 4, 0, 0]]
-    np.testing.assert_allclose(
-        effects, probability(by_hand, 2) - probability(token_ids, 2), atol=1e-6
-    )
+    assert changes.shape == (3, 3)
+    for label in range(3):
+        np.testing.assert_allclose(
+            changes[:, label],
+            probability(by_hand, label) - probability(token_ids, label),
+            atol=1e-6,
+        )
     drops = deletion_effects(classifier, token_ids, [[1], [0], [0, 1]], label=1)
     removed = [[2, 0, 6, 5, 0], [0, 6, 4, 0, 0], [0, 0, 0, 0, 0]]
     np.testing.assert_allclose(
@@ -89,16 +94,30 @@ def test_logit_linear_attributions_count_what_separates_the_class(classifier):
     assert rollout[0] == rollout[2] and rollout[0][0]["film"] > 0
 
 
-def test_gardner_z_and_the_bonferroni_p_value():
-    # 30 texts with the word: 24 of class 1, whose prior is 0.4 (40 of 100).
-    rows = [TextWords({"w": [0]}, [])] * 30 + [TextWords({}, [])] * 70
-    labels = np.array([1] * 24 + [0] * 6 + [1] * 16 + [0] * 54)
-    entry = label_association(rows, labels, 2, tests=10)("w", 1)
+def test_gardner_z_the_lift_and_the_bonferroni_p_value():
+    # 30 texts with "w": 24 of class 1, whose prior is 0.4 (40 of 100); "v" in 10 texts.
+    rows = [TextWords({"w": [0]}, [])] * 30 + [TextWords({"v": [0]}, [])] * 10
+    rows += [TextWords({}, [])] * 60
+    labels = np.array([1] * 24 + [0] * 6 + [1] * 4 + [0] * 6 + [1] * 12 + [0] * 48)
+    association = LabelAssociation(rows, labels, 2, min_count=10)
+    assert association.tests == 4  # two words of 10 texts or more, two classes
+    entry = association("w", 1)
     z = (0.8 - 0.4) / np.sqrt(0.4 * 0.6 / 30)
     assert entry["train_count"] == 30 and entry["p_class_given_word"] == pytest.approx(0.8)
-    assert entry["z"] == pytest.approx(z) and entry["p_value"] == pytest.approx(10 * norm.sf(z))
-    unseen = label_association(rows, labels, 2, tests=10)("nothere", 0)
-    assert unseen == {"train_count": 0, "p_class_given_word": None, "z": None, "p_value": 1.0}
+    assert entry["lift"] == pytest.approx(2.0)
+    assert entry["z"] == pytest.approx(z) and entry["p_value"] == pytest.approx(4 * norm.sf(z))
+    assert association("nothere", 0) == {
+        "train_count": 0,
+        "p_class_given_word": None,
+        "lift": None,
+        "z": None,
+        "p_value": 1.0,
+    }
+    # "w" favours class 1 beyond chance; "v" (4 of 10 in class 1, the prior) no class.
+    assert association.candidates(1, limit=5) == ["w"] and association.candidates(0, 5) == []
+    assert association.unassociated() == ["v"]
+    # A higher threshold of training texts tests "w" alone.
+    assert LabelAssociation(rows, labels, 2, min_count=11).tested == ["w"]
 
 
 def test_random_words_come_from_the_frequency_band_of_the_top_ones():

@@ -1,5 +1,5 @@
 """The viewer's Dataset panel in headless Chromium (viewer_dataset.js): per class the words
-of tokens.json with their intervals and insertion effects, shortcuts marked, and a click on
+of tokens.json with their reliance intervals and insertion effects, shortcuts marked, and a click on
 a word listing the embedded examples that contain it."""
 
 import pytest
@@ -9,15 +9,15 @@ from tests.helpers import CLASS_NAMES, HOSTILE_TOKENS, make_records
 from tests.inspection.viewer_browser import embedded_data, open_viewer
 
 
-def entry(word, attribution, insertion, shortcut=False):
+def entry(word, reliance, insertion, shortcut=False, attribution=0.25):
     return {
         "word": word,
         "count": 30,
-        "attribution": attribution,
-        "attribution_ci": [attribution - 0.1, attribution + 0.1],
+        "reliance": reliance,
+        "reliance_ci": [reliance - 0.1, reliance + 0.1],
         "insertion": insertion,
-        "insertion_ci": [insertion - 0.02, insertion + 0.02],
-        "deletion": 0.1,
+        "control": 0.01,
+        "attribution": attribution,
         "p_class_given_word": 0.9,
         "shortcut": shortcut,
     }
@@ -31,7 +31,10 @@ DATASET = {
     "method": "conservative_gradient_x_input",
     "faithfulness": {"words": 10, "top_words": 0.08, "random_words": 0.01},
     "classes": {
-        "negative": [entry("not", 0.9, 0.2, shortcut=True), entry("film", 0.3, 0.01)],
+        "negative": [
+            entry("not", 0.9, 0.2, shortcut=True),
+            entry("film", 0.3, 0.01, attribution=None),  # in no evaluated text
+        ],
         "positive": [
             entry("great", 0.8, 0.15),
             entry(HOSTILE_TOKENS[0], 0.5, 0.05),
@@ -66,11 +69,14 @@ def test_the_panel_shows_each_class_words_and_marks_the_shortcuts(dataset_viewer
     assert page.locator("#dataset-section").is_visible()
     assert page.locator("#dataset-words .dataset-word").all_text_contents() == ["not", "film"]
     assert page.locator("#dataset-words .shortcut").all_text_contents() == ["shortcut"]
+    # Per word: reliance, insertion (the random words'), attribution.
     assert page.locator("#dataset-words .dataset-value").all_text_contents() == [
         "0.900",
-        "0.200",
+        "0.200 (0.010)",
+        "0.250",
         "0.300",
-        "0.010",
+        "0.010 (0.010)",
+        "-",
     ]
     # The bars: "not" fills half the box (the largest value's side), its whisker spans
     # [0.8, 1.0] of a scale of 1.0.
