@@ -31,15 +31,16 @@ export stores every attribution method's scores (`--methods NAME ...` fewer: Int
 Gradients and leave-one-out cost 32 passes and one pass per token of each example).
 
 Measurements over the first N evaluated examples, each into `eval/<split>/` (.json, .md,
-and .png) and kept by a later evaluation without its flag:
+and .png) and kept by a later evaluation without its flag of the same data (`data.json`
+records what the folder's evaluation read; other data keeps none, and says so):
 - `--faithfulness N` (500): every attribution method's faithfulness (ERASER's AOPC); the best
   becomes `predict.py --explain`'s default (docs/explanations.md);
 - `--heads N` (500): every attention head: what it looks at, its importance and the model
   without it (docs/heads.md);
-- `--tokens N` (1000): per class, the words the model relies on (`--method`, `--min-count`),
-  with the training split's p(class | word) and each word's measured insertion and deletion
-  effect (docs/dataset_inspection.md);
-- `--compare OTHER_RUN`: the two runs on the same texts, into `compare_<other>.json`;
+- `--tokens N` (1000): per class, the words the training data ties to it, ranked by how
+  much the model relies on each (inserted into texts of other classes, against random
+  words), shortcuts marked (`--min-count`, `--method`; docs/dataset_inspection.md);
+- `--compare OTHER_RUN`: the two runs on the same texts, into `compare_<other>-<hash>.json`;
 - `--slices` (every example): the weak slices, words, length bands, labels, digits, URLs,
   capitals and `dataset.slice_columns` values where accuracy is below the whole's after a
   Bonferroni correction, into `slices.json` and `.md` (docs/data_quality.md).

@@ -27,6 +27,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from engine import runs  # noqa: E402
+from engine.evaluation.compare import compare_file  # noqa: E402
 from engine.evaluation.tokens_report import TOKENS_FILE  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -90,7 +91,7 @@ def main(argv=None):
     if set(COMPARED) <= set(args.runs):
         first, second = (ROOT / "runs" / name for name in COMPARED)
         seconds = timed([str(first), "--compare", str(second)])
-        report = json.loads((first / "eval" / "test" / f"compare_{second.name}.json").read_text())
+        report = json.loads((first / "eval" / "test" / compare_file(second)).read_text())
         compared = {
             "runs": list(COMPARED),
             "seconds": seconds,

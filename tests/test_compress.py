@@ -10,6 +10,7 @@ import compress
 import evaluate
 import predict
 from engine import runs, saved_run
+from engine.evaluation.compare import compare_file
 
 
 @pytest.fixture
@@ -22,7 +23,7 @@ def run_dir(tiny_run_dir, tmp_path):
 def assert_compares(run_dir, target):
     """evaluate.py --compare takes the compressed run against its source."""
     assert evaluate.main([str(run_dir), "--compare", str(target), "--min-count", "2"]) == 0
-    report = json.loads((run_dir / "eval" / "test" / f"compare_{target.name}.json").read_text())
+    report = json.loads((run_dir / "eval" / "test" / compare_file(target)).read_text())
     assert 0.5 <= report["agreement"] <= 1.0 and report["median_spearman"] is not None
     assert set(report["changed_words"]) == {"negative", "positive"}
 

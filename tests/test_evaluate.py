@@ -228,3 +228,31 @@ def test_export_attention_empty_texts_file(run_dir, tmp_path, capsys):
     empty = tmp_path / "empty.txt"
     empty.write_text("\n  \n")
     assert "no texts in the file" in error_of([str(run_dir), "--texts-file", str(empty)], capsys)
+
+
+def test_measurements_are_kept_only_on_the_data_they_measured(run_dir, tmp_path, capsys):
+    copy = shutil.copytree(run_dir, tmp_path / "run", ignore=shutil.ignore_patterns("eval"))
+    folder = copy / "eval" / "test"
+    assert evaluate.main([str(copy), "--slices"]) == 0
+    record = json.loads((folder / "data.json").read_text())
+    assert record["source"] == "test" and record["examples"] > 0 and len(record["sha256"]) == 64
+    assert evaluate.main([str(copy)]) == 0  # the same split: kept
+    assert (folder / "slices.json").is_file()
+    capsys.readouterr()
+    # A file named like the split lands in the same folder: its data is other data.
+    other = tmp_path / "test.csv"
+    other.write_text("text,label\nsuch a wonderful film,positive\na dull boring plot,negative\n")
+    assert evaluate.main([str(copy), "--data", str(other)]) == 0
+    assert not (folder / "slices.json").exists()
+    assert (
+        f"{folder}: slices.json, slices.md measured other data than this evaluation's: "
+        "not kept; measure again with their flags"
+    ) in capsys.readouterr().out
+    assert json.loads((folder / "data.json").read_text())["examples"] == 2
+    # A folder from before data.json: kept for the run's own split, never for a file.
+    assert evaluate.main([str(copy), "--slices"]) == 0
+    (folder / "data.json").unlink()
+    assert evaluate.main([str(copy)]) == 0 and (folder / "slices.json").is_file()
+    (folder / "data.json").unlink()
+    assert evaluate.main([str(copy), "--data", str(other)]) == 0
+    assert not (folder / "slices.json").exists()

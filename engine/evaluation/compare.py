@@ -1,15 +1,15 @@
 """Two runs compared on the same texts, for `evaluate.py RUN --compare OTHER_RUN`.
 
 Writes, next to RUN's evaluation reports (`RUN_DIR/eval/<split>/`), named after OTHER_RUN's
-folder:
-    compare_<other>.json  {"run", "other", "split", "examples", "agreement", "accuracy",
-                          "other_accuracy", "accuracy_difference", "accuracy_difference_ci",
-                          "disagreements": [{"position", "text", "label", "run_label",
-                          "run_probability", "other_label", "other_probability"}, ...],
-                          "attribution_examples", "method",
-                          "median_spearman", "changed_words": {LABEL: [{"word", "count",
-                          "run_attribution", "other_attribution", "change"}, ...]}}
-    compare_<other>.md    the same as tables
+folder and a hash of its path (`compare_file`):
+    compare_<other>-<hash>.json  {"run", "other", "split", "examples", "agreement",
+                   "accuracy", "other_accuracy", "accuracy_difference",
+                   "accuracy_difference_ci", "disagreements": [{"position", "text",
+                   "label", "run_label", "run_probability", "other_label",
+                   "other_probability"}, ...], "attribution_examples", "method",
+                   "median_spearman", "changed_words": {LABEL: [{"word", "count",
+                   "run_attribution", "other_attribution", "change"}, ...]}}
+    compare_<other>-<hash>.md    the same as tables
 The accuracy difference (RUN minus OTHER) has a paired bootstrap interval over the texts;
 disagreements come most confident first (the larger of the two runs' probabilities of
 their own label). Attributions are compared toward each text's gold label on the first
@@ -20,6 +20,7 @@ attribution changed most, in each run's own units (logit contributions are on th
 of each model's logits).
 """
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -40,8 +41,18 @@ MIN_SHARED_WORDS = 3  # a rank correlation over fewer words says nothing
 
 
 def compare_file(other_dir, suffix=".json"):
-    """`compare_<other run's folder name>.json` (or `.md`)."""
-    return f"compare_{Path(other_dir).resolve().name}{suffix}"
+    """`compare_<other run's folder name>-<8 hex digits of its full path>.json` (or
+    `.md`): two runs of one folder name in different places never share a file.
+
+    Example:
+    >>> compare_file("/a/default") != compare_file("/b/default")
+    True
+    >>> compare_file("/a/default").startswith("compare_default-")
+    True
+    """
+    resolved = Path(other_dir).resolve()
+    digest = hashlib.sha256(str(resolved).encode("utf-8")).hexdigest()[:8]
+    return f"compare_{resolved.name}-{digest}{suffix}"
 
 
 def check_same_labels(run, other):

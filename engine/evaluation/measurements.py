@@ -3,10 +3,14 @@
 `evaluate.py` rewrites the folder as a whole on every evaluation. What its flags measured
 there before (`--faithfulness`, `--heads`, `--tokens`, `--compare`, `--slices`, and in
 `eval/train/` `--suspects`) is kept unless measured again: the model has not changed, and
-a measurement can take minutes. `EvaluationReport` is what one evaluation of a folder gave.
+a measurement can take minutes. Kept only when measured on the same data: each evaluation
+writes `data.json` (what it evaluated: the split or file, the examples and a hash of the
+texts and labels), and a folder of other data (`--data test.csv` after the test split, a
+file edited since) keeps nothing. `EvaluationReport` is what one evaluation of a folder gave.
 """
 
 import dataclasses
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -27,6 +31,41 @@ MEASUREMENT_FILES = (
     "data_map.*",
 )
 SUMMARY_WORDS = 8
+DATA_FILE = "data.json"
+
+
+def data_record(source, texts, labels):
+    """What an evaluation measured: {"source", "examples", "sha256"}, the hash over the
+    texts and labels in order (the same texts in another order are other data).
+
+    Example:
+    >>> first = data_record("test", ["a", "b"], [0, 1])
+    >>> first == data_record("test", ["a", "b"], [0, 1])
+    True
+    >>> first["sha256"] == data_record("test", ["a", "b"], [1, 1])["sha256"]
+    False
+    """
+    digest = hashlib.sha256()
+    for text, label in zip(texts, labels, strict=True):
+        digest.update(f"{len(str(text))}:{text}\t{int(label)}\n".encode())
+    return {"source": str(source), "examples": len(texts), "sha256": digest.hexdigest()}
+
+
+def kept_measurements(folder, record, legacy_ok):
+    """(whether `folder`'s measurements were made on the data of `record`, the names of
+    those that were not). A folder from before `data.json` counts as the same data only
+    when `legacy_ok` (the run's own split: what it could only have measured)."""
+    folder = Path(folder)
+    names = sorted(path.name for pattern in MEASUREMENT_FILES for path in folder.glob(pattern))
+    try:
+        before = json.loads((folder / DATA_FILE).read_text())
+        # The source is what the user called it ("test", "./test.csv"); the data is the hash.
+        same = (before["examples"], before["sha256"]) == (record["examples"], record["sha256"])
+    except FileNotFoundError:
+        same = legacy_ok
+    except (ValueError, KeyError, TypeError):
+        same = False
+    return same, ([] if same else names)
 
 
 def carry_over(folder, staging, patterns=MEASUREMENT_FILES):
@@ -62,6 +101,7 @@ class EvaluationReport:
     texts: np.ndarray = dataclasses.field(repr=False)
     labels: np.ndarray = dataclasses.field(repr=False)
     probabilities: np.ndarray = dataclasses.field(repr=False)
+    dropped: list = dataclasses.field(default_factory=list)  # measured on other data
 
 
 @dataclasses.dataclass

@@ -11,9 +11,12 @@ from data import load_labelled_file
 from engine import runs
 from engine.evaluation.compare import check_same_labels
 from engine.evaluation.measurements import (
+    DATA_FILE,
     EvaluationReport,
     Requests,
     carry_over,
+    data_record,
+    kept_measurements,
     measure,
     summaries,
 )
@@ -63,12 +66,19 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20, req
             texts, labels = run.load_split(split)
         probabilities = predict_texts(run.model, texts, batch_size)
         output_dir = run.run_dir / runs.EVAL_DIR / name
+        record = data_record(data_file or split, texts, labels)
+        same_data, dropped = kept_measurements(output_dir, record, legacy_ok=not data_file)
         with runs.staged_folder(output_dir) as staging:
             metrics = write_reports(staging, texts, labels, probabilities, run.class_names, worst)
+            runs.write_json(staging / DATA_FILE, record)
             measure(staging, run, name, texts, labels, probabilities, requests, data_file)
-            carry_over(output_dir, staging)
+            if same_data:
+                carry_over(output_dir, staging)
+        dropped = [name for name in dropped if not (output_dir / name).exists()]
         reports.append(
-            EvaluationReport(run.run_dir, name, output_dir, metrics, texts, labels, probabilities)
+            EvaluationReport(
+                run.run_dir, name, output_dir, metrics, texts, labels, probabilities, dropped
+            )
         )
     return reports
 
@@ -118,6 +128,11 @@ def print_results(results, requests):
     if results.reports:
         print(format_reports(results.reports))
     for report in results.reports:
+        if report.dropped:
+            print(
+                f"{report.output_dir}: {', '.join(report.dropped)} measured other data "
+                "than this evaluation's: not kept; measure again with their flags"
+            )
         for title, table in summaries(report.output_dir, requests):
             print(f"\n{title}, {report.run_dir} on {report.data_name}:\n{table.rstrip()}")
     for run_dir, folder in results.suspects:

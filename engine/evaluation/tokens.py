@@ -45,12 +45,13 @@ from inspection.word_pieces import is_word_piece
 TOP_WORDS = 40  # candidates per class, each inserted into the evaluated texts
 CONTROL_WORDS = 10  # random words whose mean insertion is the control
 CHECKED_WORDS = 10  # the top words whose insertion is checked against the control's
-# A shortcut: the training data ties the word to the class (corrected p-value), strongly
-# (p(class | word) goes at least this share of the way from the prior to 1), and the model
-# relies on it (inserting it raises p(class) by this much more than random words do, and
-# its reliance interval lies above zero).
+# A shortcut: the training data ties the word to the class (corrected p-value) so strongly
+# that it nearly decides it (p(class | word) goes at least this share of the way from the
+# prior to 1: 0.9 for two balanced classes; a task's own signal words, "bad" at 0.83 or
+# "love" at 0.78 in Rotten Tomatoes, stay under it), and the model relies on it (inserting
+# it raises p(class) by this much more than random words do, its reliance interval above 0).
 SHORTCUT_P_VALUE = 0.01
-SHORTCUT_SHARE = 0.6
+SHORTCUT_SHARE = 0.8
 SHORTCUT_NET = 0.05
 # Forward passes only: larger batches than the attribution's backward passes.
 EDIT_BATCH_SIZE = 128

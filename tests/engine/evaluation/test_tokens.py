@@ -9,6 +9,7 @@ import pytest
 import evaluate
 import train
 from engine import saved_run
+from engine.evaluation.compare import compare_file
 from engine.evaluation.faithfulness import tokenize
 from inspection.methods.word_reliance import EDITED_TEXTS, insertion_sites, text_words
 from tests.helpers import tiny_args
@@ -124,7 +125,7 @@ def test_compare_with_itself_agrees_and_with_another_run_explains_the_difference
 ):
     copy = shutil.copytree(planted_run, tmp_path / "copy", ignore=shutil.ignore_patterns("eval"))
     assert evaluate.main([str(planted_run), "--compare", str(copy), "--min-count", "5"]) == 0
-    same = report_of(planted_run, "compare_copy.json")
+    same = report_of(planted_run, compare_file(copy))
     assert same["agreement"] == 1.0 and same["disagreements"] == []
     assert same["accuracy_difference"] == 0.0 and same["median_spearman"] == 1.0
     assert all(
@@ -134,7 +135,7 @@ def test_compare_with_itself_agrees_and_with_another_run_explains_the_difference
     assert (
         evaluate.main([str(planted_run), "--compare", str(tiny_run_dir), "--min-count", "5"]) == 0
     )
-    other = report_of(planted_run, f"compare_{tiny_run_dir.name}.json")
+    other = report_of(planted_run, compare_file(tiny_run_dir))
     run = saved_run.load_run(planted_run)
     texts, labels = run.load_split("test")
     mine = np.asarray(run.model(np.array(texts))).argmax(-1)
@@ -154,7 +155,7 @@ def test_compare_with_itself_agrees_and_with_another_run_explains_the_difference
     assert -1.0 <= other["median_spearman"] <= 1.0
     # Both kept by the next evaluation without the flags.
     assert evaluate.main([str(planted_run)]) == 0
-    assert report_of(planted_run, "compare_copy.json") == same
+    assert report_of(planted_run, compare_file(copy)) == same
     assert report_of(planted_run)["classes"]["positive"][0]["word"] == PLANTED_WORD
 
 
