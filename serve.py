@@ -4,7 +4,7 @@ Usage:
     python serve.py runs/default                        # http://127.0.0.1:8000/
     python serve.py runs/default runs/default_int8      # two runs, side by side
     python serve.py runs/default --port 8001
-    python serve.py runs/default --host 0.0.0.0         # other machines too (a warning)
+    python serve.py runs/default --host 0.0.0.0 --allow-host gpu-box.lan   # other machines
 
 Loads each run once (Keras safe mode), answers one text as the page first asks before it
 says it is ready (the graphs are traced then, not on the first request), and serves the
@@ -14,42 +14,50 @@ viewer in live mode and its JSON API (docs/live_lab.md):
     GET  /api/runs        the runs: names, classes, heads, methods
     POST /api/predict     {"run", "texts": [...], "method", "attention": bool}
 
-The standard library's `ThreadingHTTPServer` serves it: one process, no dependency, a
-thread per connection; a run answers one request at a time (`engine.evaluation.live`).
-Nothing a request names reaches the file system: the page is rendered once at the start,
-and the runs are the ones given here. Binds 127.0.0.1 unless `--host` says otherwise, and
-answers only requests addressed to this machine or to that host (`allowed_hosts`; any,
-with `--host 0.0.0.0`); a POST must be `application/json`
-(which a page of another site cannot send without this server's consent) and at most
-`MAX_BODY_BYTES`. Ctrl-C stops it.
+The server is `engine.evaluation.live.LabServer` (the standard library's
+`ThreadingHTTPServer`, at most `--workers` connections at once); a run answers one request
+at a time. Nothing a request names reaches the file system: the page is rendered once at
+the start, and the runs are the ones given here. Binds 127.0.0.1 unless `--host` says
+otherwise, and answers only requests addressed to a name of this machine, that host or an
+`--allow-host` (`allowed_hosts`, with `--host 0.0.0.0` too). A request's tokens and
+attention maps are bounded (`--max-request-tokens`, `--max-attention-mib`), and a client
+has `--timeout` seconds to send one (docs/live_lab.md#bounds). Ctrl-C stops it.
 
-Exit codes: 0 stopped with Ctrl-C, 2 a missing or unreadable run, a port in use.
+Exit codes: 0 stopped with Ctrl-C, 2 a bad argument, a missing or unreadable run, a port
+in use.
 """
 
-import argparse
-import json
+import socket
 import sys
-import time
-import traceback
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from engine import cli, runs, saved_run
 
 # engine.evaluation.live and inspection's viewer load TensorFlow, which takes seconds: the functions
 # import them, so that `main` reports a bad argument at once, before that wait.
 
-MAX_BODY_BYTES = 2 * 1024 * 1024  # 64 texts of 10,000 characters, JSON-escaped, fit
+# Seconds a client has to send a request (line, headers and body) and that an idle
+# connection is kept: a silent or trickling client gives its worker back by then. A 2 MiB
+# body needs 140 kB/s.
+SOCKET_TIMEOUT_S = 15.0
+# Tokens per request, over its texts as the model reads them (each cut to the run's cap):
+# an answer's work grows with them. 64 texts of 256 tokens, or 32 at BERT's cap of 512.
+MAX_REQUEST_TOKENS = 16_384
+# Float32 attention maps per request (layers x heads x tokens^2 x 4 bytes, summed over its
+# texts), what "attention": true makes a run hold. An answer carries them as one byte per
+# weight, base64 in JSON, and a forward pass holds one batch's float maps, so the peak stays
+# within a small multiple: 64 texts of 512 tokens on 6 layers x 12 heads would ask for 4.5
+# GiB; seven such texts fit.
+MAX_ATTENTION_MIB = 512
+# Connections served at once, each on a thread; the next wait to be accepted. A run answers
+# one request at a time and one request uses every core: more would only queue on its lock.
+MAX_WORKERS = 8
 LOOPBACK = ("127.0.0.1", "localhost")
 # Addresses that bind every interface: the Host a client sends could be any of its names.
 EVERY_INTERFACE = ("0.0.0.0", "")
-# Sent with every answer, over the page's own (`LIVE_PAGE_POLICY`: its inline script and
-# style, data: images, requests to this server): what only a header can say.
-HEADER_POLICY = "; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(
+    parser = cli.OneLineErrorParser(
         prog="serve.py",
         description="Serve the live lab: the viewer on texts you type.",
         epilog="Example: python serve.py runs/default  (then open http://127.0.0.1:8000/)",
@@ -67,186 +75,63 @@ def parse_args(argv):
         help="address to bind (default 127.0.0.1, this machine only; see "
         "docs/live_lab.md for an SSH tunnel instead of 0.0.0.0)",
     )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name clients may address the lab by, besides 127.0.0.1, localhost, "
+        "--host and (with --host 0.0.0.0) this machine's name; repeatable",
+    )
+    for flag, default, metavar, what in (
+        ("--max-request-tokens", MAX_REQUEST_TOKENS, "N", "tokens a request's texts may hold"),
+        ("--max-attention-mib", MAX_ATTENTION_MIB, "MIB", "float32 maps a request may ask for"),
+        ("--workers", MAX_WORKERS, "N", "connections served at once"),
+    ):
+        parser.add_argument(
+            flag,
+            type=cli.at_least(1),
+            default=default,
+            metavar=metavar,
+            help=f"{what} (default {default}; docs/live_lab.md#bounds)",
+        )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=SOCKET_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"for a client to send a request (default {SOCKET_TIMEOUT_S:g})",
+    )
     return parser.parse_args(argv)
 
 
-class LabServer(ThreadingHTTPServer):
-    """The HTTP server, holding the page and the runs its handlers answer from."""
-
-    daemon_threads = True  # Ctrl-C does not wait for open connections
-
-    def __init__(self, address, labs, page, allowed_hosts):
-        super().__init__(address, LabHandler)
-        self.labs = {lab.name: lab for lab in labs}
-        self.page = page.encode("utf-8")
-        self.allowed_hosts = allowed_hosts  # None: any Host header
-        from inspection.rendering.viewer import LIVE_PAGE_POLICY
-
-        self.policy = LIVE_PAGE_POLICY + HEADER_POLICY
-
-
-class LabHandler(BaseHTTPRequestHandler):
-    server_version = "keras-attention-lab"
-    protocol_version = "HTTP/1.1"
-
-    def do_GET(self):  # noqa: N802 (http.server's name)
-        if not self._host_allowed():
-            return
-        path = self.path.split("?", 1)[0]
-        if path in ("/", "/index.html"):
-            self._send(HTTPStatus.OK, self.server.page, "text/html; charset=utf-8")
-        elif path == "/api/runs":
-            self._json(
-                HTTPStatus.OK, {"runs": [lab.describe() for lab in self.server.labs.values()]}
-            )
-        else:
-            self._error(
-                HTTPStatus.NOT_FOUND,
-                "no such page: the lab serves /, /api/runs and POST /api/predict",
-            )
-
-    def do_POST(self):  # noqa: N802
-        # Until the body is read, an error ends the connection: the unread body would be
-        # read as the next request.
-        keep_alive, self.close_connection = not self.close_connection, True
-        if not self._host_allowed():
-            return
-        if self.path.split("?", 1)[0] != "/api/predict":
-            return self._error(HTTPStatus.NOT_FOUND, "POST goes to /api/predict")
-        length = self.headers.get("Content-Length") or ""
-        if not (length.isascii() and length.isdigit()):
-            return self._error(HTTPStatus.LENGTH_REQUIRED, "send a Content-Length header")
-        if int(length) > MAX_BODY_BYTES:
-            return self._error(
-                HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
-                f"the body has {int(length)} bytes; the lab takes at most "
-                f"{MAX_BODY_BYTES}: send fewer or shorter texts",
-            )
-        if self.headers.get_content_type() != "application/json":
-            return self._error(
-                HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send the body as Content-Type: application/json"
-            )
-        body = self.rfile.read(int(length))
-        self.close_connection = not keep_alive
-        try:
-            request = json.loads(body)
-        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
-            return self._error(HTTPStatus.BAD_REQUEST, "the body is not JSON")
-        from engine.evaluation.live import RequestError
-
-        try:
-            answer = self._answer(request)
-        except RequestError as error:
-            return self._error(HTTPStatus.BAD_REQUEST, str(error))
-        except Exception as error:  # noqa: BLE001 (the lab keeps serving; the client hears why)
-            traceback.print_exc()
-            return self._error(
-                HTTPStatus.INTERNAL_SERVER_ERROR,
-                f"the lab failed on this request ({type(error).__name__}: "
-                f"{error}); serve.py's terminal shows where",
-            )
-        self._send(HTTPStatus.OK, answer, "application/json")
-
-    def _answer(self, request):
-        """The JSON answer, as bytes, to a POST /api/predict body."""
-        from engine.evaluation.live import RequestError, check_texts
-
-        if not isinstance(request, dict):
-            raise RequestError('the body must be a JSON object: {"run", "texts", ...}')
-        unknown = sorted(set(request) - {"run", "texts", "method", "attention"})
-        if unknown:
-            raise RequestError(
-                f"unknown fields {unknown}: the lab takes run, texts, method and attention"
-            )
-        lab = self._lab(request.get("run"))
-        if not isinstance(request.get("attention", False), bool):
-            raise RequestError("attention must be true or false")
-        started = time.perf_counter()
-        answers = lab.answer(
-            check_texts(request.get("texts")),
-            request.get("method", "default"),
-            request.get("attention", False),
-        )
-        return json.dumps(
-            {
-                "run": lab.name,
-                "class_names": lab.run.class_names,
-                "seconds": round(time.perf_counter() - started, 4),
-                "answers": answers,
-            },
-            allow_nan=False,
-        ).encode("utf-8")
-
-    def send_error(self, code, message=None, explain=None):
-        """http.server's own errors (a malformed request, a method other than GET and POST)
-        as the lab's: JSON, under its policy."""
-        self.close_connection = True
-        self._error(code, message or HTTPStatus(code).phrase)
-
-    def _lab(self, name):
-        from engine.evaluation.live import RequestError
-
-        labs = self.server.labs
-        if name is None and len(labs) == 1:
-            return next(iter(labs.values()))
-        if not isinstance(name, str) or name not in labs:
-            raise RequestError(f"run must be one of {sorted(labs)}; got {name!r}")
-        return labs[name]
-
-    def _host_allowed(self):
-        """Refuses a request addressed to another host name (a DNS rebinding page)."""
-        allowed = self.server.allowed_hosts
-        host = (self.headers.get("Host") or "").rsplit(":", 1)[0].strip("[]")
-        if allowed is None or host in allowed:
-            return True
-        self._error(
-            HTTPStatus.FORBIDDEN,
-            f"the lab answers requests to {', '.join(allowed)}, not to {host!r}",
-        )
-        return False
-
-    def _json(self, status, data):
-        self._send(status, json.dumps(data, allow_nan=False).encode("utf-8"), "application/json")
-
-    def _error(self, status, message):
-        self._json(status, {"error": message})
-
-    def _send(self, status, body, content_type):
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Content-Security-Policy", self.server.policy)
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Referrer-Policy", "no-referrer")
-        self.send_header("Cache-Control", "no-store")
-        if self.close_connection:
-            self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format, *args):  # noqa: A002 (http.server's signature)
-        pass  # One line per request would bury the start message; errors go in the answers.
-
-
-def allowed_hosts(host):
-    """The host names a request may be addressed to: this machine's, and `host`; None
-    (any) when the lab listens on every interface.
+def allowed_hosts(host, names=()):
+    """The host names a request may be addressed to: this machine's, `host` (with an
+    address of every interface, this machine's name instead), and `names`, in lower case.
 
     Example:
-    >>> allowed_hosts("127.0.0.1"), allowed_hosts("192.168.1.5"), allowed_hosts("0.0.0.0")
-    (('127.0.0.1', 'localhost'), ('127.0.0.1', 'localhost', '192.168.1.5'), None)
+    >>> allowed_hosts("127.0.0.1"), allowed_hosts("192.168.1.5", ["Lab.example"])
+    (('127.0.0.1', 'localhost'), ('127.0.0.1', 'localhost', '192.168.1.5', 'lab.example'))
+    >>> hosts = allowed_hosts("0.0.0.0")
+    >>> socket.gethostname().lower() in hosts, "0.0.0.0" in hosts
+    (True, False)
     """
-    if host in EVERY_INTERFACE:
-        return None
-    return LOOPBACK if host in LOOPBACK else LOOPBACK + (host,)
+    # Any name would let a page of another site reach the lab once it rebinds its own name
+    # to this machine; with 0.0.0.0 the names are those clients here are known by.
+    own = socket.gethostname() if host in EVERY_INTERFACE else host
+    hosts = [name.lower() for name in (*LOOPBACK, own, *names) if name]
+    return tuple(dict.fromkeys(hosts))
 
 
-def start_labs(run_dirs):
-    """Loads each run and answers a text with each, so that its graphs are traced."""
-    from engine.evaluation.live import LiveRun, run_names
+def start_labs(run_dirs, limits=None):
+    """Loads each run and answers a text with each, so that its graphs are traced; `limits`
+    (`engine.evaluation.live.RequestLimits`) bound each request, by default
+    `MAX_REQUEST_TOKENS` and `MAX_ATTENTION_MIB`."""
+    from engine.evaluation.live import MIB, LiveRun, RequestLimits, run_names
 
+    limits = limits or RequestLimits(MAX_REQUEST_TOKENS, MAX_ATTENTION_MIB * MIB)
     labs = [
-        LiveRun(name, saved_run.load_run(run_dir))
+        LiveRun(name, saved_run.load_run(run_dir), limits)
         for name, run_dir in zip(run_names(run_dirs), run_dirs, strict=True)
     ]
     for lab in labs:
@@ -271,28 +156,47 @@ def live_page(labs):
     return render_page("Live lab", {**data, "live": live}, policy=LIVE_PAGE_POLICY)
 
 
+def lab_server(
+    labs, address=("127.0.0.1", 0), hosts=LOOPBACK, timeout=SOCKET_TIMEOUT_S, workers=MAX_WORKERS
+):
+    """The server of `labs` (`start_labs`) and their page, bound to `address`, answering
+    requests addressed to `hosts` (`allowed_hosts`); not started (`serve_forever`)."""
+    from engine.evaluation.live import LabServer
+
+    return LabServer(address, labs, live_page(labs), hosts, timeout, workers)
+
+
 def main(argv=None):
-    args = parse_args(argv)
     fail = cli.error_reporter("serve.py")
+    try:
+        args = parse_args(argv)
+    except cli.UsageError as error:
+        return fail(error)
     if not 0 <= args.port <= 65535:
         return fail(f"--port must be between 0 and 65535, got {args.port}")
+    if not 0 < args.timeout <= 3600:
+        return fail(f"--timeout must be a number of seconds from 0 to 3600, got {args.timeout}")
+    allowed = allowed_hosts(args.host, args.allow_host)
     if args.host not in LOOPBACK:
         print(
             f"serve.py: warning: --host {args.host} lets other machines reach the lab, and "
-            "it has no login; an SSH tunnel keeps it private (docs/live_lab.md)",
+            "it has no login; an SSH tunnel keeps it private (docs/live_lab.md); it answers "
+            f"requests to {', '.join(allowed)} (--allow-host adds a name)",
             file=sys.stderr,
         )
     problem = next(filter(None, map(saved_run.run_dir_problem, args.run_dirs)), None)
     if problem:
         return fail(problem)
     cli.start_tensorflow()
+    from engine.evaluation.live import MIB, RequestLimits
+
+    limits = RequestLimits(args.max_request_tokens, args.max_attention_mib * MIB)
     try:
-        labs = start_labs(args.run_dirs)
+        labs = start_labs(args.run_dirs, limits)
     except runs.RunError as error:
         return fail(error)
-    allowed = allowed_hosts(args.host)
     try:
-        server = LabServer((args.host, args.port), labs, live_page(labs), allowed)
+        server = lab_server(labs, (args.host, args.port), allowed, args.timeout, args.workers)
     except OSError as error:
         return fail(
             f"cannot listen on {args.host}:{args.port} ({error.strerror}); pick another --port"

@@ -86,7 +86,7 @@ def main():
         labs = serve.start_labs([str(run_dir) for run_dir in RUN_DIRS])
     except runs.RunError as error:
         sys.exit(f"make_live_screenshot.py: {error}")
-    server = serve.LabServer(("127.0.0.1", 0), labs, serve.live_page(labs), serve.LOOPBACK)
+    server = serve.lab_server(labs)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         png = screenshot(f"http://127.0.0.1:{server.server_address[1]}/")

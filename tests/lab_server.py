@@ -9,11 +9,18 @@ import serve
 
 
 @contextlib.contextmanager
-def running_lab(run_dirs):
+def running_lab(run_dirs, **options):
     """Yields the lab's base URL ("http://127.0.0.1:PORT") serving `run_dirs` on a free
-    port, as `serve.main` serves them; stops it afterwards."""
-    labs = serve.start_labs([str(run_dir) for run_dir in run_dirs])
-    server = serve.LabServer(("127.0.0.1", 0), labs, serve.live_page(labs), serve.LOOPBACK)
+    port, as `serve.main` serves them; stops it afterwards. `options`: `serving`'s."""
+    with serving(serve.start_labs([str(run_dir) for run_dir in run_dirs]), **options) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serving(labs, address=("127.0.0.1", 0), **options):
+    """Yields the base URL, on 127.0.0.1, of `serve.lab_server(labs, address, **options)`
+    (hosts, timeout, workers) serving in a thread; stops it afterwards."""
+    server = serve.lab_server(labs, address, **options)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -19,7 +19,7 @@ import pytest
 import compress
 import predict
 import serve
-from engine.evaluation.live import MAX_CHARACTERS, MAX_TEXTS
+from engine.evaluation.live import MAX_BODY_BYTES, MAX_CHARACTERS, MAX_TEXTS
 from tests.lab_server import predict as ask
 from tests.lab_server import request, running_lab
 
@@ -140,7 +140,7 @@ def test_oversized_bodies_and_texts_are_refused(lab):
         "POST",
         "/api/predict",
         b"{}",
-        {"Content-Type": "application/json", "Content-Length": str(serve.MAX_BODY_BYTES + 1)},
+        {"Content-Type": "application/json", "Content-Length": str(MAX_BODY_BYTES + 1)},
     )
     assert status == 413 and "at most" in json.loads(body)["error"]
     status, _, body = request(

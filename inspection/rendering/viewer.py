@@ -40,6 +40,7 @@ to its largest weight (error at most 0.2% of that weight), base64 encoded: about
 """
 
 import base64
+import hashlib
 import html
 import json
 import pathlib
@@ -54,11 +55,11 @@ from inspection.methods.rollout import token_importance
 from inspection.word_pieces import word_sums, words_of
 
 QUANTIZATION_LEVELS = 255
-# What a page may load: nothing but its own inline script and style, and data: images. The
-# live lab's page (serve.py) may also ask the server it came from.
-PAGE_POLICY = (
-    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
-)
+# What a page may load: nothing but its own inline script and style, each by its SHA-256
+# (`page_policy` fills them in), and data: images; no other inline script runs, not even one
+# a text could smuggle in. The live lab's page (serve.py) may also ask the server it came
+# from. An element's `style` set from the script (CSSOM) needs no source.
+PAGE_POLICY = "default-src 'none'; script-src {script}; style-src {style}; img-src data:"
 LIVE_PAGE_POLICY = PAGE_POLICY + "; connect-src 'self'"
 PAGE_DIR = pathlib.Path(__file__).with_name("viewer_page")
 # `__VIEWER_TITLE__` and the like in viewer.html; names are upper-case letters only.
@@ -162,16 +163,14 @@ def render_page(title, data, policy=PAGE_POLICY):
     >>> "<title>Reviews &lt;dev&gt;</title>" in page, "__VIEWER_" in page
     (True, False)
     """
+    template, code = (PAGE_DIR / "viewer.html").read_text(encoding="utf-8"), _inline_code()
     values = {
         "TITLE": html.escape(str(title)),
         # An attribute in double quotes; a policy has no use for one.
-        "POLICY": html.escape(policy, quote=False).replace('"', "&quot;"),
-        "CSS": _inlinable_file("viewer.css", forbidden=("</style",)),
-        # In a script, "<!--" can start a state in which "</script>" no longer closes it.
-        "JS": "\n".join(_inlinable_file(name, forbidden=("</script", "<!--")) for name in JS_FILES),
+        "POLICY": html.escape(page_policy(policy, code), quote=False).replace('"', "&quot;"),
+        **code,
         "DATA": embed_json(data),
     }
-    template = (PAGE_DIR / "viewer.html").read_text(encoding="utf-8")
     names = set(_PLACEHOLDER.findall(template))
     if names != set(values):
         raise ValueError(
@@ -181,6 +180,49 @@ def render_page(title, data, policy=PAGE_POLICY):
     # One pass over the template: what goes in (a title, a token, the JS) is never searched
     # for placeholders itself, so no content can be mistaken for one.
     return _PLACEHOLDER.sub(lambda match: values[match.group(1)], template)
+
+
+def page_policy(policy=PAGE_POLICY, code=None):
+    """`policy` with its `{script}` and `{style}` sources filled in: the SHA-256 of each
+    inline `<script>` and `<style>` block as `render_page` writes it with `code`
+    (`_inline_code`). They hold the page's files, never its data, so every page has them.
+
+    Example:
+    >>> page_policy("script-src {script}; style-src {style}").startswith("script-src 'sha256-")
+    True
+    """
+    template, code = (PAGE_DIR / "viewer.html").read_text(encoding="utf-8"), code or _inline_code()
+
+    def sources(tag):
+        # Bare tags only: `<script type="application/json">` holds data, which never runs.
+        blocks = re.findall(rf"<{tag}>(.*?)</{tag}>", template, flags=re.DOTALL)
+        texts = [_PLACEHOLDER.sub(lambda match: code[match.group(1)], block) for block in blocks]
+        digests = [hashlib.sha256(text.encode("utf-8")).digest() for text in texts]
+        return " ".join(
+            f"'sha256-{base64.b64encode(digest).decode('ascii')}'" for digest in digests
+        )
+
+    return policy.format(script=sources("script"), style=sources("style"))
+
+
+def policy_of(page):
+    """The Content-Security-Policy a page from `render_page` holds, e.g. for a header.
+
+    Example:
+    >>> policy_of(render_page("t", {"examples": []})) == page_policy()
+    True
+    """
+    [policy] = re.findall(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', page)
+    return html.unescape(policy)
+
+
+def _inline_code():
+    """{"CSS", "JS"}: the page's style and script, as they go into its blocks."""
+    return {
+        "CSS": _inlinable_file("viewer.css", forbidden=("</style",)),
+        # In a script, "<!--" can start a state in which "</script>" no longer closes it.
+        "JS": "\n".join(_inlinable_file(name, forbidden=("</script", "<!--")) for name in JS_FILES),
+    }
 
 
 def method_descriptions():

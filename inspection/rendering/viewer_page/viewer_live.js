@@ -79,7 +79,7 @@ function showRun(run) {
     class_names: run.class_names, kept_heads: run.kept_heads, heads: run.heads,
     dataset: run.dataset, examples: [], methods: run.methods,
     default_method: run.default_method, signed: {},
-    meta: { run: run.name, run_info: { run_dir: run.run_dir }, pooling: run.pooling,
+    meta: { run: run.name, pooling: run.pooling,
             sequence_length: run.sequence_length, word_pieces: run.word_pieces,
             default_method: run.default_method, kept_heads: run.kept_heads,
             ...(run.faithfulness ? { faithfulness: run.faithfulness } : {}),

@@ -7,7 +7,11 @@ import pytest
 
 import evaluate
 from engine import saved_run
-from engine.evaluation.live import LiveRun, RequestError
+from engine.evaluation.live import LiveRun, RequestError, run_names
+from inspection import export_checks
+from inspection.methods import attribution
+
+METHOD = "conservative_gradient_x_input"
 
 
 @pytest.fixture(scope="module")
@@ -53,3 +57,43 @@ def test_an_unknown_method_is_a_request_error(measured_run):
         "truncated",
         "token_count",
     }
+
+
+def test_without_attention_no_maps_are_computed_and_the_answer_is_the_same(
+    tiny_run_dir, monkeypatch
+):
+    lab = LiveRun("tiny", saved_run.load_run(tiny_run_dir))
+    texts = ["a wonderful, moving film", "dull and far too long", "film"]
+    with_maps = lab.answer(texts, METHOD, attention=True)
+    calls = []
+    for module in (export_checks, attribution):  # every caller of the pass that returns maps
+        real = module.attention_forward
+        monkeypatch.setattr(
+            module, "attention_forward", lambda *args, real=real: calls.append(1) or real(*args)
+        )
+    without = lab.answer(texts, METHOD, attention=False)
+    assert calls == []
+    for answer, wanted in zip(without, with_maps, strict=True):
+        assert "attention" not in answer["view"] and "attention" in wanted["view"]
+        assert answer["tokens"] == wanted["tokens"]
+        assert answer["probabilities"] == pytest.approx(wanted["probabilities"], abs=1e-6)
+        view, wanted_view = answer["view"], wanted["view"]
+        assert (view["num_layers"], view["num_heads"], view["methods"]) == (
+            wanted_view["num_layers"],
+            wanted_view["num_heads"],
+            wanted_view["methods"],
+        )
+    # The spies see the maps of a method made of them, and of attention asked for.
+    lab.answer(texts, "rollout", attention=False)
+    assert calls
+    calls.clear()
+    lab.answer(texts, METHOD, attention=True)
+    assert calls
+
+
+def test_run_names_are_never_absolute_paths():
+    assert run_names(["/srv/x/runs/default", "/srv/y/runs/default", "/srv/y/runs/int8"]) == [
+        "x/runs/default",
+        "y/runs/default",
+        "int8",
+    ]
