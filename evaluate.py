@@ -42,8 +42,8 @@ records what the folder's evaluation read; other data keeps none, and says so):
   words), shortcuts marked (`--min-count`, `--method`; docs/dataset_inspection.md);
 - `--compare OTHER_RUN`: the two runs on the same texts, into `compare_<other>-<hash>.json`;
 - `--slices` (every example): the weak slices, words, length bands, labels, digits, URLs,
-  capitals and `dataset.slice_columns` values where accuracy is below the whole's after a
-  Bonferroni correction, into `slices.json` and `.md` (docs/data_quality.md).
+  capitals and `dataset.slice_columns` values whose accuracy is below the rest's (Fisher's
+  exact test, Bonferroni-corrected), into `slices.json` and `.md` (docs/data_quality.md).
 `--suspects K` (200) ranks the training labels by the run's training dynamics into
 `eval/train/` (suspects.csv, data_map.json and .png; docs/data_quality.md).
 
@@ -115,7 +115,7 @@ def add_measurement_arguments(group):
     group.add_argument(
         "--slices", action="store_true",
         help="also find the weak slices: words, length bands, labels, digits, URLs, "
-             "capitals and dataset.slice_columns values with accuracy below the whole's",
+             "capitals and dataset.slice_columns values with accuracy below the rest's",
     )  # fmt: skip
     group.add_argument(
         "--method", choices=ATTRIBUTION_METHODS, metavar="NAME",

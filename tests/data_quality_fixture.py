@@ -3,6 +3,8 @@
 
 import json
 
+from inspection.methods.slices import correction_sentence
+
 # A text that tries to become markup wherever it is shown.
 HOSTILE_TEXT = '<img src=x onerror="window.pwned=1">'
 LONG_TEXT = "too long " * 50  # 450 characters; the page keeps 300
@@ -57,10 +59,7 @@ WEAK_SLICES = [
     entry("length: over 40 words", "length", 120, 0.61234, 0.52, 0.7),
     entry(f"word: {HOSTILE_TEXT}", "word", 25, 0.4, 0.22, 0.6),
 ]
-CORRECTION = (
-    "Bonferroni over 5 candidate slices: a slice is weak when its interval "
-    "at level 1 - 0.05/5 lies below the overall accuracy."
-)
+CORRECTION = correction_sentence(5)
 
 
 def slices_report(split, weak):

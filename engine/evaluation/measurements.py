@@ -20,16 +20,12 @@ import numpy as np
 from engine.evaluation import compare, faithfulness, heads, slices, tokens, tokens_report
 from inspection.methods.attribution import DEFAULT_METHOD
 
-# Each flag's files, as glob patterns: faithfulness.json, .md and .png, and so on.
-MEASUREMENT_FILES = (
-    "faithfulness.*",
-    "heads.*",
-    "tokens.*",
-    "compare_*",
-    "slices.*",
-    "suspects.csv",
-    "data_map.*",
-)
+# Each flag's files, as glob patterns: faithfulness.json, .md and .png, and so on. Those
+# measured on the evaluated data are kept only on the same data; --suspects' come from the
+# run's training dynamics, whatever `eval/train/` evaluated.
+DATA_MEASUREMENTS = ("faithfulness.*", "heads.*", "tokens.*", "compare_*", "slices.*")
+RUN_MEASUREMENTS = ("suspects.csv", "data_map.*")
+MEASUREMENT_FILES = DATA_MEASUREMENTS + RUN_MEASUREMENTS
 SUMMARY_WORDS = 8
 DATA_FILE = "data.json"
 
@@ -56,7 +52,7 @@ def kept_measurements(folder, record, legacy_ok):
     those that were not). A folder from before `data.json` counts as the same data only
     when `legacy_ok` (the run's own split: what it could only have measured)."""
     folder = Path(folder)
-    names = sorted(path.name for pattern in MEASUREMENT_FILES for path in folder.glob(pattern))
+    names = sorted(path.name for pattern in DATA_MEASUREMENTS for path in folder.glob(pattern))
     try:
         before = json.loads((folder / DATA_FILE).read_text())
         # The source is what the user called it ("test", "./test.csv"); the data is the hash.

@@ -12,6 +12,8 @@ from engine import runs
 from engine.evaluation.compare import check_same_labels
 from engine.evaluation.measurements import (
     DATA_FILE,
+    MEASUREMENT_FILES,
+    RUN_MEASUREMENTS,
     EvaluationReport,
     Requests,
     carry_over,
@@ -72,8 +74,7 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20, req
             metrics = write_reports(staging, texts, labels, probabilities, run.class_names, worst)
             runs.write_json(staging / DATA_FILE, record)
             measure(staging, run, name, texts, labels, probabilities, requests, data_file)
-            if same_data:
-                carry_over(output_dir, staging)
+            carry_over(output_dir, staging, MEASUREMENT_FILES if same_data else RUN_MEASUREMENTS)
         dropped = [name for name in dropped if not (output_dir / name).exists()]
         reports.append(
             EvaluationReport(

@@ -3,7 +3,7 @@
 Writes, next to the evaluation's reports (`RUN_DIR/eval/<split or file stem>/`):
     slices.json  {"split", "examples", "accuracy", "correction", "alpha", "min_count",
                  "weak_slices": [{"slice", "kind", "size", "accuracy", "accuracy_ci",
-                 "corrected_ci", "gap", "excess_errors", "p_value", "weak"}, ...],
+                 "rest_accuracy", "gap", "excess_errors", "p_value", "weak"}, ...],
                  "slices": [every candidate slice, the same fields]}, both lists by
                  excess errors, most first
     slices.md    the weak slices, then the top of the others, as a table
@@ -23,8 +23,19 @@ TABLE_FILE = "slices.md"
 TABLE_OTHERS = 20  # slices.md's rows of slices that are not weak
 SUMMARY_SLICES = 10  # printed by evaluate.py
 HEADER = [
-    markdown_row(["slice", "kind", "size", "accuracy [95% CI]", "gap", "excess errors", "p-value"]),
-    markdown_rule(["left", "left", RIGHT, "left", RIGHT, RIGHT, RIGHT]),
+    markdown_row(
+        [
+            "slice",
+            "kind",
+            "size",
+            "accuracy [95% CI]",
+            "rest accuracy",
+            "gap",
+            "excess errors",
+            "p-value",
+        ]
+    ),
+    markdown_rule(["left", "left", RIGHT, "left", RIGHT, RIGHT, RIGHT, RIGHT]),
 ]
 
 
@@ -76,6 +87,7 @@ def _row(entry):
             entry["kind"],
             entry["size"],
             f"{entry['accuracy']:.3f} [{low:.3f}, {high:.3f}]",
+            f"{entry['rest_accuracy']:.3f}",
             f"{entry['gap']:+.3f}",
             f"{entry['excess_errors']:.1f}",
             f"{entry['p_value']:.2g}",
@@ -88,12 +100,12 @@ def slices_table(report, others=TABLE_OTHERS):
 
     Example:
     >>> entry = {"slice": "word: a|b", "kind": "word", "size": 30, "accuracy": 0.5,
-    ...          "accuracy_ci": [0.3, 0.7], "gap": 0.4, "excess_errors": 12.0,
-    ...          "p_value": 1e-5, "weak": True}
-    >>> report = {"split": "test", "examples": 100, "accuracy": 0.9, "correction": "...",
+    ...          "accuracy_ci": [0.3, 0.7], "rest_accuracy": 0.944, "gap": 0.4,
+    ...          "excess_errors": 12.0, "p_value": 1e-5, "weak": True}
+    >>> report = {"split": "test", "examples": 300, "accuracy": 0.9, "correction": "...",
     ...           "weak_slices": [entry], "slices": [entry]}
     >>> slices_table(report).splitlines()[6]
-    '| word: a\\\\|b | word | 30 | 0.500 [0.300, 0.700] | +0.400 | 12.0 | 1e-05 |'
+    '| word: a\\\\|b | word | 30 | 0.500 [0.300, 0.700] | 0.944 | +0.400 | 12.0 | 1e-05 |'
     """
     rest = [entry for entry in report["slices"] if not entry["weak"]][:others]
     lines = [
@@ -106,7 +118,7 @@ def slices_table(report, others=TABLE_OTHERS):
     lines += (
         [*HEADER, *map(_row, report["weak_slices"])]
         if report["weak_slices"]
-        else ["None: no slice is below the overall accuracy after the correction."]
+        else ["None: no slice is right less often than the rest after the correction."]
     )
     if rest:
         lines += [
@@ -139,8 +151,8 @@ def slices_summary(report, count=SUMMARY_SLICES):
         )
     if not weak:
         return (
-            f"none of the {len(report['slices'])} candidate slices is below the overall "
-            f"accuracy ({report['accuracy']:.3f}) after the correction"
+            f"none of the {len(report['slices'])} candidate slices is right less often than "
+            f"the rest (overall accuracy {report['accuracy']:.3f}) after the correction"
         )
     return "\n".join(
         f"{entry['slice']}: accuracy {entry['accuracy']:.3f} [{entry['accuracy_ci'][0]:.3f}, "

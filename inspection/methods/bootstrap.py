@@ -2,17 +2,14 @@
 
 - `paired_bootstrap`: several series over the same examples, one resampling for all, so
   that the difference of two series gets its own interval (faithfulness, compare);
-- `mean_interval`: one series' mean and interval (the word reliance report);
-- `accuracy_interval`: the percentile bootstrap interval of an accuracy, read off its exact
-  bootstrap distribution: the mean of n resampled 0/1 values of which k are 1 is
-  Binomial(n, k/n) / n, so scipy's `binom.ppf` gives the percentiles that resampling
-  would estimate, also in tails that 1000 resamples cannot reach (the weak slices).
+- `mean_interval`: one series' mean and interval (the word reliance report).
 
-Letter legend: E examples, R resamples, S slices.
+(A slice's accuracy has an exact interval of its own: `methods.slices`.)
+
+Letter legend: E examples, R resamples.
 """
 
 import numpy as np
-from scipy.stats import binom
 
 BOOTSTRAP_RESAMPLES = 1000
 
@@ -60,22 +57,3 @@ def mean_interval(values, seed=0):
     """
     summary, _ = paired_bootstrap({"values": np.asarray(values, dtype=np.float64)}, seed=seed)
     return summary["values"]["mean"], summary["values"]["ci95"]
-
-
-def accuracy_interval(sizes, rights, level):
-    """The percentile bootstrap interval at `level` of each accuracy (rights / sizes), read
-    off the exact bootstrap distribution, Binomial(size, accuracy) / size.
-
-    Returns:
-        float array (S, 2): low and high.
-
-    Example:
-    >>> accuracy_interval(np.array([10, 4]), np.array([10, 0]), 0.95).tolist()
-    [[1.0, 1.0], [0.0, 0.0]]
-    >>> accuracy_interval(np.array([100]), np.array([50]), 0.95).tolist()
-    [[0.4, 0.6]]
-    """
-    sizes, rights = np.asarray(sizes), np.asarray(rights)
-    tail = (1.0 - level) / 2
-    bounds = binom.ppf(np.array([[tail], [1.0 - tail]]), sizes, rights / sizes)  # (2, S)
-    return (bounds / sizes).T

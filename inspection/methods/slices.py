@@ -1,30 +1,28 @@
 """Where a classifier fails: slices of the evaluated examples that it gets wrong more often
-than the whole, found after a correction for looking at many slices.
+than the rest, found after a correction for looking at many slices.
 
 Candidate slices, each kept when it holds at least `min_count` examples and not all of them:
-- word: the texts that contain a word, for the `MAX_WORDS` words in the most texts. Words
-  are lowercased `\\w+` runs, whatever the model's tokenizer, so two runs' slices compare;
-  no stop word is dropped: a model may fail where "not" or "but" is;
+- word: the texts that contain a word. Words are lowercased `\\w+` runs, whatever the
+  model's tokenizer, so two runs' slices compare. Stop words (scikit-learn's English list)
+  are skipped, and so is a word whose texts' gold labels are spread like all the texts'
+  (`class_specific`): such a word marks no kind of text the data tells apart, and the
+  function words it leaves out filled most of the list. Of the rest, the `MAX_WORDS` in
+  the most texts;
 - length: the texts' word counts in `LENGTH_BANDS` quantile bands (quintiles);
 - label: the examples of each gold label (its accuracy is that class's recall);
 - pattern: texts with a digit, with a URL, with an all-caps word of two letters or more;
 - column: each value of the user's other columns (`dataset.slice_columns`), the
   `MAX_COLUMN_VALUES` most frequent of each.
 
-Per slice: its size, accuracy, and percentile bootstrap interval of that accuracy. The
-bootstrap distribution of the mean of n 0/1 values of which k are 1 is Binomial(n, k/n) / n
-(a resample draws n examples with replacement, each right with chance k/n), so its
-percentiles are read off exactly (`bootstrap.accuracy_interval`) where resampling would estimate
-them: 1000 resamples cannot reach the corrected level's tails (0.05/m of them is less than
-one resample when m > 50).
+Per slice: its size, accuracy and exact (Clopper-Pearson) 95% interval of that accuracy,
+and the accuracy of the rest, the examples outside it. Its `p_value` is Fisher's exact
+test, one-sided, that the slice is right less often than the rest (`slice_p_value`). A
+slice is weak when that p-value is at most alpha/m, m the candidate slices (Bonferroni):
+at most a chance alpha that any slice whose examples are right as often as the others is
+listed. Slices are ranked by `excess_errors`, size x gap (gap: overall accuracy - slice
+accuracy): the errors the slice makes beyond those the overall accuracy would give it.
 
-A slice is weak when its interval at the Bonferroni level 1 - alpha/m (m candidate slices)
-lies wholly below the overall accuracy: its `p_value` (twice the bootstrap share of
-resampled accuracies at or above the overall one) is at most alpha/m. Slices are ranked by
-`excess_errors`, size x gap (gap: overall accuracy - slice accuracy): the errors the slice
-makes beyond those the overall accuracy would give it.
-
-Letter legend: E examples, S slices.
+Letter legend: E examples, S slices, W words, C classes.
 """
 
 import collections
@@ -32,12 +30,12 @@ import dataclasses
 import re
 
 import numpy as np
-from scipy.stats import binom
-
-from inspection.methods.bootstrap import accuracy_interval
+from scipy.stats import binomtest, chisquare, fisher_exact
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 ALPHA = 0.05  # the family-wise error rate over all candidate slices
 LEVEL = 0.95  # of the interval each slice is shown with
+SPECIFIC_P = 0.05  # a word is class-specific when its labels' chi-square p is at most this
 MAX_WORDS = 200
 MAX_COLUMN_VALUES = 50
 LENGTH_BANDS = 5
@@ -87,7 +85,7 @@ def candidate_slices(texts, labels, class_names, columns=None, min_count=20):
     found += length_slices(np.array([len(row) for row in words]))
     for column, values in (columns or {}).items():
         found += value_slices(f"column {column} = ", "column", values, min_count, MAX_COLUMN_VALUES)
-    found += word_slices(words, min_count)
+    found += word_slices(words, labels, min_count)
     return [item for item in found if min_count <= item.members.sum() < len(texts)]
 
 
@@ -149,39 +147,93 @@ def value_slices(prefix, kind, values, min_count, most):
     return [Slice(f"{prefix}{value}", kind, values == value) for value in kept]
 
 
-def word_slices(words, min_count, most=MAX_WORDS):
-    """A slice per word in at least `min_count` of the texts' word lists, the `most` words in
+def word_slices(words, labels, min_count, most=MAX_WORDS):
+    """A slice per word in at least `min_count` of the texts' word lists, neither a stop word
+    nor spread over the labels like all the texts (`class_specific`); the `most` words in
     the most texts (ties by word).
 
     Example:
-    >>> [(item.name, item.members.tolist()) for item in word_slices(
-    ...     [["good", "good"], ["bad"], ["good", "film"]], min_count=2)]
-    [('word: good', [True, False, True])]
+    >>> words = [["good", "the", "film"], ["good", "the"], ["bad", "the", "film"], ["bad"]]
+    >>> found = word_slices(words * 5, [1, 1, 0, 0] * 5, min_count=2)
+    >>> [(item.name, item.members[:4].tolist()) for item in found]  # not "the", "film"
+    [('word: bad', [False, False, True, True]), ('word: good', [True, True, False, False])]
     """
-    counts = collections.Counter(word for row in words for word in set(row))
-    kept = sorted(
+    counts = collections.Counter(
+        word for row in words for word in set(row) if word not in ENGLISH_STOP_WORDS
+    )
+    frequent = sorted(
         (word for word, count in counts.items() if count >= min_count),
         key=lambda word: (-counts[word], word),
-    )[:most]
-    index = {word: position for position, word in enumerate(kept)}
-    members = np.zeros((len(kept), len(words)), dtype=bool)  # (S, E)
+    )
+    index = {word: position for position, word in enumerate(frequent)}
+    members = np.zeros((len(frequent), len(words)), dtype=bool)  # (W, E)
     for row, text_words in enumerate(words):
         for word in set(text_words) & index.keys():
             members[index[word], row] = True
+    specific = class_specific(members, labels)
+    kept = [word for word, keep in zip(frequent, specific) if keep][:most]
     return [Slice(f"word: {word}", "word", members[index[word]]) for word in kept]
 
 
+def class_specific(members, labels, p_value=SPECIFIC_P):
+    """Whether each slice's gold labels (members: bool (W, E)) differ from all the texts':
+    Pearson's chi-square test of the slice's label counts against its size times the
+    share of each label among all texts gives p at most `p_value`. A screen before the
+    accuracy test, uncorrected; with few texts per label it errs towards keeping a word.
+
+    Example:
+    >>> labels = np.array([0, 1] * 50)
+    >>> spread, one_sided = np.arange(100) < 40, labels == 1
+    >>> class_specific(np.array([spread, one_sided]), labels).tolist()
+    [False, True]
+    """
+    labels = np.asarray(labels)
+    present = np.unique(labels)
+    if len(members) == 0 or len(present) < 2:  # one label: no word can differ from it
+        return np.zeros(len(members), dtype=bool)
+    one_hot = labels[:, None] == present[None, :]  # (E, C)
+    observed = members.astype(np.int64) @ one_hot  # (W, C)
+    expected = observed.sum(axis=1, keepdims=True) * one_hot.mean(axis=0)  # (W, C)
+    return chisquare(observed, expected, axis=1).pvalue <= p_value
+
+
+def slice_p_value(size, right, examples, examples_right):
+    """Fisher's exact test, one-sided, that a slice of `size` examples, `right` of them
+    right, is right less often than the rest of the `examples` (`examples_right` right).
+
+    Fisher's test conditions on both margins: given the slice's size and how many examples
+    are right in all, the slice's right ones are hypergeometric when being right does not
+    depend on being in the slice. So no accuracy is taken as known: a test at the overall
+    accuracy counts the slice on both sides, and a binomial at the rest's ignores that the
+    rest's accuracy is itself measured, which matters when the rest is small.
+
+    Example:
+    >>> round(slice_p_value(10, 7, 110, 87), 3)  # 7 of 10 against 80 of 100: chance
+    0.348
+    >>> slice_p_value(200, 100, 1200, 1000) < 1e-30  # 0.5 of 200 against 0.9 of 1000
+    True
+    """
+    rest, rest_right = examples - size, examples_right - right
+    table = [[right, size - right], [rest_right, rest - rest_right]]  # rows: slice, rest
+    return float(fisher_exact(table, alternative="less").pvalue)
+
+
 def measure_slices(slices, correct, alpha=ALPHA):
-    """Each slice's accuracy, interval and test against the overall accuracy; the weak ones.
+    """Each slice's accuracy, interval and test against the rest; the weak ones.
 
     Args:
-        slices: `Slice`s of the examples. correct: whether each example (E,) was right.
+        slices: `Slice`s of the examples, each holding some of them and not all.
+        correct: whether each example (E,) was right.
 
     Returns:
         {"examples", "accuracy", "correction" (a sentence), "alpha", "weak_slices",
-        "slices"}: each slice {"slice", "kind", "size", "accuracy", "accuracy_ci" (LEVEL),
-        "corrected_ci" (1 - alpha/m), "gap", "excess_errors", "p_value", "weak"}; the weak
-        ones and all of them by excess errors, most first.
+        "slices"}: each slice {"slice", "kind", "size", "accuracy", "accuracy_ci" (LEVEL,
+        Clopper-Pearson), "rest_accuracy", "gap", "excess_errors", "p_value" (Fisher's,
+        uncorrected), "weak" (p_value at most alpha/m)}; the weak ones and all of them by
+        excess errors, most first.
+
+    Raises:
+        ValueError: a slice holds no example, every example, or is of other examples.
 
     Example:
     >>> correct = np.arange(100) >= 30  # the first 30 wrong
@@ -193,38 +245,38 @@ def measure_slices(slices, correct, alpha=ALPHA):
     """
     correct = np.asarray(correct, dtype=bool)
     examples, right = len(correct), int(correct.sum())
+    for item in slices:
+        size = np.count_nonzero(item.members)
+        if np.shape(item.members) != (examples,) or not 0 < size < examples:
+            raise ValueError(
+                f"a slice holds some of the {examples} examples and not all. Received: slice "
+                f"{item.name!r} of {size} of {np.size(item.members)} examples"
+            )
     members = np.array([item.members for item in slices], dtype=bool).reshape(-1, examples)
     sizes, rights = members.sum(axis=1), (members & correct).sum(axis=1)  # (S,)
-    tests = len(slices)
-    shown = accuracy_interval(sizes, rights, LEVEL)
-    corrected = accuracy_interval(sizes, rights, 1.0 - alpha / max(1, tests))
-    # In counts, exactly: a resample is at or above the overall accuracy right / examples
-    # when it holds at least `least` right examples.
-    least = -(-right * sizes // examples)
-    p_values = np.minimum(1.0, 2 * binom.sf(least - 1, sizes, rights / sizes))
-    # Below the overall accuracy, in counts: upper / size < right / examples.
-    weak = np.rint(corrected[:, 1] * sizes) * examples < right * sizes
-    overall = right / examples
-    entries = [
-        {
-            "slice": item.name,
-            "kind": item.kind,
-            "size": int(size),
-            "accuracy": float(rights[index] / size),
-            "accuracy_ci": shown[index].tolist(),
-            "corrected_ci": corrected[index].tolist(),
-            "gap": overall - float(rights[index] / size),
-            "excess_errors": float(size * overall - rights[index]),
-            "p_value": float(p_values[index]),
-            "weak": bool(weak[index]),
-        }
-        for index, (item, size) in enumerate(zip(slices, sizes))
-    ]
+    threshold, overall, entries = alpha / max(1, len(slices)), right / examples, []
+    for item, size, slice_right in zip(slices, sizes.tolist(), rights.tolist()):
+        interval = binomtest(slice_right, size).proportion_ci(LEVEL, method="exact")
+        p_value = slice_p_value(size, slice_right, examples, right)
+        entries.append(
+            {
+                "slice": item.name,
+                "kind": item.kind,
+                "size": size,
+                "accuracy": slice_right / size,
+                "accuracy_ci": [float(interval.low), float(interval.high)],
+                "rest_accuracy": (right - slice_right) / (examples - size),
+                "gap": overall - slice_right / size,
+                "excess_errors": size * overall - slice_right,
+                "p_value": p_value,
+                "weak": p_value <= threshold,
+            }
+        )
     entries.sort(key=lambda entry: (-entry["excess_errors"], entry["slice"]))
     return {
         "examples": examples,
         "accuracy": overall,
-        "correction": correction_sentence(tests, alpha),
+        "correction": correction_sentence(len(slices), alpha),
         "alpha": alpha,
         "weak_slices": [entry for entry in entries if entry["weak"]],
         "slices": entries,
@@ -236,10 +288,10 @@ def correction_sentence(tests, alpha=ALPHA):
 
     Example:
     >>> correction_sentence(50)  # doctest: +ELLIPSIS
-    'Bonferroni over 50 candidate slices: a slice is weak when its bootstrap interval at ...'
+    "Bonferroni over 50 candidate slices: a slice is weak when Fisher's exact test ...0.001."
     """
     return (
-        f"Bonferroni over {tests} candidate slices: a slice is weak when its bootstrap "
-        f"interval at level 1 - {alpha}/{tests} (corrected_ci) lies below the overall "
-        f"accuracy, i.e. its p_value is at most {alpha / max(1, tests):.3g}."
+        f"Bonferroni over {tests} candidate slices: a slice is weak when Fisher's exact test "
+        "that it is right less often than the rest (one-sided) gives a p_value at most "
+        f"{alpha}/{tests} = {alpha / max(1, tests):.3g}."
     )

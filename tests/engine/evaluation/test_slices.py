@@ -7,6 +7,8 @@ import random
 
 import numpy as np
 import pytest
+from scipy.stats import fisher_exact
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 import evaluate
 from engine import saved_run
@@ -20,7 +22,7 @@ KEYS = {
     "size",
     "accuracy",
     "accuracy_ci",
-    "corrected_ci",
+    "rest_accuracy",
     "gap",
     "excess_errors",
     "p_value",
@@ -107,7 +109,13 @@ def test_the_mislabelled_word_is_the_first_weak_slice(sliced_run):
     planted = np.array([WORD in text.split() for text in texts])
     assert first["accuracy"] == pytest.approx(right[planted].mean()) and first["accuracy"] < 0.5
     assert first["accuracy_ci"][1] < report["accuracy"] and first["weak"]
-    assert first["corrected_ci"][1] < report["accuracy"]
+    rest = ~planted
+    assert first["rest_accuracy"] == pytest.approx(right[rest].mean())
+    table = [
+        [right[planted].sum(), (~right[planted]).sum()],
+        [right[rest].sum(), (~right[rest]).sum()],
+    ]
+    assert first["p_value"] == pytest.approx(fisher_exact(table, alternative="less").pvalue)
     assert first["excess_errors"] == pytest.approx(40 * (report["accuracy"] - first["accuracy"]))
     weak = report["weak_slices"]
     assert [entry["excess_errors"] for entry in weak] == sorted(
@@ -116,6 +124,10 @@ def test_the_mislabelled_word_is_the_first_weak_slice(sliced_run):
     assert all(entry["p_value"] <= 0.05 / tests for entry in weak)
     assert [entry for entry in report["slices"] if entry["weak"]] == weak
     assert {entry["kind"] for entry in report["slices"]} == {"word", "length", "label", "column"}
+    # Each sentiment word is in one class's texts; no stop word ("the", "it", ...) is a slice.
+    words = {entry["slice"][6:] for entry in report["slices"] if entry["kind"] == "word"}
+    assert set(POSITIVE + NEGATIVE) <= words and not words & ENGLISH_STOP_WORDS
+    assert set(FILLER) & ENGLISH_STOP_WORDS
     assert all(entry["size"] >= 20 for entry in report["slices"])
     table = (run_dir / "eval" / "test" / "slices.md").read_text()
     assert f"| word: {WORD} | word | 40 |" in table.split("## The other slices")[0]
