@@ -3,7 +3,7 @@
 Usage:
     python bench/bench_shortcuts.py                                # 3 seeds, both recipes
     python bench/bench_shortcuts.py --recipes scratch --seeds 0
-    python bench/bench_shortcuts.py --reuse    # reuse finished runs, measure the rest
+    python bench/bench_shortcuts.py --reuse    # reuse finished and measured runs, do the rest
 
 The protocol of Bastings et al. 2022 ("Will you find these shortcuts?"): a built-in
 dataset's texts (all splits, a stratified sample of `--examples` of them, seeded) are
@@ -116,6 +116,9 @@ def run_one(path, recipe, seed, root, reuse):
     from engine.evaluation.tokens_report import TOKENS_FILE
 
     name = f"{path.stem}_{recipe}_{seed}"
+    stored = root / name / "bench_row.json"
+    if reuse and stored.is_file():  # trained and measured before
+        return json.loads(stored.read_text())
     config = root / f"{name}.yaml"
     config.write_text(f"dataset:\n  train_file: {path}\n")
     run_dir = root / name
@@ -145,7 +148,7 @@ def run_one(path, recipe, seed, root, reuse):
         words = [entry["word"] for entry in entries]
         ranks[label] = words.index(WORD) + 1 if WORD in words else None
         shortcuts[label] = any(entry["shortcut"] for entry in entries if entry["word"] == WORD)
-    return {
+    row = {
         "file": path.stem,
         "variant": path.stem.rsplit("_", 1)[-1],
         "recipe": recipe,
@@ -157,6 +160,8 @@ def run_one(path, recipe, seed, root, reuse):
         "train_seconds": trained,
         "tokens_seconds": measured,
     }
+    stored.write_text(json.dumps(row, indent=2) + "\n")
+    return row
 
 
 def verdict(row, planted_name):

@@ -37,7 +37,6 @@ from inspection.methods.slices import candidate_slices, measure_slices  # noqa: 
 RANDOM_COLUMNS = {"random2": 2, "random5": 5, "random20": 20}  # name: values, uniform
 PLANTED_COLUMN = "planted"
 PLANTED_SLICE = f"column {PLANTED_COLUMN} = wrong"
-PREDICTIONS_FILE = "predictions.csv"  # engine/reports.py writes it into each eval/ folder
 
 
 def parse_args(argv):
@@ -61,7 +60,7 @@ def load_outcomes(run_dir, split):
         FileNotFoundError: the run has no such evaluation; the message says how to make it.
     """
     run_dir = Path(run_dir)
-    path = run_dir / runs.EVAL_DIR / split / PREDICTIONS_FILE
+    path = run_dir / runs.EVAL_DIR / split / runs.PREDICTIONS_FILE
     if not path.is_file():
         raise FileNotFoundError(
             f"{path}: missing; evaluate the run first: python evaluate.py {run_dir}"

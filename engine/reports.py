@@ -96,7 +96,7 @@ def write_reports(output_dir, texts, labels, probabilities, class_names, worst=2
         "probability": probabilities.max(axis=-1),
         "true_label_probability": probabilities[np.arange(len(labels)), labels],
     })  # fmt: skip
-    table.to_csv(output_dir / "predictions.csv", index=False, float_format="%.4f")
+    table.to_csv(output_dir / runs.PREDICTIONS_FILE, index=False, float_format="%.4f")
     mistakes = table[table.true_label != table.predicted_label]
     mistakes.sort_values("probability", ascending=False, kind="stable").head(worst).to_csv(
         output_dir / "worst_mistakes.csv", index=False, float_format="%.4f"

@@ -53,6 +53,7 @@ STATES_DIR = "states"  # frozen blocks' states past training.states_memory_mb, w
 LOGS_DIR = "logs"
 ATTENTION_LOGS_DIR = "logs/attention"
 EVAL_DIR = "eval"
+PREDICTIONS_FILE = "predictions.csv"  # eval/<split>/'s every prediction (engine/reports.py)
 HEADS_SPLIT = "validation"  # whose heads.json orders pruning and the viewer shows first
 # eval/<split>/faithfulness.json: `evaluate.py --faithfulness`'s measurement of every
 # attribution method (inspection/methods/faithfulness.py); its best method is predict's default.
