@@ -23,16 +23,23 @@ def detection_row(run_dir, flipped, texts, labels):
     from sklearn.metrics import roc_auc_score
 
     from engine import saved_run
+    from engine.evaluation.faithfulness import tokenize
     from inspection.methods.data_map import (
         SCORES,
         example_statistics,
         suspect_order,
         suspect_scores,
+        with_final_margins,
     )
+    from inspection.methods.forward_passes import probabilities
 
-    rebuilt = saved_run.load_run(run_dir).load_split("train")[0]
+    run = saved_run.load_run(run_dir)
+    rebuilt, run_labels = run.load_split("train")
     assert np.array_equal(np.asarray(rebuilt, dtype=str), np.asarray(texts, dtype=str))
     statistics = example_statistics(pd.read_parquet(run_dir / runs.DYNAMICS_FILE), len(texts))
+    final = probabilities(run.parts[1], tokenize(run, list(texts)), 256)
+    # The run's own label ids: its class order (sorted names) need not be the bench's.
+    statistics = with_final_margins(statistics, final, run_labels)
     top = round(NOISE * len(texts))
     row = {"examples": len(texts), "flipped": int(flipped.sum())}
     for score in SCORES:

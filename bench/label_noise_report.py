@@ -52,8 +52,8 @@ def format_tables(report):
         "|---" * (6 + len(SCORES)) + "|",
     ]
     for row in report["detection"]:
-        cells = [
-            f"{100 * row[name]['recall']:.1f}% / {row[name]['auroc']:.3f}"
+        cells = [  # "-": a row measured before the score existed
+            f"{100 * row[name]['recall']:.1f}% / {row[name]['auroc']:.3f}" if name in row else "-"
             for name in (*SCORES, "cleanlab")
         ]
         lines.append(

@@ -7,7 +7,10 @@ margin (own logit minus the largest other) and whether it was right
 - confidence: the mean probability of its own label, and variability: its standard
   deviation (Data Cartography, Swayamdipta et al. 2020); correctness: the share of epochs
   it was right;
-- aum: the mean margin (Area Under the Margin, Pleiss et al. 2020).
+- aum: the mean margin (Area Under the Margin, Pleiss et al. 2020); first_margin: the
+  margin in the first epoch that saw the example (before the model could memorise it);
+- final_margin: the saved model's margin on the example, read without dropout after
+  training (`with_final_margins`), the one measure a run of one or two epochs has in full.
 
 A mislabelled example is one the model learns late or never: low confidence, negative
 margin. `suspect_scores` ranks by the score the label-noise bench chose
@@ -42,9 +45,10 @@ def example_statistics(dynamics: pd.DataFrame, num_examples: int) -> pd.DataFram
     ...                      "correct": [False, True, True, True]})
     >>> example_statistics(rows, 3).round(2).to_dict("list")  # doctest: +NORMALIZE_WHITESPACE
     {'confidence': [0.4, 0.9, nan], 'variability': [0.2, 0.0, nan],
-     'correctness': [0.5, 1.0, nan], 'aum': [0.0, 2.0, nan], 'epochs': [2, 2, 0]}
+     'correctness': [0.5, 1.0, nan], 'aum': [0.0, 2.0, nan], 'first_margin': [-1.0, 2.0, nan],
+     'epochs': [2, 2, 0]}
     """
-    grouped = dynamics.groupby("position")
+    grouped = dynamics.sort_values("epoch", kind="stable").groupby("position")
     statistics = pd.DataFrame(
         {
             "confidence": grouped["probability"].mean(),
@@ -52,12 +56,31 @@ def example_statistics(dynamics: pd.DataFrame, num_examples: int) -> pd.DataFram
             "variability": grouped["probability"].std(ddof=0),
             "correctness": grouped["correct"].mean(),
             "aum": grouped["margin"].mean(),
+            "first_margin": grouped["margin"].first(),
             "epochs": grouped["epoch"].count(),
         }
     ).reindex(np.arange(num_examples))
     statistics["epochs"] = statistics["epochs"].fillna(0).astype(int)
     statistics.index.name = "position"
     return statistics
+
+
+def with_final_margins(statistics: pd.DataFrame, probabilities, labels) -> pd.DataFrame:
+    """`statistics` with `final_margin`: each example's log-probability of its label minus
+    the largest other's under the saved model (its logit margin, as training records it).
+
+    Example:
+    >>> statistics = pd.DataFrame({"aum": [1.0, -1.0]})
+    >>> with_final_margins(statistics, np.array([[0.8, 0.2], [0.8, 0.2]]), [0, 1])[
+    ...     "final_margin"].round(3).tolist()
+    [1.386, -1.386]
+    """
+    log_probabilities = np.log(np.maximum(np.asarray(probabilities, dtype=np.float64), 1e-12))
+    labels = np.asarray(labels, dtype=np.int64)
+    rows = np.arange(len(labels))
+    own = log_probabilities[rows, labels]
+    log_probabilities[rows, labels] = -np.inf
+    return statistics.assign(final_margin=own - log_probabilities.max(axis=1))
 
 
 def text_hashes(texts) -> np.ndarray:
@@ -123,6 +146,14 @@ SCORES = {
     # The mean of both ranks (between 0 and 1).
     "aum_and_confidence": lambda statistics: (
         (_rank(-statistics["aum"].to_numpy()) + _rank(-statistics["confidence"].to_numpy())) / 2
+    ),
+    # The first epoch's margin: early learning fits clean labels before noisy ones.
+    "first_margin": lambda statistics: -statistics["first_margin"].to_numpy(),
+    # The saved model's margin (`with_final_margins`).
+    "final_margin": lambda statistics: -statistics["final_margin"].to_numpy(),
+    # The mean of the ranks of aum and the saved model's margin.
+    "aum_and_final": lambda statistics: (
+        (_rank(-statistics["aum"].to_numpy()) + _rank(-statistics["final_margin"].to_numpy())) / 2
     ),
 }
 

@@ -64,9 +64,10 @@ def test_the_tables_show_recall_auroc_recovery_and_overhead():
         ],
     }
     lines = label_noise_report.format_tables(report).splitlines()
+    # The scores the row was measured with, then "-" for those it predates.
     assert lines[2] == (
         "| reuters_r8 | scratch | 0 | 95.00 | 60.0% / 0.910 | 60.0% / 0.910 "
-        "| 60.0% / 0.910 | 50.0% / 0.880 | 5.0% |"
+        "| 60.0% / 0.910 | - | - | - | 50.0% / 0.880 | 5.0% |"
     )
     assert "| reuters_r8 | 0 | 97.00 | 95.00 | 96.50 | 0.75 |" in lines
     # One seed: no interval; the share is the mean won over the mean lost.
