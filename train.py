@@ -217,6 +217,7 @@ def build_model(config: Config, data, strategy, steps_per_epoch, weights, recipe
             sequence_length=config.text.sequence_length,
             num_classes=len(data.class_names),
             checkpoint=weights.checkpoint,
+            separator_id=weights.separator_id(vocabulary),
         )
         weights.load_into(classifier, vocabulary, seed=config.training.seed)
         recipe.prepare(classifier)

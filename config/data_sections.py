@@ -43,8 +43,18 @@ class DatasetConfig(Section):
     train_split: str = "train"
     validation_split: str | None = None
     test_split: str | None = "test"
-    # Column names in the files above, or feature keys of the TFDS dataset.
-    text_column: str = "text"
+    # Column names in the files above, or feature keys of the TFDS dataset. Two text
+    # columns, [first, second], make each example a text pair (a question and its
+    # candidate duplicate, a premise and its hypothesis): a checkpoint reads it as
+    # [CLS] first [SEP] second [SEP] with its segment embeddings, from scratch the sides
+    # are joined by a separator word and get segment embeddings of their own.
+    text_column: str | list[str] = option(
+        "text",
+        (
+            lambda value: isinstance(value, str) or (len(value) == 2 and value[0] != value[1]),
+            "must be a column name or a list of two different ones (a text pair)",
+        ),
+    )
     label_column: str = "label"
     # Other columns of your files (a genre, a source) whose values `evaluate.py --slices`
     # measures the model on, each value of enough examples a slice; read only from the
@@ -110,11 +120,21 @@ class DatasetConfig(Section):
             carving = self.test_split is None or (
                 self.validation_split is None and self.name is None
             )
+        if self.is_pair and self.streaming is True:
+            raise ConfigError(
+                "dataset.streaming: text pairs are read into memory; set dataset.streaming "
+                "to false or auto"
+            )
         if self.streaming is True and self.split_method == "stratified" and carving:
             raise ConfigError(
                 "dataset.split_method: stratified needs every row in memory; use hash (or "
                 "auto) with dataset.streaming: true, or set dataset.streaming to false"
             )
+
+    @property
+    def is_pair(self) -> bool:
+        """Each example is a pair of texts (two text columns)."""
+        return not isinstance(self.text_column, str)
 
     @property
     def tfds_builder_name(self) -> str | None:

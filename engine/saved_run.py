@@ -34,6 +34,11 @@ class Run:
     def pooling(self) -> str:
         return self.config.model.pooling
 
+    @property
+    def is_pair(self) -> bool:
+        """The run reads text pairs (`dataset.text_column: [first, second]`)."""
+        return self.config.dataset.is_pair
+
     @functools.cached_property
     def parts(self):
         """(vectorizer, classifier) of the end-to-end model."""

@@ -211,16 +211,18 @@ def build_encoder(
     class_token=False,
     checkpoint=None,
     num_layers=None,
+    separator_id=None,
 ):
     """The `TextEncoder` of a `config.ModelConfig`. With a checkpoint, its architecture:
     its first `num_layers` (or `model.pretrained_layers`, or all) blocks, its vocabulary,
-    positions, token types and embedding norm."""
+    positions, token types and embedding norm. With a `separator_id` (text pairs), token
+    types tell a pair's sides apart: the checkpoint's, or two of our own."""
     m = model_config
-    options = {}
+    options = {} if separator_id is None else dict(num_token_types=2, separator_id=separator_id)
     if checkpoint is not None:
         m = checkpoint.model_config(m, num_layers or m.pretrained_layers)
         vocabulary_size, sequence_length = len(checkpoint.vocabulary), checkpoint.max_positions
-        options = dict(
+        options.update(
             num_token_types=checkpoint.num_token_types,
             embedding_norm_epsilon=checkpoint.layer_norm_epsilon,
         )
@@ -247,7 +249,13 @@ def build_encoder(
 
 
 def build_classifier(
-    model_config, vocabulary_size, sequence_length, num_classes, name="classifier", checkpoint=None
+    model_config,
+    vocabulary_size,
+    sequence_length,
+    num_classes,
+    name="classifier",
+    checkpoint=None,
+    separator_id=None,
 ):
     """Builds the `TransformerClassifier` of a `config.ModelConfig`, its weights created.
 
@@ -261,6 +269,8 @@ def build_classifier(
             architecture replaces the config's). Its weights are loaded by the caller
             (`starting_weights`). Its tokenizer already puts `[CLS]` first: pooling "cls"
             takes that token, no `ClassToken` is added.
+        separator_id: the token id that separates a text pair's sides
+            (`tokenization.pairs.separator_id`), or None for single texts.
 
     Example:
 
@@ -278,6 +288,7 @@ def build_classifier(
         sequence_length,
         class_token=m.pooling == "cls" and checkpoint is None,
         checkpoint=checkpoint,
+        separator_id=separator_id,
     )
     classifier = TransformerClassifier(
         encoder,

@@ -23,6 +23,27 @@ def write_reviews_fixture(path):
     return path
 
 
+def write_pairs_fixture(path, examples=320):
+    """Pairs of short 'reviews' (columns first, second, label) labelled by the second's
+    sentiment; the first holds a sentiment word too, of either kind: only a model that
+    tells the sides apart learns it."""
+    rng = random.Random(0)
+
+    def review(positive):
+        words = rng.choices(FILLER, k=rng.randint(2, 6))
+        words += rng.choices(POSITIVE if positive else NEGATIVE, k=1)
+        rng.shuffle(words)
+        return " ".join(words)
+
+    with open(path, "w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(["first", "second", "label"])
+        for index in range(examples):
+            label = index % 2
+            writer.writerow([review(rng.random() < 0.5), review(label), ("no", "yes")[label]])
+    return path
+
+
 PLANTED_WORD = "zqxv"  # in 10% of the positive texts only: a shortcut
 SPREAD_WORD = "blorf"  # in 10% of each class's texts: no shortcut
 

@@ -70,6 +70,7 @@ RULES = {
         "engine.saved_run",
         "inspection",
         "models",
+        "tokenization",
     },
     "engine.training": {
         "config",

@@ -22,16 +22,18 @@ from data.reading.shards import (
 from data.splitting.stratified import carve_splits
 from data.splitting.text_splits import TextSplits
 from runtime.errors import DataError
+from tokenization.pairs import PAIR_MARK, join_pairs
 
 
 def load_file_split(
     path: os.PathLike | str,
-    text_column: str = "text",
+    text_column: str | list[str] = "text",
     label_column: str = "label",
     columns: tuple[str, ...] | list[str] = (),
 ) -> tuple[np.ndarray, ...]:
     """Reads one labelled file into (texts, label strings), both object arrays of `str`,
-    followed by one such array per name in `columns` (other columns read alongside).
+    followed by one such array per name in `columns` (other columns read alongside). Two
+    text columns give text pairs, each joined into one string (`tokenization.pairs`).
 
     Raises:
         DataError: unknown file type, missing file or column, text that is not UTF-8, an
@@ -46,10 +48,15 @@ def load_file_split(
     """
     path = pathlib.Path(path)
     check_suffix(path)
-    check_columns(path, {"text_column": text_column, "label_column": label_column})
-    for column in columns:
-        check_columns(path, {"slice_columns": column})
-    names = list(dict.fromkeys([text_column, label_column, *columns]))  # each read once
+    text_columns = [text_column] if isinstance(text_column, str) else list(text_column)
+    for role, names in (
+        ("text_column", text_columns),
+        ("label_column", [label_column]),
+        ("slice_columns", columns),
+    ):
+        for column in names:
+            check_columns(path, {role: column})
+    names = list(dict.fromkeys([*text_columns, label_column, *columns]))  # each read once
     batches = [arrays for _, arrays in read_batches(path, names)]
     read = {
         name: pa.chunked_array(list(column), pa.string()).to_numpy()
@@ -57,7 +64,21 @@ def load_file_split(
             names, zip(*batches) if batches else ([],) * len(names), strict=True
         )
     }
-    return tuple(read[name] for name in (text_column, label_column, *columns))
+    texts = read[text_columns[0]] if len(text_columns) == 1 else _pairs(path, read, text_columns)
+    return (texts, *(read[name] for name in (label_column, *columns)))
+
+
+def _pairs(path, read, text_columns):
+    """The two text columns' rows joined into pairs; a side holding the pair mark is an
+    error naming its row."""
+    for column in text_columns:
+        marked = [index for index, text in enumerate(read[column]) if PAIR_MARK in text]
+        if marked:
+            raise DataError(
+                f"{row_name(path, marked[0])} column '{column}' holds {PAIR_MARK!r} (U+241E), "
+                "the mark that joins a pair's texts; remove it from the file"
+            )
+    return join_pairs(*(read[column] for column in text_columns))
 
 
 def load_file_splits(dataset: DatasetConfig) -> TextSplits:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from data import DataError
 from engine.evaluation import compare, faithfulness, heads, slices, tokens, tokens_report
 from inspection.methods.attribution import DEFAULT_METHOD
 
@@ -123,6 +124,11 @@ def measure(staging, run, data_name, texts, labels, probabilities, requests, dat
     """Writes what `requests` asks for into `staging`, the evaluation folder's replacement
     (then `carry_over` keeps what was measured there before and not again). `data_file`:
     the labelled file evaluated, None for the run's split `data_name`."""
+    if requests.tokens and run.is_pair:
+        raise DataError(
+            f"{run.run_dir}: --tokens does not yet rank the words of text pairs (one ranking "
+            "per side is planned); the other measurements take pairs"
+        )
     if requests.slices:  # first: a missing slice column stops it before the long ones
         slices.write_slices(
             staging,

@@ -1,7 +1,6 @@
 """The bootstrap intervals (inspection/methods/bootstrap.py): the paired resampling and
 one series' interval, against direct computations."""
 
-
 import numpy as np
 import pytest
 
