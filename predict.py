@@ -109,6 +109,12 @@ def predict(run, texts, explain=False, top=10, batch_size=256, method=None):
     vectorizer, _ = run.parts
     vocabulary = vectorizer.get_vocabulary()
     known = known_token_counts(vectorizer(np.array(texts, dtype=object)), vocabulary)  # (N,)
+    names = np.asarray(run.class_names, dtype=object)
+    sets = (
+        [list(names[row >= run.thresholds]) for row in probabilities]
+        if run.is_multi_label
+        else [None] * len(texts)
+    )
     return [
         Prediction(
             text=text,
@@ -118,8 +124,11 @@ def predict(run, texts, explain=False, top=10, batch_size=256, method=None):
             known_tokens=int(count),
             word_pieces=is_word_piece(vocabulary),
             method=method if explain else None,
+            predicted_labels=labels,
         )
-        for text, row, ranking, count in zip(texts, probabilities, rankings, known, strict=True)
+        for text, row, ranking, count, labels in zip(
+            texts, probabilities, rankings, known, sets, strict=True
+        )
     ]
 
 
@@ -130,7 +139,11 @@ def format_predictions(predictions, max_classes=10) -> str:
         text = prediction.text if len(prediction.text) <= 100 else prediction.text[:97] + "..."
         ranked = sorted(prediction.probabilities.items(), key=lambda item: -item[1])
         lines.append(f"[{prediction.number or number}] {text}")
-        lines.append(f"    predicted: {prediction.predicted_label} ({ranked[0][1]:.4f})")
+        if prediction.predicted_labels is not None:  # A multi-label run: the set.
+            shown = ", ".join(prediction.predicted_labels) or "no label"
+            lines.append(f"    predicted labels: {shown}")
+        else:
+            lines.append(f"    predicted: {prediction.predicted_label} ({ranked[0][1]:.4f})")
         width = max(len(name) for name, _ in ranked[:max_classes])
         lines.append(f"    {'class'.ljust(width)}  probability")
         lines += [f"    {name.ljust(width)}  {p:11.4f}" for name, p in ranked[:max_classes]]

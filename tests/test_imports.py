@@ -40,6 +40,7 @@ ABOVE_THE_COMMANDS = {
     "engine.runs",
     "engine.saved_run",
     "engine.reports",
+    "engine.label_sets",
     "engine.training",
     "engine.evaluation",
 }
@@ -61,10 +62,12 @@ RULES = {
     "inspection": {"config", "engine.saved_run", "layers", "models", "tokenization"},
     "engine.cli": {"runtime"},
     "engine.runs": {"config"},
-    "engine.saved_run": {"config", "data", "engine.runs", "models"},
+    "engine.saved_run": {"config", "data", "engine.label_sets", "engine.runs", "models"},
     "engine.reports": {"config", "engine.runs"},
+    "engine.label_sets": {"engine.reports", "engine.runs"},
     "engine.evaluation": {
         "data",
+        "engine.label_sets",
         "engine.reports",
         "engine.runs",
         "engine.saved_run",
@@ -75,6 +78,7 @@ RULES = {
     "engine.training": {
         "config",
         "data",
+        "engine.label_sets",
         "engine.reports",
         "engine.runs",
         "inspection",

@@ -105,7 +105,7 @@ def test_a_checkpoint_reads_a_pair_as_cls_a_sep_b_sep(tmp_path, pairs_file, tiny
     [
         ("dataset.text_column=[first, missing]", "has no column 'missing'"),
         ("dataset.text_column=[first, first]", "a list of two different ones"),
-        ("dataset.streaming=true", "text pairs are read into memory"),
+        ("dataset.streaming=true", "text pairs and multi-label data are read into memory"),
     ],
 )
 def test_bad_pair_settings_are_one_line(tmp_path, pairs_file, capsys, override, message):

@@ -184,7 +184,8 @@ def export_evaluation_attention(run, report, out_dir, count=None, ids=None, **op
         run,
         np.asarray(report.texts, dtype=object)[indices],
         out_dir,
-        true_labels=report.labels[indices],
+        # The attention file holds one true label per example: a label set has none.
+        true_labels=None if run.is_multi_label else report.labels[indices],
         example_ids=[str(index).zfill(width) for index in indices],
         run_info={"source": "evaluate.py", "data": report.data_name},
         faithfulness=faithfulness,

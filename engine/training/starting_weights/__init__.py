@@ -189,6 +189,7 @@ def classifier_from_adapter(run_dir: str | Path):
         num_classes,
         checkpoint=weights.checkpoint,
         separator_id=weights.separator_id(vocabulary),
+        multi_label=config.dataset.is_multi_label,
     )
     weights.load_into(classifier, vocabulary, seed=config.training.seed)
     load_adapter(classifier, adapter)
