@@ -168,8 +168,9 @@ def compress(run, target, amount=None, order="importance", seed=0, finetune_epoc
     if amount is not None:
         classifier = pruned(run, classifier, amount, order, seed, finetune_epochs, report)
     staging = staging_folder(target, report)
-    for name in (runs.CONFIG_FILE, runs.LABELS_FILE):
-        shutil.copy2(run.run_dir / name, staging / name)
+    for name in (runs.CONFIG_FILE, runs.LABELS_FILE, runs.THRESHOLDS_FILE):
+        if (run.run_dir / name).exists():  # thresholds: a multi-label run's only
+            shutil.copy2(run.run_dir / name, staging / name)
     runs.write_json(staging / runs.COMPRESS_FILE, report)
     if finetune_epochs:
         report["finetuned"] = finetune(run, classifier, finetune_epochs, staging)
@@ -256,7 +257,7 @@ def finetune(run, classifier, epochs, run_dir):
         fitting.make_callbacks(training, None, run_dir, classifier),
         verbose=None,
     )
-    scores = fitting.score_splits(classifier, pipelines, len(run.class_names))
+    scores = fitting.score_splits(classifier, pipelines, run.class_names, run.thresholds)
     return {
         "epochs": len(runs.read_history(run_dir)),
         **{

@@ -53,15 +53,17 @@ def main(argv=None):
     if out.exists():
         return fail(f"{out} already exists: pass --out DIR for a new folder, or remove it")
     cli.start_tensorflow()
-    from models import load_end_to_end_model
     from models.serving import export_saved_model
 
     try:
-        model = load_end_to_end_model(run_dir / runs.MODEL_FILE)
-    except (OSError, ValueError) as error:
-        return fail(f"{run_dir / runs.MODEL_FILE}: cannot be loaded ({error})")
+        run = saved_run.load_run(run_dir)
+        thresholds = run.thresholds  # a multi-label run's: the SavedModel gives sets too
+    except runs.RunError as error:
+        return fail(error)
     with runs.staged_folder(out) as staging:
-        export_saved_model(model, staging, token_ids_only=args.token_ids_only)
+        export_saved_model(
+            run.model, staging, token_ids_only=args.token_ids_only, thresholds=thresholds
+        )
     signatures = (
         "serve_token_ids" if args.token_ids_only else "serving_default (strings), serve_token_ids"
     )

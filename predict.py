@@ -6,6 +6,8 @@ Usage:
     python predict.py runs/default "a wonderful film" --explain --top 5
     python predict.py runs/default "a wonderful film" --explain --method leave_one_out
     python predict.py runs/default --texts-file texts.txt --json > predictions.json
+    python predict.py runs/pairs --pair "Is it raining?" "Will it rain today?"
+    python predict.py runs/pairs --texts-file pairs.tsv    # a run of text pairs: FIRST<tab>SECOND
 
 Loads `RUN_DIR/model.keras` in safe mode and prints, per text, the predicted label and the
 class probabilities. `--explain` adds the text's words ranked by an attribution method
@@ -16,7 +18,9 @@ WordPiece model (`model.pretrained`) a word's score is the sum of its pieces' ("
 `--json` prints one JSON document instead of tables. Texts given as arguments are
 numbered [1], [2], ...; those of a texts file by their line, [line 3]. A text with no word
 the model knows (all punctuation, or none in its vocabulary) gets a warning on stderr: its
-prediction says nothing about it.
+prediction says nothing about it. A run trained on text pairs (`dataset.text_column:
+[first, second]`) takes each pair as `--pair FIRST SECOND`, or a texts file with the two
+sides of a pair on each line, separated by a tab; its texts are shown as `first ␞ second`.
 
 Exit codes: 0 done, 2 missing or unreadable run folder or model, no text or an empty one,
 an unreadable or empty texts file.
@@ -45,6 +49,14 @@ def parse_args(argv):
     parser.add_argument("run_dir", metavar="RUN_DIR", help="train.py run folder")
     parser.add_argument("texts", nargs="*", metavar="TEXT", help="texts to classify")
     parser.add_argument("--texts-file", metavar="FILE", help=cli.TEXTS_FILE_HELP)
+    parser.add_argument(
+        "--pair",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("FIRST", "SECOND"),
+        help="a text pair, for a run trained on pairs (repeat it for more)",
+    )
     parser.add_argument(
         "--explain",
         action="store_true",
@@ -97,6 +109,12 @@ def predict(run, texts, explain=False, top=10, batch_size=256, method=None):
     vectorizer, _ = run.parts
     vocabulary = vectorizer.get_vocabulary()
     known = known_token_counts(vectorizer(np.array(texts, dtype=object)), vocabulary)  # (N,)
+    names = np.asarray(run.class_names, dtype=object)
+    sets = (
+        [list(names[row >= run.thresholds]) for row in probabilities]
+        if run.is_multi_label
+        else [None] * len(texts)
+    )
     return [
         Prediction(
             text=text,
@@ -106,8 +124,11 @@ def predict(run, texts, explain=False, top=10, batch_size=256, method=None):
             known_tokens=int(count),
             word_pieces=is_word_piece(vocabulary),
             method=method if explain else None,
+            predicted_labels=labels,
         )
-        for text, row, ranking, count in zip(texts, probabilities, rankings, known, strict=True)
+        for text, row, ranking, count, labels in zip(
+            texts, probabilities, rankings, known, sets, strict=True
+        )
     ]
 
 
@@ -118,7 +139,11 @@ def format_predictions(predictions, max_classes=10) -> str:
         text = prediction.text if len(prediction.text) <= 100 else prediction.text[:97] + "..."
         ranked = sorted(prediction.probabilities.items(), key=lambda item: -item[1])
         lines.append(f"[{prediction.number or number}] {text}")
-        lines.append(f"    predicted: {prediction.predicted_label} ({ranked[0][1]:.4f})")
+        if prediction.predicted_labels is not None:  # A multi-label run: the set.
+            shown = ", ".join(prediction.predicted_labels) or "no label"
+            lines.append(f"    predicted labels: {shown}")
+        else:
+            lines.append(f"    predicted: {prediction.predicted_label} ({ranked[0][1]:.4f})")
         width = max(len(name) for name, _ in ranked[:max_classes])
         lines.append(f"    {'class'.ljust(width)}  probability")
         lines += [f"    {name.ljust(width)}  {p:11.4f}" for name, p in ranked[:max_classes]]
@@ -156,6 +181,38 @@ def predictions_to_json(run, predictions) -> dict:
     }
 
 
+def given_texts(run, args):
+    """(texts, their line numbers in --texts-file or None): the arguments' texts or pairs,
+    then the file's, checked against what the run reads.
+
+    Raises:
+        DataError: none given, an empty one, or a single text for a run of pairs (or a
+            pair for a run of single texts).
+    """
+    from tokenization.pairs import join_pair
+
+    if run.is_pair and args.texts:
+        raise DataError(
+            f"{run.run_dir} reads text pairs: give each as --pair FIRST SECOND, or a "
+            "--texts-file of FIRST<tab>SECOND lines"
+        )
+    if args.pair and not run.is_pair:
+        raise DataError(
+            f"{run.run_dir} reads single texts; --pair is for runs trained on two text "
+            "columns (dataset.text_column: [first, second])"
+        )
+    try:
+        texts = list(args.texts) + [join_pair(*check_texts(pair)) for pair in args.pair]
+    except ValueError as error:
+        raise DataError(f"--pair: {error}") from None
+    lines = [None] * len(texts)
+    if args.texts_file is not None:
+        numbered = read_texts_file(args.texts_file, pairs=run.is_pair)
+        texts += [text for _, text in numbered]
+        lines += [line for line, _ in numbered]
+    return check_texts(texts), lines
+
+
 def main(argv=None):
     args = parse_args(argv)
     fail = cli.error_reporter("predict.py")
@@ -172,13 +229,8 @@ def main(argv=None):
         return fail(problem)
     cli.start_tensorflow()
     try:
-        texts, lines = list(args.texts), [None] * len(args.texts)
-        if args.texts_file is not None:
-            numbered = read_texts_file(args.texts_file)
-            texts += [text for _, text in numbered]
-            lines += [line for line, _ in numbered]
-        texts = check_texts(texts)
         run = saved_run.load_run(args.run_dir)
+        texts, lines = given_texts(run, args)
         predictions = predict(
             run,
             texts,

@@ -135,7 +135,7 @@ def resolved_config(config: Config, data, recipe) -> Config:
             "texts have at most that many tokens; batches are padded to their longest)"
         )
     training = config.training.resolved(pretrained=bool(config.model.pretrained), lora=recipe.lora)
-    dynamics = training.records_dynamics(data.streaming)
+    dynamics = records_dynamics(config, data.streaming)
     if training.dynamics == "auto":
         print(
             f"training.dynamics: auto -> {str(dynamics).lower()} ("
@@ -143,7 +143,8 @@ def resolved_config(config: Config, data, recipe) -> Config:
                 "each training example's probability, margin and correctness per epoch go "
                 "to dynamics.parquet, for evaluate.py --suspects)"
                 if dynamics
-                else "the training split is streamed or several processes train)"
+                else "the training split is streamed, several processes train, or the "
+                "labels are sets)"
             )
         )
     return dataclasses.replace(
@@ -151,6 +152,18 @@ def resolved_config(config: Config, data, recipe) -> Config:
         text=dataclasses.replace(config.text, sequence_length=data.sequence_length),
         training=dataclasses.replace(training, dynamics=dynamics),
     )
+
+
+def records_dynamics(config: Config, streaming=None) -> bool:
+    """`training.records_dynamics`, never for label sets (their margins are per label)."""
+    if not config.dataset.is_multi_label:
+        return config.training.records_dynamics(streaming)
+    if config.training.dynamics is True:
+        raise ConfigError(
+            "training.dynamics: not recorded for multi-label data yet (evaluate.py --suspects "
+            "ranks single labels); set it to auto or false"
+        )
+    return False
 
 
 def dynamics_callbacks(training, data, trainer, run_dir: Path) -> list:
@@ -191,10 +204,12 @@ def load_data(config: Config, weights, worker=(0, 1)):
         vocabulary=weights.vocabulary,
         tokenizer=weights.tokenizer,
         worker=worker,
-        positions=config.training.records_dynamics(),
+        positions=records_dynamics(config),
     )
     print(data.description)
-    pipelines = one_hot_labels(data.pipelines, len(data.class_names))
+    pipelines = data.pipelines  # Multi-hot label sets are the targets as they are.
+    if not config.dataset.is_multi_label:
+        pipelines = one_hot_labels(pipelines, len(data.class_names))
     return data, pipelines, epoch_steps(pipelines, config.training, data.train_steps)
 
 
@@ -217,6 +232,8 @@ def build_model(config: Config, data, strategy, steps_per_epoch, weights, recipe
             sequence_length=config.text.sequence_length,
             num_classes=len(data.class_names),
             checkpoint=weights.checkpoint,
+            separator_id=weights.separator_id(vocabulary),
+            multi_label=config.dataset.is_multi_label,
         )
         weights.load_into(classifier, vocabulary, seed=config.training.seed)
         recipe.prepare(classifier)

@@ -43,9 +43,30 @@ class DatasetConfig(Section):
     train_split: str = "train"
     validation_split: str | None = None
     test_split: str | None = "test"
-    # Column names in the files above, or feature keys of the TFDS dataset.
-    text_column: str = "text"
+    # Column names in the files above, or feature keys of the TFDS dataset. Two text
+    # columns, [first, second], make each example a text pair (a question and its
+    # candidate duplicate, a premise and its hypothesis): a checkpoint reads it as
+    # [CLS] first [SEP] second [SEP] with its segment embeddings, from scratch the sides
+    # are joined by a separator word and get segment embeddings of their own.
+    text_column: str | list[str] = option(
+        "text",
+        (
+            lambda value: isinstance(value, str) or (len(value) == 2 and value[0] != value[1]),
+            "must be a column name or a list of two different ones (a text pair)",
+        ),
+    )
     label_column: str = "label"
+    # Multi-label data (each text has a set of labels: an article's topics, a comment's
+    # kinds of toxicity): the label column holds the labels joined by this separator
+    # ("sports|politics"; spaces around each are stripped; an empty field is no label).
+    # The model then gives each label its own probability (sigmoid), trained with binary
+    # cross-entropy, and a threshold per label chosen on validation.
+    label_separator: str | None = option(
+        None, (lambda value: value is None or value.strip() != "", "must not be blank")
+    )
+    # Multi-label data as one 0/1 column per label, named here in order (instead of
+    # label_column and label_separator).
+    label_columns: list[str] = field(default_factory=list)
     # Other columns of your files (a genre, a source) whose values `evaluate.py --slices`
     # measures the model on, each value of enough examples a slice; read only from the
     # files of the evaluated rows (the split's own, train's when it was carved out of
@@ -110,11 +131,44 @@ class DatasetConfig(Section):
             carving = self.test_split is None or (
                 self.validation_split is None and self.name is None
             )
+        if self.label_separator is not None and self.label_columns:
+            raise ConfigError(
+                "dataset.label_columns: give the labels as one column of label sets "
+                "(dataset.label_separator) or as 0/1 columns (dataset.label_columns), not both"
+            )
+        if self.label_columns and (
+            len(self.label_columns) < 2 or len(set(self.label_columns)) != len(self.label_columns)
+        ):
+            fail(
+                "dataset.label_columns",
+                "must name two columns or more, each once",
+                self.label_columns,
+            )
+        if self.is_multi_label and self.train_file is None:
+            raise ConfigError(
+                "dataset.label_separator: multi-label data is read from your own files "
+                "(dataset.train_file); a TFDS dataset's labels are one per text"
+            )
+        if (self.is_pair or self.is_multi_label) and self.streaming is True:
+            raise ConfigError(
+                "dataset.streaming: text pairs and multi-label data are read into memory; "
+                "set dataset.streaming to false or auto"
+            )
         if self.streaming is True and self.split_method == "stratified" and carving:
             raise ConfigError(
                 "dataset.split_method: stratified needs every row in memory; use hash (or "
                 "auto) with dataset.streaming: true, or set dataset.streaming to false"
             )
+
+    @property
+    def is_pair(self) -> bool:
+        """Each example is a pair of texts (two text columns)."""
+        return not isinstance(self.text_column, str)
+
+    @property
+    def is_multi_label(self) -> bool:
+        """Each example has a set of labels (`label_separator` or `label_columns`)."""
+        return self.label_separator is not None or bool(self.label_columns)
 
     @property
     def tfds_builder_name(self) -> str | None:

@@ -80,6 +80,12 @@ def load_config(
             notes["model.pretrained"] = pretrained_note(
                 model["pretrained"], why, model.get("pretrained_layers")
             )
+    dataset = values.get("dataset", {})
+    training = values.setdefault("training", {})
+    if (dataset.get("label_separator") is not None or dataset.get("label_columns")) and (
+        training.get("monitor", "val_accuracy") == "val_accuracy"
+    ):  # Multi-label data: accuracy of a label set is too strict a guide.
+        training["monitor"] = "val_micro_f1"
     config = Config(**{
         section: cls.from_mapping(values.get(section, {})) for section, cls in SECTIONS.items()
     })  # fmt: skip

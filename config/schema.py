@@ -27,6 +27,7 @@ from config.model_section import (
 )
 from config.training_section import TrainingConfig
 from config.typed import (
+    ConfigError,
     Section,
     option,
 )
@@ -87,6 +88,19 @@ class Config:
     training: TrainingConfig = field(default_factory=TrainingConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
     pretraining: PretrainingConfig = field(default_factory=PretrainingConfig)
+
+    def __post_init__(self):
+        multi_label, monitor = self.dataset.is_multi_label, self.training.monitor
+        if multi_label and monitor == "val_accuracy":
+            raise ConfigError(
+                "training.monitor: multi-label runs pick their best epoch by val_micro_f1 or "
+                "val_loss; set one of them"
+            )
+        if not multi_label and monitor == "val_micro_f1":
+            raise ConfigError(
+                "training.monitor: val_micro_f1 is for multi-label data "
+                "(dataset.label_separator or dataset.label_columns); use val_accuracy or val_loss"
+            )
 
     def to_dict(self) -> dict[str, dict[str, Any]]:
         return dataclasses.asdict(self)

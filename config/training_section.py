@@ -70,8 +70,10 @@ class TrainingConfig(Section):
         "auto", _auto_or(lambda v: v >= 0, "a non-negative integer")
     )
     # What picks the best epoch (checkpoint and early stopping): val_loss, or
-    # val_accuracy where label smoothing makes the loss a poor guide to accuracy.
-    monitor: str = option("val_accuracy", choices=("val_loss", "val_accuracy"))
+    # val_accuracy where label smoothing makes the loss a poor guide to accuracy;
+    # multi-label data (dataset.label_separator or label_columns): val_micro_f1, which
+    # its val_accuracy default becomes.
+    monitor: str = option("val_accuracy", choices=("val_loss", "val_accuracy", "val_micro_f1"))
     # Seeds weights, dropout and shuffling; with op determinism, two runs of the same
     # command give the same metrics on CPU.
     seed: int = 0

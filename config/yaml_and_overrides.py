@@ -42,6 +42,8 @@ def _parse_value(key: str, raw: str, annotation: Any) -> Any:
     if optional and text.lower() in NULL_WORDS:
         return None
     words = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+    if text.startswith("[") and list[str] in bases:  # A list before a string that reads "[".
+        bases = (list[str], *(base for base in bases if base != list[str]))
     for base in bases:
         if base == list[str]:
             # `--set dataset.labels=[neg, pos]` is written as YAML's flow list.

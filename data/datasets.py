@@ -80,10 +80,11 @@ def build_datasets(
     see padding (`model.mask_zero: false`); by default batches are padded to their longest
     text (see `make_pipelines`). A `vocabulary` (a pretrained encoder's) is used as it is
     instead of adapting one on the training texts; a `tokenizer` (a checkpoint's
-    `WordPieceTokenizer`) replaces the vectoriser. `worker` (index, count): the share of
-    a multi-worker run's training stream this process reads (in memory, tf.distribute
-    shards the batches). `positions`: in memory, each training element also carries its
-    text's position in the split (`make_pipelines`); a stream's never do.
+    `WordPieceTokenizer`) replaces the vectoriser (reading pairs when `dataset` has two text
+    columns). `worker` (index, count): the share of a multi-worker run's training stream
+    this process reads (in memory, tf.distribute shards the batches). `positions`: in
+    memory, each training element also carries its text's position in the split
+    (`make_pipelines`); a stream's never do.
 
     Example:
     >>> # data = build_datasets({"name": "reuters_r8"}, {"sequence_length": 128}, 32, seed=0)
@@ -104,6 +105,8 @@ def build_datasets(
             description=f"{plan.describe(dataset)}\n{found}",
         )
     splits = load_text_splits(dataset)
+    if dataset.is_pair and tokenizer is not None:
+        tokenizer = tokenizer.for_pairs()
     texts = splits.train[0]
     rate = sample_rate(text.adapt_sample, len(texts))
     if rate < 1:  # The streaming path's sample: the same texts, so the same vocabulary.

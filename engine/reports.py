@@ -137,7 +137,12 @@ def format_table(rows: list[dict], float_format: str = "{:.4f}") -> str:
 
 def format_run_summary(metrics: dict, run_dir: Path) -> str:
     """The short table train.py prints at the end: metrics, epochs and where things are."""
-    keys = ["accuracy", "macro_f1", "loss"]
+    multi_label = "micro_f1" in metrics["test"]
+    keys = (
+        ["micro_f1", "macro_f1", "subset_accuracy", "loss"]
+        if multi_label
+        else ["accuracy", "macro_f1", "loss"]
+    )
     table = pd.DataFrame(
         {split: [metrics[split][key] for key in keys] for split in ("validation", "test")},
         index=keys,

@@ -44,6 +44,7 @@ CONFIG_FILE = "config.yaml"
 MODEL_FILE = "model.keras"
 ADAPTER_FILE = "adapter.weights.h5"  # a LoRA run's factors and head (models/lora.py)
 LABELS_FILE = "labels.json"
+THRESHOLDS_FILE = "thresholds.json"  # a multi-label run's threshold per label (label_sets)
 HISTORY_FILE = "history.csv"
 DYNAMICS_FILE = "dynamics.parquet"
 METRICS_FILE = "metrics.json"

@@ -34,6 +34,25 @@ class Run:
     def pooling(self) -> str:
         return self.config.model.pooling
 
+    @property
+    def is_multi_label(self) -> bool:
+        """Each text has a set of labels (sigmoid outputs, a threshold per label)."""
+        return self.config.dataset.is_multi_label
+
+    @functools.cached_property
+    def thresholds(self):
+        """A multi-label run's threshold per class (`engine.label_sets`), else None."""
+        if not self.is_multi_label:
+            return None
+        from engine.label_sets import read_thresholds
+
+        return read_thresholds(self.run_dir, self.class_names)
+
+    @property
+    def is_pair(self) -> bool:
+        """The run reads text pairs (`dataset.text_column: [first, second]`)."""
+        return self.config.dataset.is_pair
+
     @functools.cached_property
     def parts(self):
         """(vectorizer, classifier) of the end-to-end model."""
@@ -124,6 +143,15 @@ def dynamics_problem(run_dir: str | Path) -> str | None:
     """
     if (Path(run_dir) / DYNAMICS_FILE).is_file():
         return None
+    try:
+        multi_label = load_config(Path(run_dir) / CONFIG_FILE).dataset.is_multi_label
+    except (ConfigError, OSError):
+        multi_label = False
+    if multi_label:
+        return (
+            f"{run_dir}: --suspects does not yet rank a multi-label run's labels (each text "
+            "and label, as confident learning does, is planned)"
+        )
     return (
         f"{run_dir} has no {DYNAMICS_FILE}: --suspects ranks labels by the training "
         "dynamics; train it again with --set training.dynamics=true (on by default when "

@@ -40,6 +40,10 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
             its own copy (`layers.initializers.sublayer_initializer`).
         num_token_types: int or None. Size of a token-type embedding table (BERT's
             segments); None: no token types.
+        separator_id: int or None. With token types, the id that ends a text pair's first
+            segment: when no `token_type_ids` are given, the tokens after the first
+            separator are type 1 and the rest type 0 (`[CLS] a [SEP]` 0, `b [SEP]` 1, as
+            BERT's tokenizer types a pair); None: every token is type 0.
         layer_norm_epsilon: float or None. LayerNormalization of the sum with this
             epsilon; None: no normalisation.
         **kwargs: base layer arguments.
@@ -74,6 +78,7 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         embeddings_initializer="uniform",
         num_token_types=None,
         layer_norm_epsilon=None,
+        separator_id=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -82,6 +87,11 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         check_one_of("positional_encoding", positional_encoding, POSITIONAL_ENCODINGS)
         check_positive_int("num_token_types", num_token_types, allow_none=True)
         check_positive("layer_norm_epsilon", layer_norm_epsilon, allow_none=True)
+        if separator_id is not None and (num_token_types or 0) < 2:
+            raise ValueError(
+                "`separator_id` needs `num_token_types` of 2 or more (a pair's two segments). "
+                f"Received: num_token_types={num_token_types}"
+            )
         if positional_encoding == "learned" and sequence_length is None:
             raise ValueError(
                 "`sequence_length` is required with positional_encoding='learned'. "
@@ -95,6 +105,7 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         self.embeddings_initializer = keras.initializers.get(embeddings_initializer)
         self.num_token_types = num_token_types
         self.layer_norm_epsilon = layer_norm_epsilon
+        self.separator_id = separator_id
         self.supports_masking = mask_zero
         self.token_embedding = keras.layers.Embedding(
             vocabulary_size,
@@ -138,6 +149,8 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
             token_vectors = self.token_embedding(token_ids)  # (B, T, D)
         embeddings = ops.cast(token_vectors, self.compute_dtype)
         embeddings = embeddings + self.position_encoding(embeddings)
+        if token_type_ids is None and self.separator_id is not None:
+            token_type_ids = self.token_types(token_ids)
         if self.num_token_types:
             if token_type_ids is None:  # One segment: every token has type 0.
                 # Through the layer, not its table: quantized, the table is int8.
@@ -148,6 +161,11 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         if self.layer_norm_epsilon:
             embeddings = layer_norm(self.embedding_norm, embeddings, detach_norm_scale)
         return embeddings
+
+    def token_types(self, token_ids):
+        """(B, T) int32: 1 after the first `separator_id` of each row, else 0."""
+        separators = ops.cast(ops.equal(token_ids, self.separator_id), "int32")
+        return ops.minimum(ops.cumsum(separators, axis=-1) - separators, 1)
 
     def compute_mask(self, token_ids, token_type_ids=None, previous_mask=None, **kwargs):
         if not self.mask_zero:
@@ -169,6 +187,7 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
                 "embeddings_initializer": keras.initializers.serialize(self.embeddings_initializer),
                 "num_token_types": self.num_token_types,
                 "layer_norm_epsilon": self.layer_norm_epsilon,
+                "separator_id": self.separator_id,
             }
         )
         return config

@@ -6,7 +6,8 @@ import tensorflow as tf
 
 def predict_batches(classifier, *datasets):
     """[(probabilities (N, C), labels (N,)) per dataset] of `classifier` over `datasets` of
-    (token ids, one-hot labels) batches, all of the first one's element spec.
+    (token ids, one-hot labels) batches, all of the first one's element spec; a
+    multi-label classifier's labels stay multi-hot (N, C).
 
     One trace for every batch length and dataset: `classifier.predict` traces its step
     again for new shapes until TensorFlow relaxes them, seconds on a test split batched
@@ -20,6 +21,6 @@ def predict_batches(classifier, *datasets):
         probabilities, labels = [], []
         for token_ids, label in batches:
             probabilities.append(predict(token_ids).numpy())
-            labels.append(label.numpy().argmax(-1))
+            labels.append(label.numpy() if classifier.multi_label else label.numpy().argmax(-1))
         results.append((np.concatenate(probabilities), np.concatenate(labels)))
     return results

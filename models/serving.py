@@ -6,6 +6,8 @@ Two signatures, both returning {"probabilities": float32 (B, C)}:
 - `serve_token_ids`: token ids int64 (B, T) as the run's vectorizer gives them (0 is
   padding), for runtimes without text ops. `token_ids_only=True` writes that signature
   alone, with no text op in the graph, for converters (ONNX, LiteRT).
+With a multi-label run's thresholds, both also return {"labels": bool (B, C)}: each text's
+set, the labels whose probability reaches their threshold.
 """
 
 import keras
@@ -16,11 +18,13 @@ from models.end_to_end import get_model_parts
 TEXTS_SIGNATURE = "serve"
 TOKEN_IDS_SIGNATURE = "serve_token_ids"
 OUTPUT = "probabilities"
+SETS_OUTPUT = "labels"
 
 
-def export_saved_model(model, directory, token_ids_only=False):
+def export_saved_model(model, directory, token_ids_only=False, thresholds=None):
     """Writes the end-to-end `model` (`build_end_to_end_model`, a loaded `model.keras`) to
-    `directory` as a SavedModel with the signatures above.
+    `directory` as a SavedModel with the signatures above; `thresholds` (C,): a multi-label
+    run's, for the "labels" output.
 
     Example:
     >>> # export_saved_model(load_end_to_end_model("runs/default/model.keras"), "served")
@@ -29,19 +33,26 @@ def export_saved_model(model, directory, token_ids_only=False):
     """
     _, classifier = get_model_parts(model)
     archive = keras.export.ExportArchive()
+    cut = None if thresholds is None else tf.constant(thresholds, tf.float32)[None, :]
+
+    def outputs(probabilities):
+        if cut is None:
+            return {OUTPUT: probabilities}
+        return {OUTPUT: probabilities, SETS_OUTPUT: probabilities >= cut}
+
     if not token_ids_only:
         archive.track(model)
         # The first endpoint is also `serving_default`.
         archive.add_endpoint(
             TEXTS_SIGNATURE,
-            lambda texts: {OUTPUT: model(texts, training=False)},
+            lambda texts: outputs(model(texts, training=False)),
             input_signature=[tf.TensorSpec((None,), tf.string)],
         )
     else:
         archive.track(classifier)
     archive.add_endpoint(
         TOKEN_IDS_SIGNATURE,
-        lambda token_ids: {OUTPUT: classifier(token_ids, training=False)},
+        lambda token_ids: outputs(classifier(token_ids, training=False)),
         input_signature=[tf.TensorSpec((None, None), tf.int64)],
     )
     archive.write_out(str(directory), verbose=False)

@@ -31,8 +31,9 @@ class TextEncoder(keras.layers.Layer):
             `TransformerEncoderBlock` (`key_dim`: the size of each head). `num_heads` may
             be a list, one count per block (a pruned model's).
         num_layers: int. Number of blocks L.
-        positional_encoding, mask_zero, num_token_types, embedding_norm_epsilon: of the
-            `TokenAndPositionEmbedding` (the last two: BERT's token types and norm).
+        positional_encoding, mask_zero, num_token_types, embedding_norm_epsilon,
+            separator_id: of the `TokenAndPositionEmbedding` (BERT's token types and norm;
+            the id after which a text pair's second segment begins).
         class_token: bool. Put a learned `ClassToken` in front of the tokens.
         **kwargs: base layer arguments.
 
@@ -87,6 +88,7 @@ class TextEncoder(keras.layers.Layer):
         num_token_types=None,
         embedding_norm_epsilon=None,
         class_token=False,
+        separator_id=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -107,6 +109,7 @@ class TextEncoder(keras.layers.Layer):
         self.mask_zero = mask_zero
         self.num_token_types = num_token_types
         self.embedding_norm_epsilon = embedding_norm_epsilon
+        self.separator_id = separator_id
         self.supports_masking = True
         # Each layer is built as soon as it is made, in the order the layers run: unseeded
         # initialisers draw their seeds when a layer is made or built, so one global seed
@@ -144,6 +147,7 @@ class TextEncoder(keras.layers.Layer):
             embeddings_initializer=_token_initializer(self.positional_encoding),
             num_token_types=self.num_token_types,
             layer_norm_epsilon=self.embedding_norm_epsilon,
+            separator_id=self.separator_id,
             dtype=self.dtype_policy,
             name="token_and_position_embedding",
         )
@@ -262,6 +266,7 @@ class TextEncoder(keras.layers.Layer):
                 "num_token_types": self.num_token_types,
                 "embedding_norm_epsilon": self.embedding_norm_epsilon,
                 "class_token": self.class_token is not None,
+                "separator_id": self.separator_id,
             }
         )
         return config

@@ -15,7 +15,8 @@ from models.text_encoder import TextEncoder
 @keras.saving.register_keras_serializable(package="keras_attention_lab")
 class TransformerClassifier(keras.Model):
     """Token ids (B, T) -> class probabilities (B, C): [word dropout] -> `TextEncoder` ->
-    masked pooling -> dropout -> [Dense relu -> dropout] -> Dense -> softmax.
+    masked pooling -> dropout -> [Dense relu -> dropout] -> Dense -> softmax, or with
+    `multi_label` a sigmoid per class (each label's own probability).
 
     The one forward pass of every caller: training and prediction take the probabilities;
     the attention export asks for every block's scores; attribution methods for the
@@ -34,6 +35,7 @@ class TransformerClassifier(keras.Model):
         head_hidden_dim: int. Width of a hidden relu layer before the output; 0: none.
         dropout: float. Dropout before the hidden layer and before the output.
         token_dropout: float. Share of the words dropped in training.
+        multi_label: bool. A sigmoid per class, for a set of labels per text.
         **kwargs: base model arguments (`name`, ...).
 
     Call arguments:
@@ -77,10 +79,12 @@ class TransformerClassifier(keras.Model):
         head_hidden_dim=0,
         dropout=0.1,
         token_dropout=0.0,
+        multi_label=False,
         **kwargs,
     ):
         super().__init__(**kwargs)
         self.encoder = encoder
+        self.multi_label = bool(multi_label)
         self.num_classes = num_classes
         self.pooling_mode = pooling
         self.head_hidden_dim = head_hidden_dim
@@ -149,7 +153,10 @@ class TransformerClassifier(keras.Model):
         if self.head_hidden is not None:
             x = self.head_hidden(self.head_hidden_dropout(x, training=training))
         logits = self.head(self.head_dropout(x, training=training))  # (B, C) float32
-        probabilities = ops.softmax(logits, axis=-1)
+        if self.multi_label:
+            probabilities = ops.sigmoid(logits)
+        else:
+            probabilities = ops.softmax(logits, axis=-1)
         if not (return_attention_scores or return_logits):
             return probabilities
         outputs = {"probabilities": probabilities, "logits": logits}
@@ -171,6 +178,7 @@ class TransformerClassifier(keras.Model):
                 "head_hidden_dim": self.head_hidden_dim,
                 "dropout": self.dropout,
                 "token_dropout": self.token_dropout_rate,
+                "multi_label": self.multi_label,
             }
         )
         quantized = self._quantized_policies()
@@ -211,16 +219,18 @@ def build_encoder(
     class_token=False,
     checkpoint=None,
     num_layers=None,
+    separator_id=None,
 ):
     """The `TextEncoder` of a `config.ModelConfig`. With a checkpoint, its architecture:
     its first `num_layers` (or `model.pretrained_layers`, or all) blocks, its vocabulary,
-    positions, token types and embedding norm."""
+    positions, token types and embedding norm. With a `separator_id` (text pairs), token
+    types tell a pair's sides apart: the checkpoint's, or two of our own."""
     m = model_config
-    options = {}
+    options = {} if separator_id is None else dict(num_token_types=2, separator_id=separator_id)
     if checkpoint is not None:
         m = checkpoint.model_config(m, num_layers or m.pretrained_layers)
         vocabulary_size, sequence_length = len(checkpoint.vocabulary), checkpoint.max_positions
-        options = dict(
+        options.update(
             num_token_types=checkpoint.num_token_types,
             embedding_norm_epsilon=checkpoint.layer_norm_epsilon,
         )
@@ -247,7 +257,14 @@ def build_encoder(
 
 
 def build_classifier(
-    model_config, vocabulary_size, sequence_length, num_classes, name="classifier", checkpoint=None
+    model_config,
+    vocabulary_size,
+    sequence_length,
+    num_classes,
+    name="classifier",
+    checkpoint=None,
+    separator_id=None,
+    multi_label=False,
 ):
     """Builds the `TransformerClassifier` of a `config.ModelConfig`, its weights created.
 
@@ -261,6 +278,9 @@ def build_classifier(
             architecture replaces the config's). Its weights are loaded by the caller
             (`starting_weights`). Its tokenizer already puts `[CLS]` first: pooling "cls"
             takes that token, no `ClassToken` is added.
+        separator_id: the token id that separates a text pair's sides
+            (`tokenization.pairs.separator_id`), or None for single texts.
+        multi_label: a sigmoid per class instead of a softmax (a set of labels per text).
 
     Example:
 
@@ -278,6 +298,7 @@ def build_classifier(
         sequence_length,
         class_token=m.pooling == "cls" and checkpoint is None,
         checkpoint=checkpoint,
+        separator_id=separator_id,
     )
     classifier = TransformerClassifier(
         encoder,
@@ -286,6 +307,7 @@ def build_classifier(
         head_hidden_dim=m.head_hidden_dim,
         dropout=m.dropout,
         token_dropout=m.token_dropout,
+        multi_label=multi_label,
         name=name,
     )
     classifier.build((None, None))

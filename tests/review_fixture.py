@@ -23,6 +23,56 @@ def write_reviews_fixture(path):
     return path
 
 
+def write_pairs_fixture(path, examples=320):
+    """Pairs of short 'reviews' (columns first, second, label) labelled by the second's
+    sentiment; the first holds a sentiment word too, of either kind: only a model that
+    tells the sides apart learns it."""
+    rng = random.Random(0)
+
+    def review(positive):
+        words = rng.choices(FILLER, k=rng.randint(2, 6))
+        words += rng.choices(POSITIVE if positive else NEGATIVE, k=1)
+        rng.shuffle(words)
+        return " ".join(words)
+
+    with open(path, "w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(["first", "second", "label"])
+        for index in range(examples):
+            label = index % 2
+            writer.writerow([review(rng.random() < 0.5), review(label), ("no", "yes")[label]])
+    return path
+
+
+TOPICS = {
+    "sports": "match goal team coach".split(),
+    "politics": "vote senate minister law".split(),
+    "tech": "chip software robot code".split(),
+}
+
+
+def write_label_sets_fixture(path, examples=300, columns=False):
+    """Short texts with the words of 0 to 3 topics, labelled by their set of topics: as
+    one column "sports|tech" (an empty field: no topic) or, with `columns`, one 0/1 column
+    per topic."""
+    rng = random.Random(0)
+    with open(path, "w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(["text", *TOPICS] if columns else ["text", "topics"])
+        for _ in range(examples):
+            topics = [topic for topic in TOPICS if rng.random() < 0.4]
+            words = rng.choices(FILLER, k=rng.randint(3, 8))
+            for topic in topics:
+                words += rng.choices(TOPICS[topic], k=2)
+            rng.shuffle(words)
+            text = " ".join(words)
+            if columns:
+                writer.writerow([text, *(int(topic in topics) for topic in TOPICS)])
+            else:
+                writer.writerow([text, " | ".join(topics)])
+    return path
+
+
 PLANTED_WORD = "zqxv"  # in 10% of the positive texts only: a shortcut
 SPREAD_WORD = "blorf"  # in 10% of each class's texts: no shortcut
 

@@ -1,24 +1,33 @@
-"""Text -> token ids: the word-level vectoriser, its stop-word standardisation, WordPiece.
+"""Text -> token ids: the word-level vectoriser, its stop-word standardisation, WordPiece,
+and text pairs as one string (`pairs`).
 
 One home for tokenisation, imported by `data/` for the pipelines and by `models/` for the
-saved end-to-end model; importing it registers the layers and functions a saved model
-names, so `model.keras` loads in safe mode.
+saved end-to-end model; `import models` imports the layers and functions a saved model
+names (registering them), so `model.keras` loads in safe mode.
+
+Importing this package loads nothing else: each name below is imported from its module on
+first use (PEP 562's module `__getattr__`), so `tokenization.pairs`, which commands use to
+read their arguments, comes without TensorFlow's seconds of start-up.
 """
 
-from tokenization.stop_words import lower_strip_punctuation_drop_stop_words
-from tokenization.vectorizer import (
-    auto_sequence_length,
-    make_vectorizer,
-    sequence_cap,
-    token_counter,
-)
-from tokenization.word_piece_tokenizer import WordPieceTokenizer
+import importlib
 
-__all__ = [
-    "WordPieceTokenizer",
-    "auto_sequence_length",
-    "lower_strip_punctuation_drop_stop_words",
-    "make_vectorizer",
-    "sequence_cap",
-    "token_counter",
-]
+# Each public name and the module that owns it.
+_OWNERS = {
+    "WordPieceTokenizer": "tokenization.word_piece_tokenizer",
+    "auto_sequence_length": "tokenization.vectorizer",
+    "lower_strip_punctuation_drop_stop_words": "tokenization.stop_words",
+    "make_vectorizer": "tokenization.vectorizer",
+    "sequence_cap": "tokenization.vectorizer",
+    "token_counter": "tokenization.vectorizer",
+}
+
+__all__ = sorted(_OWNERS)
+
+
+def __getattr__(name):
+    if name not in _OWNERS:
+        raise AttributeError(f"module 'tokenization' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_OWNERS[name]), name)
+    globals()[name] = value  # the next lookup is a plain attribute
+    return value

@@ -15,6 +15,8 @@ import keras
 import tensorflow as tf
 import tensorflow_text as tf_text
 
+from tokenization.pairs import PAIR_MARK, shared_lengths
+
 # BERT's CJK blocks (`BasicTokenizer._is_chinese_char`): each character becomes a word.
 CJK_CHARACTERS = (
     r"\x{4E00}-\x{9FFF}\x{3400}-\x{4DBF}\x{20000}-\x{2A6DF}\x{2A700}-\x{2B73F}"
@@ -37,7 +39,9 @@ class WordPieceTokenizer(keras.layers.Layer):
     made words of their own, accents stripped (NFD, then combining marks removed), then
     lower-cased. Words split on whitespace and punctuation; a word longer than
     `max_word_length` characters, or one the vocabulary cannot spell, becomes `[UNK]`.
-    Over-long texts are cut so that `[SEP]` stays last.
+    Over-long texts are cut so that `[SEP]` stays last. With `pairs`, a text joined by
+    `tokenization.pairs.join_pair` becomes `[CLS] first [SEP] second [SEP]`, the cap
+    shared between the sides as Hugging Face's tokenizers share it (longest first).
 
     It stands in for `keras.layers.TextVectorization` in the pipelines and the saved
     model: the same `get_vocabulary()`, `vocabulary_size()` and
@@ -51,6 +55,7 @@ class WordPieceTokenizer(keras.layers.Layer):
         strip_accents: bool or None. None: strip them when `lowercase`, as BERT does.
         split_cjk: bool. Make each CJK character a word.
         max_word_length: int. Longer words become `[UNK]`.
+        pairs: bool. Read each text as a pair (a text without the pair mark is one side).
         **kwargs: base layer arguments.
 
     Example:
@@ -58,6 +63,9 @@ class WordPieceTokenizer(keras.layers.Layer):
     >>> tokenizer = WordPieceTokenizer(vocabulary, sequence_length=6)
     >>> tokenizer(tf.constant(["Good films!", "café"])).numpy().tolist()
     [[2, 4, 5, 7, 6, 3], [2, 1, 3, 0, 0, 0]]
+    >>> pairs = WordPieceTokenizer(vocabulary, sequence_length=6, pairs=True)
+    >>> pairs(tf.constant(["good films ␞ good", "good"])).numpy().tolist()
+    [[2, 4, 5, 3, 4, 3], [2, 4, 3, 0, 0, 0]]
     """
 
     def __init__(
@@ -68,6 +76,7 @@ class WordPieceTokenizer(keras.layers.Layer):
         strip_accents=None,
         split_cjk=True,
         max_word_length=100,
+        pairs=False,
         **kwargs,
     ):
         kwargs.setdefault("dtype", "int64")
@@ -85,10 +94,10 @@ class WordPieceTokenizer(keras.layers.Layer):
                 "`[PAD]` must be id 0 (the padding the models mask). Received: "
                 f"vocabulary[0]={vocabulary[0]!r}"
             )
-        if sequence_length is not None and sequence_length < 2:
+        if sequence_length is not None and sequence_length < 2 + bool(pairs):
             raise ValueError(
-                "`sequence_length` must leave room for [CLS] and [SEP]. "
-                f"Received: sequence_length={sequence_length}"
+                "`sequence_length` must leave room for [CLS] and [SEP] (and a second [SEP] "
+                f"with pairs). Received: sequence_length={sequence_length}, pairs={pairs}"
             )
         self.vocabulary = vocabulary
         self.sequence_length = sequence_length
@@ -96,6 +105,7 @@ class WordPieceTokenizer(keras.layers.Layer):
         self.strip_accents = strip_accents
         self.split_cjk = bool(split_cjk)
         self.max_word_length = int(max_word_length)
+        self.pairs = bool(pairs)
         self.cls_id = vocabulary.index("[CLS]")
         self.sep_id = vocabulary.index("[SEP]")
         # Four bytes a character at most: a word within max_word_length characters always
@@ -135,24 +145,43 @@ class WordPieceTokenizer(keras.layers.Layer):
 
     def call(self, texts):
         texts = tf.convert_to_tensor(texts, dtype=tf.string)
-        pieces = self._wordpiece.tokenize(self.normalize(texts))  # (B, None) ragged
+        if self.pairs:
+            sides = tf.strings.split(texts, PAIR_MARK, maxsplit=1).to_tensor("", shape=[None, 2])
+            first, second = self._pieces(sides[:, 0]), self._pieces(sides[:, 1])
+            paired = tf.strings.regex_full_match(texts, f"(?s).*{PAIR_MARK}.*")
+        else:
+            first, second = self._pieces(texts), None
+            paired = tf.zeros_like(texts, dtype=tf.bool)
         if self.sequence_length is not None:
-            pieces = pieces[:, : self.sequence_length - 2]
+            budget = self.sequence_length - 2 - tf.cast(paired, tf.int64)  # (B,)
+            if second is None:
+                first = first[:, : self.sequence_length - 2]
+            else:
+                kept = shared_lengths(
+                    first.row_lengths(), second.row_lengths(), budget, tf.experimental.numpy
+                )
+                first, second = (_first(pieces, k) for pieces, k in zip((first, second), kept))
         batch = tf.shape(texts)[0:1]
-        token_ids = tf.concat(
-            [
-                tf.RaggedTensor.from_tensor(
-                    tf.fill(tf.concat([batch, [1]], 0), tf.constant(self.cls_id, tf.int64))
-                ),
-                pieces,
-                tf.RaggedTensor.from_tensor(
-                    tf.fill(tf.concat([batch, [1]], 0), tf.constant(self.sep_id, tf.int64))
-                ),
-            ],
-            axis=1,
-        )  # (B, None)
+        cls = tf.RaggedTensor.from_tensor(
+            tf.fill(tf.concat([batch, [1]], 0), tf.constant(self.cls_id, tf.int64))
+        )
+        sep = tf.RaggedTensor.from_tensor(
+            tf.fill(tf.concat([batch, [1]], 0), tf.constant(self.sep_id, tf.int64))
+        )
+        parts = [cls, first, sep]
+        if second is not None:  # The second side and its [SEP], on the pairs' rows only.
+            last = tf.RaggedTensor.from_row_lengths(
+                tf.fill([tf.reduce_sum(tf.cast(paired, tf.int32))], self.sep_id),
+                tf.cast(paired, tf.int64),
+            )
+            parts += [second, tf.cast(last, tf.int64)]
+        token_ids = tf.concat(parts, axis=1)  # (B, None)
         shape = None if self.sequence_length is None else [None, self.sequence_length]
         return token_ids.to_tensor(default_value=0, shape=shape)  # (B, T)
+
+    def _pieces(self, texts):
+        """The WordPiece ids of each text (B, None), ragged, uncapped."""
+        return self._wordpiece.tokenize(self.normalize(texts))
 
     def compute_output_spec(self, texts):
         return keras.KerasTensor((texts.shape[0], self.sequence_length), dtype="int64")
@@ -180,12 +209,22 @@ class WordPieceTokenizer(keras.layers.Layer):
                 "strip_accents": self.strip_accents,
                 "split_cjk": self.split_cjk,
                 "max_word_length": self.max_word_length,
+                "pairs": self.pairs,
             }
         )
         return config
+
+    def for_pairs(self):
+        """The same tokenizer reading texts as pairs."""
+        return WordPieceTokenizer.from_config({**self.get_config(), "pairs": True})
 
     @classmethod
     def from_config(cls, config):
         config = dict(config)
         config["sequence_length"] = config.pop("output_sequence_length", None)
         return cls(**config)
+
+
+def _first(pieces, counts):
+    """The first `counts[i]` pieces of each row i of a ragged (B, None) tensor."""
+    return tf.ragged.boolean_mask(pieces, tf.ragged.range(pieces.row_lengths()) < counts[:, None])

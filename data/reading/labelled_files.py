@@ -9,6 +9,7 @@ import numpy as np
 import pyarrow as pa
 
 from config import DatasetConfig
+from data.reading.label_sets import class_names_of, label_sets, multi_hot
 from data.reading.read_plan import read_plan
 from data.reading.record_batches import check_columns, read_batches
 from data.reading.shards import (
@@ -22,16 +23,21 @@ from data.reading.shards import (
 from data.splitting.stratified import carve_splits
 from data.splitting.text_splits import TextSplits
 from runtime.errors import DataError
+from tokenization.pairs import PAIR_MARK, join_pairs
 
 
 def load_file_split(
     path: os.PathLike | str,
-    text_column: str = "text",
-    label_column: str = "label",
+    text_column: str | list[str] = "text",
+    label_column: str | list[str] = "label",
     columns: tuple[str, ...] | list[str] = (),
+    empty_labels: bool = False,
 ) -> tuple[np.ndarray, ...]:
     """Reads one labelled file into (texts, label strings), both object arrays of `str`,
-    followed by one such array per name in `columns` (other columns read alongside).
+    followed by one such array per name in `columns` (other columns read alongside). Two
+    text columns give text pairs, each joined into one string (`tokenization.pairs`); a
+    list of label columns gives labels of shape (N, columns); `empty_labels`: an empty
+    label field is read as "" (a multi-label row without labels), not refused.
 
     Raises:
         DataError: unknown file type, missing file or column, text that is not UTF-8, an
@@ -46,18 +52,44 @@ def load_file_split(
     """
     path = pathlib.Path(path)
     check_suffix(path)
-    check_columns(path, {"text_column": text_column, "label_column": label_column})
-    for column in columns:
-        check_columns(path, {"slice_columns": column})
-    names = list(dict.fromkeys([text_column, label_column, *columns]))  # each read once
-    batches = [arrays for _, arrays in read_batches(path, names)]
+    text_columns = [text_column] if isinstance(text_column, str) else list(text_column)
+    label_columns = [label_column] if isinstance(label_column, str) else list(label_column)
+    for role, names in (
+        ("text_column", text_columns),
+        ("label_column" if isinstance(label_column, str) else "label_columns", label_columns),
+        ("slice_columns", columns),
+    ):
+        for column in names:
+            check_columns(path, {role: column})
+    names = list(dict.fromkeys([*text_columns, *label_columns, *columns]))  # each read once
+    may_be_empty = label_columns if empty_labels else ()
+    batches = [arrays for _, arrays in read_batches(path, names, may_be_empty)]
     read = {
         name: pa.chunked_array(list(column), pa.string()).to_numpy()
         for name, column in zip(
             names, zip(*batches) if batches else ([],) * len(names), strict=True
         )
     }
-    return tuple(read[name] for name in (text_column, label_column, *columns))
+    texts = read[text_columns[0]] if len(text_columns) == 1 else _pairs(path, read, text_columns)
+    labels = (
+        read[label_column]
+        if isinstance(label_column, str)
+        else np.stack([read[name] for name in label_columns], axis=1)
+    )
+    return (texts, labels, *(read[name] for name in columns))
+
+
+def _pairs(path, read, text_columns):
+    """The two text columns' rows joined into pairs; a side holding the pair mark is an
+    error naming its row."""
+    for column in text_columns:
+        marked = [index for index, text in enumerate(read[column]) if PAIR_MARK in text]
+        if marked:
+            raise DataError(
+                f"{row_name(path, marked[0])} column '{column}' holds {PAIR_MARK!r} (U+241E), "
+                "the mark that joins a pair's texts; remove it from the file"
+            )
+    return join_pairs(*(read[column] for column in text_columns))
 
 
 def load_file_splits(dataset: DatasetConfig) -> TextSplits:
@@ -90,7 +122,6 @@ def load_columns(dataset: DatasetConfig, columns, split: str = "test", path=None
     >>> load_columns(DatasetConfig(train_file="train.csv"), ["genre"], path=path)
     (array(['great film'], dtype=object), {'genre': array(['drama'], dtype=object)})
     """
-    names = (dataset.text_column, dataset.label_column)
     own = {"validation": dataset.validation_file, "test": dataset.test_file}.get(split)
     if path is None and own is None:  # train, or a split carved out of it
         if dataset.train_file is None:
@@ -102,22 +133,38 @@ def load_columns(dataset: DatasetConfig, columns, split: str = "test", path=None
         texts, _, *values = _file_splits(dataset, tuple(columns))[0][split]
     else:
         paths = [pathlib.Path(path)] if path is not None else shard_paths(own, f"{split}_file")
-        shards = [load_file_split(shard, *names, columns) for shard in paths]
+        shards = [
+            load_file_split(shard, columns=columns, **_columns_of(dataset)) for shard in paths
+        ]
         texts, _, *values = (np.concatenate(arrays) for arrays in zip(*shards, strict=True))
     return texts, dict(zip(columns, values, strict=True))
 
 
 def _file_splits(dataset: DatasetConfig, columns: tuple[str, ...] = ()):
-    """({split: (texts, label ids, *train's `columns`)}, class names, the carved splits):
-    `load_file_splits`' work; `columns` are read from the training files only."""
-    names = (dataset.text_column, dataset.label_column)
+    """({split: (texts, labels, *train's `columns`)}, class names, the carved splits):
+    `load_file_splits`' work; `columns` are read from the training files only. Labels are
+    int64 ids, or multi-hot rows (N, C) of multi-label data (`label_sets`)."""
+    read = functools.partial(load_file_split, **_columns_of(dataset))
     train_paths = shard_paths(dataset.train_file, "train_file")
-    train_shards = [(path, load_file_split(path, *names, columns)) for path in train_paths]
-    class_names = dataset.labels or sorted_class_names(
-        label for _, (_, labels, *_) in train_shards for label in labels
-    )
+    train_shards = [(path, read(path, columns=columns)) for path in train_paths]
+    if dataset.is_multi_label:
+        class_names = class_names_of(
+            [
+                labels
+                for path, (_, values, *_) in train_shards
+                for labels in label_sets(path, values, dataset)
+            ],
+            dataset,
+        )
+    else:
+        class_names = dataset.labels or sorted_class_names(
+            label for _, (_, labels, *_) in train_shards for label in labels
+        )
 
     def to_ids(path, labels):
+        if dataset.is_multi_label:
+            sets = label_sets(path, labels, dataset)
+            return multi_hot(path, sets, class_names, given=dataset.labels is not None)
         return label_ids(
             pa.array(labels, pa.string()),
             class_names,
@@ -134,10 +181,7 @@ def _file_splits(dataset: DatasetConfig, columns: tuple[str, ...] = ()):
     for split, spec in (("validation", dataset.validation_file), ("test", dataset.test_file)):
         if spec is not None:
             splits[split] = joined(
-                [
-                    (path, load_file_split(path, *names))
-                    for path in shard_paths(spec, f"{split}_file")
-                ]
+                [(path, read(path)) for path in shard_paths(spec, f"{split}_file")]
             )
     carved = tuple(split for split in ("validation", "test") if split not in splits)
     method = read_plan(dataset, total_bytes(train_paths)).split_method
@@ -147,19 +191,33 @@ def _file_splits(dataset: DatasetConfig, columns: tuple[str, ...] = ()):
     return splits, class_names, carved
 
 
-def load_labelled_file(path, class_names, text_column="text", label_column="label"):
-    """(texts, label ids) of a file whose labels are some of `class_names` (a model's).
+def _columns_of(dataset: DatasetConfig) -> dict:
+    """`load_file_split`'s arguments that say which columns hold a dataset's texts and labels."""
+    return {
+        "text_column": dataset.text_column,
+        "label_column": list(dataset.label_columns) or dataset.label_column,
+        "empty_labels": dataset.is_multi_label,
+    }
+
+
+def load_labelled_file(path, class_names, dataset: DatasetConfig):
+    """(texts, labels) of a file read as the run's `dataset` reads its own, whose labels
+    are some of `class_names` (a model's): int64 ids, or multi-hot rows of multi-label data.
 
     Raises:
         DataError: the file cannot be read, or has labels the model does not know.
     """
-    texts, label_names = load_file_split(path, text_column, label_column)
-    ids = {name: index for index, name in enumerate(class_names)}
-    unknown = sorted(set(label_names) - set(ids))
+    texts, labels = load_file_split(path, **_columns_of(dataset))
+    sets = label_sets(path, labels, dataset) if dataset.is_multi_label else [[x] for x in labels]
+    unknown = sorted({label for labels in sets for label in labels} - set(class_names))
     if unknown:
+        column = ", ".join(dataset.label_columns) or dataset.label_column
         raise DataError(
-            f"{path}: column '{label_column}' has labels {unknown[:5]} that the model does not "
+            f"{path}: column '{column}' has labels {unknown[:5]} that the model does not "
             f"know (its classes: {', '.join(class_names[:10])}"
             f"{', ...' if len(class_names) > 10 else ''})"
         )
-    return texts, np.array([ids[label] for label in label_names], dtype=np.int64)
+    if dataset.is_multi_label:
+        return texts, multi_hot(path, sets, class_names)
+    ids = {name: index for index, name in enumerate(class_names)}
+    return texts, np.array([ids[label] for label in labels], dtype=np.int64)

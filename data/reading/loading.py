@@ -11,6 +11,7 @@ from data.reading.shards import human_size, shard_paths, total_bytes
 from data.splitting.stratified import carve_splits
 from data.splitting.text_splits import TextSplits
 from runtime.errors import DataError
+from tokenization.pairs import join_pairs
 
 
 def get_builder(name: str, data_dir: str | None = None) -> tfds.core.DatasetBuilder:
@@ -52,16 +53,23 @@ def _check_split_name(builder, split: str) -> None:
         )
 
 
-def _read_split(builder, split: str, text_key: str, label_key: str):
+def _read_split(builder, split: str, text_key: str | list[str], label_key: str):
+    keys = [text_key] if isinstance(text_key, str) else list(text_key)
     dataset = builder.as_dataset(split=split).map(
-        lambda example: (example[text_key], example[label_key])
+        lambda example: (tuple(example[key] for key in keys), example[label_key])
     )
-    texts, labels = [], []
-    for text_batch, label_batch in dataset.batch(4096).as_numpy_iterator():
-        texts.extend(text.decode("utf-8", errors="replace") for text in text_batch)
+    sides, labels = [[] for _ in keys], []
+    for text_batches, label_batch in dataset.batch(4096).as_numpy_iterator():
+        for side, batch in zip(sides, text_batches, strict=True):
+            side.extend(text.decode("utf-8", errors="replace") for text in batch)
         labels.append(label_batch)
     labels = np.concatenate(labels) if labels else np.zeros(0, dtype=np.int64)
-    return np.array(texts, dtype=object), labels
+    if len(keys) == 1:
+        return np.array(sides[0], dtype=object), labels
+    try:
+        return join_pairs(*sides), labels
+    except ValueError as error:
+        raise DataError(f"dataset '{builder.name}' split '{split}': {error}") from None
 
 
 def open_tfds(dataset: DatasetConfig) -> tuple[tfds.core.DatasetBuilder, dict[str, str]]:
@@ -69,7 +77,10 @@ def open_tfds(dataset: DatasetConfig) -> tuple[tfds.core.DatasetBuilder, dict[st
     built-in or catalog dataset; bad names, features and splits are DataErrors."""
     builder = get_builder(dataset.tfds_builder_name, dataset.data_dir)
     features = builder.info.features
-    for role, key in (("text_column", dataset.text_column), ("label_column", dataset.label_column)):
+    text_keys = [dataset.text_column] if not dataset.is_pair else dataset.text_column
+    for role, key in [("text_column", key) for key in text_keys] + [
+        ("label_column", dataset.label_column)
+    ]:
         if key not in features:
             raise DataError(
                 f"dataset '{builder.name}' has no feature '{key}' (features: "

@@ -32,6 +32,8 @@ class ReadPlan:
         size = f"{human_size(self.size_bytes)} on disk"
         if dataset.streaming != "auto":
             why = f"dataset.streaming: {str(dataset.streaming).lower()}"
+        elif dataset.is_pair or dataset.is_multi_label:
+            why = "text pairs and label sets are read into memory"
         elif (
             not self.streamed
             and self.split_method == "stratified"
@@ -54,6 +56,8 @@ def read_plan(dataset: DatasetConfig, size_bytes: int) -> ReadPlan:
     """
     if dataset.streaming != "auto":
         streamed = bool(dataset.streaming)
+    elif dataset.is_pair or dataset.is_multi_label:  # The stream reads a text and a label.
+        streamed = False
     else:
         # An explicit stratified split wants every row in memory: honoured, and printed.
         streamed = dataset.split_method != "stratified" and size_bytes > STREAMING_AUTO_BYTES

@@ -146,8 +146,11 @@ def check_columns(path: pathlib.Path, columns: dict[str, str]) -> None:
             )
 
 
-def read_batches(path: pathlib.Path, columns: list[str]) -> Iterator[tuple[int, list]]:
-    """(first row, one pyarrow string array per column) for each record batch of the shard.
+def read_batches(
+    path: pathlib.Path, columns: list[str], may_be_empty=()
+) -> Iterator[tuple[int, list]]:
+    """(first row, one pyarrow string array per column) for each record batch of the shard;
+    the columns in `may_be_empty` may hold empty values (read as "").
 
     Raises:
         DataError: the shard cannot be read, a value is not UTF-8, empty or missing, or a
@@ -165,12 +168,19 @@ def read_batches(path: pathlib.Path, columns: list[str]) -> Iterator[tuple[int, 
             return
         except (pa.ArrowException, OSError) as error:
             raise _read_error(path, row, error) from None
-        yield row, [_as_text(path, row, column, batch.column(column)) for column in columns]
+        yield (
+            row,
+            [
+                _as_text(path, row, column, batch.column(column), column in may_be_empty)
+                for column in columns
+            ],
+        )
         row += batch.num_rows
 
 
-def _as_text(path, row, column, values):
-    """The column as UTF-8 strings (numbers as they are written), checked for empty values."""
+def _as_text(path, row, column, values, may_be_empty=False):
+    """The column as UTF-8 strings (numbers as they are written), checked for empty values
+    unless they `may_be_empty` (then read as "")."""
     empty = pc.is_nan(values) if pa.types.is_floating(values.type) else None  # NaN: no value
     if pa.types.is_string(values.type) or pa.types.is_binary(values.type):
         _check_utf8(path, row, column, values)  # Numbers cast to valid UTF-8.
@@ -181,6 +191,8 @@ def _as_text(path, row, column, values):
             f"{path} column '{column}' holds {values.type} values near row "
             f"{row + 1}; write texts and labels as strings or numbers"
         ) from None
+    if may_be_empty:
+        return pc.fill_null(values, "")
     blank = pc.equal(pc.utf8_length(pc.utf8_trim_whitespace(values)), 0)
     empty = pc.fill_null(blank if empty is None else pc.or_kleene(empty, blank), True)
     if pc.any(empty).as_py():

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from runtime.errors import DataError
+from tokenization.pairs import join_pair
 
 TEXTS_FILE_FLAG = "--texts-file"
 
@@ -28,14 +29,16 @@ def check_texts(texts) -> list[str]:
     return texts
 
 
-def read_texts_file(path) -> list[tuple[int, str]]:
+def read_texts_file(path, pairs=False) -> list[tuple[int, str]]:
     """(line number, text) of each non-blank line (UTF-8). "-" reads standard input.
+    With `pairs`, each line is a text pair, its two sides separated by a tab.
 
     Line numbers count from 1 and blank lines keep theirs, so a text's number is the line
     it is on.
 
     Raises:
-        DataError: the file is missing, unreadable, not UTF-8 or has no text.
+        DataError: the file is missing, unreadable, not UTF-8 or has no text; with `pairs`,
+            a line without a tab or with an empty side.
     """
     try:
         if str(path) == "-":
@@ -57,4 +60,19 @@ def read_texts_file(path) -> list[tuple[int, str]]:
     ]
     if not lines:
         raise DataError(f"{TEXTS_FILE_FLAG} {path}: no texts in the file; write one text per line")
-    return lines
+    return [(number, pair_line(path, number, line)) for number, line in lines] if pairs else lines
+
+
+def pair_line(path, number, line) -> str:
+    """Line `number` of the texts file `path`, two tab-separated sides, joined as a pair
+    (`tokenization.pairs`); a DataError naming the line when it is not a pair."""
+    sides = [side.strip() for side in line.split("\t", 1)]
+    if len(sides) < 2 or not all(sides):
+        raise DataError(
+            f"{TEXTS_FILE_FLAG} {path} line {number}: the run reads text pairs; write each "
+            "line as FIRST<tab>SECOND"
+        )
+    try:
+        return join_pair(*sides)
+    except ValueError as error:
+        raise DataError(f"{TEXTS_FILE_FLAG} {path} line {number}: {error}") from None

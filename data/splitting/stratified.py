@@ -127,11 +127,25 @@ def carve_missing_splits(
         return dict(splits)
     fractions = {"validation": validation_fraction, "test": test_fraction}
     texts, labels = splits["train"][:2]
-    parts = stratified_split(labels, [fractions[split] for split in carved], seed, groups=texts)
+    strata = labels if labels.ndim == 1 else rarest_labels(labels)
+    parts = stratified_split(strata, [fractions[split] for split in carved], seed, groups=texts)
     result = dict(splits)
     for split, indices in zip(("train", *carved), parts, strict=True):
         result[split] = tuple(values[indices] for values in splits["train"])
     return {split: result[split] for split in ("train", "validation", "test")}
+
+
+def rarest_labels(multi_hot: np.ndarray) -> np.ndarray:
+    """Each multi-label row's rarest label (the fewest rows have it), -1 for a row without
+    one: the stratum that keeps every rare label's share when splits are carved.
+
+    Example:
+    >>> rarest_labels(np.array([[1, 1], [1, 0], [0, 0], [1, 0]])).tolist()
+    [1, 0, -1, 0]
+    """
+    counts = multi_hot.sum(axis=0)
+    weighted = np.where(multi_hot > 0, counts[None, :], np.inf)
+    return np.where(multi_hot.any(axis=1), weighted.argmin(axis=1), -1)
 
 
 def carve_splits(

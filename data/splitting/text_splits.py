@@ -9,7 +9,8 @@ from runtime.errors import DataError
 
 @dataclasses.dataclass
 class TextSplits:
-    """Texts (object arrays of `str`) and labels (int64 arrays) of train, validation and test.
+    """Texts (object arrays of `str`) and labels of train, validation and test: int64 ids
+    (N,), or multi-hot float32 rows (N, C) for multi-label data.
 
     Example:
     >>> splits = TextSplits(
@@ -30,9 +31,14 @@ class TextSplits:
     def __post_init__(self):
         for split in ("train", "validation", "test"):
             texts, labels = getattr(self, split)
-            setattr(
-                self, split, (np.asarray(texts, dtype=object), np.asarray(labels, dtype=np.int64))
-            )
+            labels = np.asarray(labels)
+            labels = labels.astype(np.float32 if labels.ndim == 2 else np.int64)
+            setattr(self, split, (np.asarray(texts, dtype=object), labels))
+
+    @property
+    def multi_label(self) -> bool:
+        """Each example has a set of labels (multi-hot rows)."""
+        return self.train[1].ndim == 2
 
     def sizes(self) -> dict[str, int]:
         """Number of documents in each split."""
@@ -52,7 +58,9 @@ class TextSplits:
         runtime.errors.DataError: reviews.csv: every training example has the label 'pos'; \
 a classifier needs examples of at least two labels
         """
-        if len(self.class_names) < 2 or len(np.unique(self.train[1])) < 2:
+        if self.multi_label:
+            self._check_label_sets(source)
+        elif len(self.class_names) < 2 or len(np.unique(self.train[1])) < 2:
             present = ", ".join(repr(self.class_names[label]) for label in np.unique(self.train[1]))
             raise DataError(
                 f"{source}: every training example has the label {present or 'none'}; a "
@@ -74,3 +82,17 @@ a classifier needs examples of at least two labels
                 fix = "it has no rows; add rows to it"
             raise DataError(f"{source}: the {split} split is empty: {fix}")
         return self
+
+    def _check_label_sets(self, source: str) -> None:
+        """Multi-label data: two labels or more, each on some training example."""
+        if len(self.class_names) < 2:
+            raise DataError(
+                f"{source}: the data has {len(self.class_names)} label; multi-label data "
+                "needs two labels or more"
+            )
+        unseen = [name for name, count in zip(self.class_names, self.train[1].sum(0)) if not count]
+        if unseen:
+            raise DataError(
+                f"{source}: no training example has the label {unseen[0]!r}; add examples of "
+                "it, or remove it from dataset.labels"
+            )

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from data.reading.texts_file import pair_line
 from engine import runs
 from engine.evaluation import dataset_panel
 from engine.evaluation.export_blocks import (
@@ -183,7 +184,8 @@ def export_evaluation_attention(run, report, out_dir, count=None, ids=None, **op
         run,
         np.asarray(report.texts, dtype=object)[indices],
         out_dir,
-        true_labels=report.labels[indices],
+        # The attention file holds one true label per example: a label set has none.
+        true_labels=None if run.is_multi_label else report.labels[indices],
         example_ids=[str(index).zfill(width) for index in indices],
         run_info={"source": "evaluate.py", "data": report.data_name},
         faithfulness=faithfulness,
@@ -196,8 +198,11 @@ def export_evaluation_attention(run, report, out_dir, count=None, ids=None, **op
 def export_texts_attention(run, numbered_texts, source, out_dir, **options) -> Path:
     """Exports the attention of unlabelled texts (a texts file); returns the viewer's path.
 
-    `numbered_texts`: (line number, text) pairs; the example ids are the line numbers.
+    `numbered_texts`: (line number, text) pairs; the example ids are the line numbers. A
+    run of text pairs reads each line as FIRST<tab>SECOND.
     """
+    if run.is_pair:
+        numbered_texts = [(line, pair_line(source, line, text)) for line, text in numbered_texts]
     width = max(5, len(str(numbered_texts[-1][0])))
     export = export_run_attention(
         run,

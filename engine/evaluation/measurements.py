@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from data import DataError
 from engine.evaluation import compare, faithfulness, heads, slices, tokens, tokens_report
 from inspection.methods.attribution import DEFAULT_METHOD
 
@@ -43,7 +44,9 @@ def data_record(source, texts, labels):
     """
     digest = hashlib.sha256()
     for text, label in zip(texts, labels, strict=True):
-        digest.update(f"{len(str(text))}:{text}\t{int(label)}\n".encode())
+        # A multi-label row: its multi-hot labels as 0/1 digits.
+        label = "".join(str(int(x)) for x in label) if np.ndim(label) else int(label)
+        digest.update(f"{len(str(text))}:{text}\t{label}\n".encode())
     return {"source": str(source), "examples": len(texts), "sha256": digest.hexdigest()}
 
 
@@ -123,6 +126,19 @@ def measure(staging, run, data_name, texts, labels, probabilities, requests, dat
     """Writes what `requests` asks for into `staging`, the evaluation folder's replacement
     (then `carry_over` keeps what was measured there before and not again). `data_file`:
     the labelled file evaluated, None for the run's split `data_name`."""
+    if requests.tokens and run.is_pair:
+        raise DataError(
+            f"{run.run_dir}: --tokens does not yet rank the words of text pairs (one ranking "
+            "per side is planned); the other measurements take pairs"
+        )
+    asked = [flag for flag, value in (("--tokens", requests.tokens), ("--slices",
+             requests.slices), ("--heads", requests.heads), ("--faithfulness",
+             requests.faithfulness), ("--compare", requests.others)) if value]  # fmt: skip
+    if asked and run.is_multi_label:
+        raise DataError(
+            f"{run.run_dir}: {', '.join(asked)} do not yet measure multi-label runs (one "
+            "label at a time is planned); evaluate.py reports the label sets' metrics"
+        )
     if requests.slices:  # first: a missing slice column stops it before the long ones
         slices.write_slices(
             staging,

@@ -23,11 +23,14 @@ from engine.evaluation.measurements import (
     summaries,
 )
 from engine.evaluation.suspects import suspects_report, suspects_summary
+from engine.label_sets import HEADLINE as SETS_HEADLINE
+from engine.label_sets import write_label_set_reports
 from engine.reports import format_table, write_reports
 from engine.saved_run import load_run
 from models import predict_texts
 
 HEADLINE = ("accuracy", "macro_f1", "weighted_f1", "loss", "num_examples")
+LABEL_SETS_HEADLINE = (*SETS_HEADLINE, "num_examples")
 
 
 @dataclasses.dataclass
@@ -62,8 +65,7 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20, req
     for data_file in data_files or [None]:
         name = Path(data_file).stem if data_file else split
         if data_file:
-            columns = (run.class_names, dataset.text_column, dataset.label_column)
-            texts, labels = load_labelled_file(data_file, *columns)
+            texts, labels = load_labelled_file(data_file, run.class_names, dataset)
         else:
             texts, labels = run.load_split(split)
         probabilities = predict_texts(run.model, texts, batch_size)
@@ -71,7 +73,14 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20, req
         record = data_record(data_file or split, texts, labels)
         same_data, dropped = kept_measurements(output_dir, record, legacy_ok=not data_file)
         with runs.staged_folder(output_dir) as staging:
-            metrics = write_reports(staging, texts, labels, probabilities, run.class_names, worst)
+            if run.is_multi_label:
+                metrics = write_label_set_reports(
+                    staging, texts, labels, probabilities, run.class_names, run.thresholds, worst
+                )
+            else:
+                metrics = write_reports(
+                    staging, texts, labels, probabilities, run.class_names, worst
+                )
             runs.write_json(staging / DATA_FILE, record)
             measure(staging, run, name, texts, labels, probabilities, requests, data_file)
             carry_over(output_dir, staging, MEASUREMENT_FILES if same_data else RUN_MEASUREMENTS)
@@ -115,7 +124,10 @@ def format_reports(reports) -> str:
         {
             "run": str(report.run_dir),
             "data": report.data_name,
-            **{key: report.metrics[key] for key in HEADLINE},
+            **{
+                key: report.metrics[key]
+                for key in (LABEL_SETS_HEADLINE if "micro_f1" in report.metrics else HEADLINE)
+            },
         }
         for report in reports
     ]

@@ -168,7 +168,8 @@ class Trainer(keras.Model):
 
 
 def build_trainer(classifier, training, steps_per_epoch, start_block=None):
-    """The compiled model that trains `classifier` (shared layers; categorical targets).
+    """The compiled model that trains `classifier` (shared layers; categorical targets, or
+    multi-hot ones for a multi-label classifier).
 
     With `start_block`, it takes `[token ids, hidden states]`: the states after the
     encoder's first `start_block` blocks (`TextEncoder.lower_states`), computed once per
@@ -193,14 +194,23 @@ def build_trainer(classifier, training, steps_per_epoch, start_block=None):
             classifier(token_ids, hidden_states=states, start_block=start_block),
             name="trainer",
         )
-    trainer.compile(
-        optimizer=make_optimizer(training, steps_per_epoch),
+    if classifier.multi_label:  # Multi-hot targets, a sigmoid per label.
+        loss = keras.losses.BinaryCrossentropy(label_smoothing=training.label_smoothing)
+        metrics = [
+            keras.metrics.F1Score(average="micro", threshold=0.5, name="micro_f1"),
+            keras.metrics.F1Score(average="macro", threshold=0.5, name="macro_f1"),
+        ]
+    else:
         # Categorical (one-hot) targets: the only Keras cross-entropy with label_smoothing.
-        loss=keras.losses.CategoricalCrossentropy(label_smoothing=training.label_smoothing),
-        metrics=[
+        loss = keras.losses.CategoricalCrossentropy(label_smoothing=training.label_smoothing)
+        metrics = [
             keras.metrics.CategoricalAccuracy(name="accuracy"),
             keras.metrics.F1Score(average="macro", name="macro_f1"),
-        ],
+        ]
+    trainer.compile(
+        optimizer=make_optimizer(training, steps_per_epoch),
+        loss=loss,
+        metrics=metrics,
         jit_compile=training.jit_compile,
     )
     return trainer

@@ -42,7 +42,9 @@ class Prediction:
 
     `tokens` lists `RankedWord`s `(token, position, importance, pieces)`, the
     text's words, most important first (see `inspection.rank_tokens`); `word_pieces`: the
-    model reads WordPiece pieces, so a word may be several.
+    model reads WordPiece pieces, so a word may be several. A multi-label run's
+    `predicted_labels` is the text's set (each label at or over its threshold);
+    `predicted_label` is then its most probable label, the one explained.
     """
 
     text: str
@@ -53,6 +55,7 @@ class Prediction:
     line: int | None = None  # Its line in the texts file; None for an argument.
     word_pieces: bool = False
     method: str | None = None  # The attribution method of `tokens`.
+    predicted_labels: list | None = None  # A multi-label run's set.
 
     @property
     def number(self) -> str:
@@ -63,6 +66,11 @@ class Prediction:
         item = {
             "text": self.text,
             "predicted_label": self.predicted_label,
+            **(
+                {"predicted_labels": self.predicted_labels}
+                if self.predicted_labels is not None
+                else {}
+            ),
             "probabilities": self.probabilities,
             "known_tokens": self.known_tokens,
         }

@@ -22,6 +22,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from inspection.methods.rollout import head_average
+from tokenization.pairs import PAIR_MARK
 
 WINDOW_SIZE = 128
 DPI = 100
@@ -104,6 +105,11 @@ def render_attention_png(matrices, query_tokens, key_tokens, panel_titles, title
         when a token gets at least `MIN_LABELLED_PIXELS` (see `pixels_per_token`).
     """
     matrices = np.asarray(matrices, dtype=np.float32)
+    # The pair mark as the separator it stands for: the plots' font has no glyph for it.
+    query_tokens, key_tokens = (
+        [str(token).replace(PAIR_MARK, "[SEP]") for token in tokens]
+        for tokens in (query_tokens, key_tokens)
+    )
     num_rows, num_columns, num_queries, num_keys = matrices.shape
     pixels = pixels_per_token(num_rows, num_columns, num_queries, num_keys)
     width, height, panel_width, panel_height = _layout(

@@ -20,6 +20,7 @@ from inspection.methods.attribution import DEFAULT_METHOD
 from inspection.methods.forward_passes import BATCH_SIZE
 from inspection.rendering.viewer import MAPS_METHOD, render_page, viewer_data
 from models import get_model_parts
+from tokenization.pairs import as_text
 
 # What predict.py explains with, and rollout, read off the maps alone.
 DEFAULT_METHODS = (DEFAULT_METHOD, MAPS_METHOD)
@@ -83,7 +84,8 @@ def show(
             loaded run (`saved_run.load_run(...)`: its model, class names and pooling are
             used), or an end-to-end Keras model (raw strings -> probabilities,
             `models.load_end_to_end_model(path)`).
-        texts: a list of raw strings; every one is embedded in the page.
+        texts: a list of raw strings, or of text pairs as [first, second] for a run
+            trained on pairs; every one is embedded in the page.
         methods: the attribution methods to offer (`inspection.methods.attribution.METHODS`);
             None: predict.py's default and rollout.
         class_names: the class names; None: the run's, or "0", "1", ... for a model.
@@ -170,6 +172,7 @@ def _check_texts(texts):
         ) from None
     if not texts:
         raise ValueError(f"texts must hold at least one text. Received: texts={texts}")
-    if not all(isinstance(text, str) for text in texts):
-        raise ValueError(f"texts must be strings. Received: texts={texts!r:.200}")
-    return texts
+    try:
+        return [as_text(text) for text in texts]
+    except ValueError as error:
+        raise ValueError(f"{error}. Received: texts={texts!r:.200}") from None

@@ -15,6 +15,8 @@ import dataclasses
 import json
 import time
 
+from tokenization.pairs import as_text
+
 MAX_TEXTS = 64  # per request
 MAX_CHARACTERS = 10_000  # per text: about 2,000 words, past any model's cap (512)
 MIB = 2**20
@@ -91,7 +93,8 @@ def maps_bytes(length, num_layers, num_heads):
 
 
 def check_texts(texts):
-    """The request's `texts`: a list of 1 to `MAX_TEXTS` strings, each with more than
+    """The request's `texts`: a list of 1 to `MAX_TEXTS` strings or [first, second] pairs,
+    each with more than
     white space, at most `MAX_CHARACTERS` long and valid Unicode; else a RequestError
     naming the problem.
 
@@ -103,10 +106,14 @@ def check_texts(texts):
     ...
     engine.evaluation.live.api.RequestError: text 1 is empty; give it a word or more
     """
-    if not isinstance(texts, list) or not all(isinstance(text, str) for text in texts):
+    if not isinstance(texts, list):
         raise RequestError(
             f'texts must be a list of strings, e.g. ["a good film"]; got a {type(texts).__name__}'
         )
+    try:  # A pair, [first, second], is joined into one string (tokenization.pairs).
+        texts = [as_text(text) for text in texts]
+    except ValueError as error:
+        raise RequestError(str(error)) from None
     if not 1 <= len(texts) <= MAX_TEXTS:
         raise RequestError(f"texts must hold 1 to {MAX_TEXTS} texts; got {len(texts)}")
     for number, text in enumerate(texts, start=1):

@@ -226,6 +226,11 @@ class LiveRun:
             known_tokens=int(known_count),
             word_pieces=maker.word_pieces,
             method=method,
+            predicted_labels=(
+                [name for name, p, t in zip(names, row, self.run.thresholds) if p >= t]
+                if self.run.is_multi_label
+                else None
+            ),
         )
         answer = {
             **prediction.as_json(),

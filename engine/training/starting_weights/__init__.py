@@ -30,6 +30,7 @@ from engine.training.starting_weights.pretraining_run import (
     with_pretrained_text,
 )
 from engine.training.starting_weights.word_vectors import embedding_matrix, load_word_vectors
+from tokenization.pairs import separator_id
 
 # models loads TensorFlow: the functions that build or fill a model import it, so that
 # planning the starting weights (reading a checkpoint's or a run's files) needs no TensorFlow.
@@ -69,6 +70,11 @@ class StartingWeights:
         """Rows the token table has beyond the vocabulary: a pretraining run's mask token."""
         return 1 if self.pretraining_run else 0
 
+    def separator_id(self, vocabulary) -> int | None:
+        """The token id between a text pair's sides (`tokenization.pairs`): the
+        checkpoint's `[SEP]` or our vectorizer's pair mark; None for single texts."""
+        return separator_id(vocabulary) if self.config.dataset.is_pair else None
+
     def load_into(self, classifier, vocabulary, seed=0):
         """Sets the classifier's starting weights (a resumed run's backup replaces them
         with the trained ones afterwards)."""
@@ -99,6 +105,11 @@ def starting_weights(config: Config) -> StartingWeights:
         check_checkpoint_fits(config, checkpoint)
         return StartingWeights(config, checkpoint=checkpoint)
     if model.init_from:
+        if config.dataset.is_pair:
+            raise ConfigError(
+                "model.init_from: text pairs start from a checkpoint (model.pretrained) or "
+                "from scratch, not from a pretraining run's vocabulary; set it to null"
+            )
         run = load_pretraining_run(model.init_from)
         return StartingWeights(with_pretrained_text(config, run), pretraining_run=run)
     return StartingWeights(config)
@@ -177,6 +188,8 @@ def classifier_from_adapter(run_dir: str | Path):
         config.text.sequence_length,
         num_classes,
         checkpoint=weights.checkpoint,
+        separator_id=weights.separator_id(vocabulary),
+        multi_label=config.dataset.is_multi_label,
     )
     weights.load_into(classifier, vocabulary, seed=config.training.seed)
     load_adapter(classifier, adapter)

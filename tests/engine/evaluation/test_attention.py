@@ -51,6 +51,8 @@ def run(tmp_path_factory):
         class_names=CLASS_NAMES,
         pooling="mean",
         parts=(vectorizer, classifier),
+        is_pair=False,
+        is_multi_label=False,
     )
 
 

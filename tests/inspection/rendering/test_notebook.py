@@ -147,7 +147,11 @@ def test_save_writes_the_standalone_page(view, tmp_path):
     [
         ({"texts": "a film"}, "Received: texts='a film'"),
         ({"texts": []}, r"texts must hold at least one text. Received: texts=\[\]"),
-        ({"texts": ["a film", 3]}, r"texts must be strings. Received: texts=\['a film', 3\]"),
+        (
+            {"texts": ["a film", 3]},
+            r"each text must be a string or a pair of strings .*; got 3. "
+            r"Received: texts=\['a film', 3\]",
+        ),
         ({"texts": 3}, "Received: texts=3"),
         ({"methods": ["rollout", "magic"]}, r"Received: methods=\['rollout', 'magic'\]"),
         ({"methods": "rollout"}, "Received: methods='rollout'"),

@@ -1,0 +1,129 @@
+"""Multi-label data end to end: a column of label sets or 0/1 columns trains a sigmoid
+classifier whose thresholds are chosen on validation and kept; evaluate, predict and the
+SavedModel give sets; bad input is one line."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import f1_score
+
+import evaluate
+import predict
+import train
+from tests.helpers import tiny_args
+from tests.review_fixture import TOPICS, write_label_sets_fixture
+
+LEARNS = ("training.steps_per_epoch=null", "training.epochs=15", "training.learning_rate=0.005")
+SETS = ("dataset.label_column=topics", "dataset.label_separator=|")
+
+
+@pytest.fixture(scope="module")
+def sets_run(tmp_path_factory):
+    data = write_label_sets_fixture(tmp_path_factory.mktemp("data") / "topics.csv")
+    root = tmp_path_factory.mktemp("runs")
+    assert train.main(tiny_args(root, data, *SETS, *LEARNS)) == 0
+    return root / "tiny"
+
+
+def test_a_column_of_label_sets_trains_and_keeps_its_thresholds(sets_run):
+    metrics = json.loads((sets_run / "metrics.json").read_text())
+    assert metrics["class_names"] == sorted(TOPICS)  # " | " read as "|", spaces stripped
+    for split in ("validation", "test"):
+        assert {"micro_f1", "macro_f1", "samples_f1", "subset_accuracy", "hamming_loss"} <= set(
+            metrics[split]
+        )
+    assert metrics["test"]["micro_f1"] >= 0.9
+    thresholds = json.loads((sets_run / "thresholds.json").read_text())
+    assert sorted(thresholds) == sorted(TOPICS) and all(0 < t < 1 for t in thresholds.values())
+    assert "val_micro_f1" in (sets_run / "history.csv").read_text().splitlines()[0]
+
+
+def test_evaluate_reports_label_sets_that_predictions_csv_reproduces(sets_run):
+    assert evaluate.main([str(sets_run)]) == 0
+    folder = sets_run / "eval" / "test"
+    per_label = pd.read_csv(folder / "per_label.csv")
+    thresholds = json.loads((sets_run / "thresholds.json").read_text())
+    assert dict(zip(per_label["label"], per_label["threshold"])) == pytest.approx(thresholds)
+    table = pd.read_csv(folder / "predictions.csv", keep_default_na=False)
+    names = sorted(TOPICS)
+    truth = np.array([[name in row.split("|") for name in names] for row in table.true_labels])
+    probabilities = table[[f"p({name})" for name in names]].to_numpy()
+    predicted = probabilities >= np.array([thresholds[name] for name in names]) - 5e-5
+    reported = json.loads((folder / "metrics.json").read_text())
+    assert reported["micro_f1"] == pytest.approx(f1_score(truth, predicted, average="micro"))
+    assert reported["subset_accuracy"] == pytest.approx((truth == predicted).all(1).mean())
+
+
+def test_predict_gives_each_text_its_set(sets_run, capsys):
+    capsys.readouterr()
+    texts = ["the coach and the senate vote", "a film"]
+    assert predict.main([str(sets_run), *texts, "--json"]) == 0
+    predictions = json.loads(capsys.readouterr().out)["predictions"]
+    assert predictions[0]["predicted_labels"] == ["politics", "sports"]
+    assert predictions[1]["predicted_labels"] == []
+
+
+def test_the_saved_model_gives_sets(sets_run, tmp_path):
+    import tensorflow as tf
+
+    import export
+
+    assert export.main([str(sets_run), "--out", str(tmp_path / "served")]) == 0
+    served = tf.saved_model.load(str(tmp_path / "served"))
+    outputs = served.signatures["serving_default"](tf.constant(["goal team chip code"]))
+    thresholds = json.loads((sets_run / "thresholds.json").read_text())
+    cut = np.array([thresholds[name] for name in sorted(TOPICS)])
+    probabilities, labels = outputs["probabilities"].numpy(), outputs["labels"].numpy()
+    np.testing.assert_array_equal(labels, probabilities >= cut)
+    assert labels[0].tolist() == [False, True, True]
+
+
+def test_what_evaluate_does_not_yet_measure_is_one_line(sets_run, capsys):
+    for flag in (["--slices"], ["--suspects"]):
+        capsys.readouterr()
+        assert evaluate.main([str(sets_run), *flag]) == 2
+        error = capsys.readouterr().err.strip()
+        assert "do" in error and "not yet" in error and error.count("\n") == 0
+
+
+def test_zero_one_columns_train_with_their_order_as_the_classes(tmp_path):
+    data = write_label_sets_fixture(tmp_path / "columns.csv", columns=True)
+    columns = "dataset.label_columns=[sports, politics, tech]"
+    assert train.main(tiny_args(tmp_path, data, columns, *LEARNS)) == 0
+    metrics = json.loads((tmp_path / "tiny" / "metrics.json").read_text())
+    assert metrics["class_names"] == ["sports", "politics", "tech"]
+    assert metrics["test"]["micro_f1"] >= 0.9
+
+
+@pytest.mark.parametrize(
+    "content, overrides, message",
+    [
+        (
+            "text,sports,politics\na b,1,0\nc d,2,1\n",
+            ("dataset.label_columns=[sports, politics]",),
+            "row 2 (line 3) column 'sports' holds '2'; a column of dataset.label_columns "
+            "holds 0 or 1",
+        ),
+        (
+            "text,topics\na b,x\n",
+            ("dataset.label_separator=|", "dataset.label_columns=[a, b]"),
+            "not both",
+        ),
+    ],
+)
+def test_bad_label_sets_are_one_line(tmp_path, capsys, content, overrides, message):
+    path = tmp_path / "bad.csv"
+    path.write_text(content)
+    assert train.main(tiny_args(tmp_path, path, *overrides)) == 2
+    error = capsys.readouterr().err.strip()
+    assert message in error and error.count("\n") == 0
+
+
+def test_a_data_file_with_an_unknown_label_is_one_line(sets_run, tmp_path, capsys):
+    path = tmp_path / "new.csv"
+    path.write_text("text,topics\ngoal team,sports|cooking\n")
+    capsys.readouterr()
+    assert evaluate.main([str(sets_run), "--data", str(path)]) == 2
+    assert "has labels ['cooking'] that the model does not know" in capsys.readouterr().err
