@@ -25,6 +25,10 @@ from runtime.errors import DataError
 # checkpoint's config and tensors (numpy) are read without it.
 
 REQUIRED_FILES = ("config.json", "model.safetensors")
+# config.json's model_type of the families whose encoders load into our layers.
+LOADED_FAMILIES = {"bert": "BERT, and the encoders sentence-transformers saves (MiniLM)"}
+# The prefix a pretraining model (BertForPreTraining, ...) puts before its encoder's tensors.
+ENCODER_PREFIX = "bert."
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,10 +157,11 @@ def read_checkpoint(folder: pathlib.Path) -> Checkpoint:
     DataError naming the setting."""
     config = _read_json(folder / "config.json")
     model_type = config.get("model_type")
-    if model_type not in ("bert",):
+    if model_type not in LOADED_FAMILIES:
+        families = "; ".join(f"{name}: {what}" for name, what in LOADED_FAMILIES.items())
         raise DataError(
-            f"model.pretrained: {folder} is a {model_type!r} model; only BERT-family "
-            "encoders (model_type bert) load into our layers"
+            f"model.pretrained: {folder} is a {model_type!r} model; the families that load "
+            f"into our layers (config.json's model_type) are {families}"
         )
     for key, supported in (
         ("hidden_act", ("gelu",)),
@@ -227,7 +232,8 @@ def _read_tokenizer(folder):
 
 
 def read_tensors(folder: pathlib.Path) -> dict[str, np.ndarray]:
-    """The checkpoint's tensors by name, as numpy arrays, without a `bert.` prefix."""
+    """The checkpoint's tensors by name, as numpy arrays, the encoder's without the
+    pretraining model's `bert.` prefix."""
     try:
         tensors = load_file(str(folder / "model.safetensors"))
     except Exception as error:  # safetensors raises its own error types
@@ -235,8 +241,11 @@ def read_tensors(folder: pathlib.Path) -> dict[str, np.ndarray]:
             f"model.pretrained: {folder}/model.safetensors is unreadable "
             f"({type(error).__name__}: {error})"
         ) from None
-    if tensors and all(name.startswith("bert.") for name in tensors):
-        tensors = {name[len("bert.") :]: value for name, value in tensors.items()}
+    # A pretraining model's checkpoint (BertForPreTraining, as the hub holds bert-base-uncased)
+    # names the encoder's tensors "bert.embeddings...", its heads "cls....": the encoder's
+    # lose the prefix, the heads stay unused.
+    if f"{ENCODER_PREFIX}embeddings.word_embeddings.weight" in tensors:
+        tensors = {name.removeprefix(ENCODER_PREFIX): value for name, value in tensors.items()}
     # Checkpoints of the original TensorFlow BERT call LayerNorm's weights gamma and beta.
     return {
         name.replace("LayerNorm.gamma", "LayerNorm.weight").replace(

@@ -73,6 +73,27 @@ def test_a_bert_prefix_is_stripped(tmp_path):
     load_pretrained_encoder(folder)  # every tensor found
 
 
+def test_a_pretraining_models_checkpoint_loads_its_encoder(tmp_path):
+    # As the hub holds bert-base-uncased (BertForPreTraining): the encoder under "bert.",
+    # the masked-LM and next-sentence heads under "cls.", unprefixed.
+    plain = load_pretrained_encoder(write_tiny_checkpoint(tmp_path / "plain"))
+    folder = write_tiny_checkpoint(tmp_path / "hub", prefix="bert.")
+    heads = {
+        "cls.predictions.bias": np.zeros(len(TINY_VOCABULARY), "float32"),
+        "cls.predictions.transform.dense.weight": np.zeros((16, 16), "float32"),
+        "cls.seq_relationship.weight": np.zeros((2, 16), "float32"),
+    }
+    rewrite_tensors(folder, lambda tensors: tensors.update(heads))
+    tensors = read_tensors(folder)
+    assert "embeddings.word_embeddings.weight" in tensors and "cls.predictions.bias" in tensors
+    texts = tf.constant(["the film was good", "bad"])
+    np.testing.assert_allclose(
+        load_pretrained_encoder(folder)(texts)["sequence_output"],
+        plain(texts)["sequence_output"],
+        atol=1e-6,
+    )
+
+
 def rewrite_tensors(folder, change):
     tensors = load_file(str(folder / "model.safetensors"))
     change(tensors)
@@ -114,7 +135,12 @@ def test_a_missing_extra_or_misshaped_tensor_is_named(tmp_path, change, message)
 @pytest.mark.parametrize(
     "key, value, message",
     [
-        ("model_type", "roberta", "is a 'roberta' model; only BERT-family"),
+        (
+            "model_type",
+            "deberta-v2",
+            "is a 'deberta-v2' model; the families that load into our layers "
+            r"\(config.json's model_type\) are bert: BERT",
+        ),
         ("hidden_act", "relu", "hidden_act='relu' is not supported"),
         ("position_embedding_type", "relative_key", "position_embedding_type='relative_key'"),
         ("vocab_size", 99, f"the tokenizer has {len(TINY_VOCABULARY)} tokens"),
