@@ -42,7 +42,11 @@ class LabServer(ThreadingHTTPServer):
         workers: connections served at once; the next wait to be accepted.
     """
 
-    daemon_threads = True  # Ctrl-C does not wait for open connections
+    # Ctrl-C does not wait for open connections: their threads are daemons, and closing the
+    # server does not join them (socketserver's default joins every one, a kept-alive
+    # connection's too: Ctrl-C hung for a minute and more).
+    daemon_threads = True
+    block_on_close = False
 
     def __init__(self, address, labs, page, allowed_hosts, timeout, workers):
         super().__init__(address, LabHandler)
