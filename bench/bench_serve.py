@@ -23,7 +23,9 @@ Then the renderer (bench/serve_render.py): a made-up `--render-tokens` text with
 run's layers x heads, its model view timed in headless Chromium, the median of
 `--renders`, after one untimed opening. Writes bench/results/serve.json and serve.md
 (`--out`) and prints the table of the live lab issue's goals (the constants below).
-About 5 minutes with the defaults on 2 cores. CPU-bound: run nothing else meanwhile.
+About 5 minutes with the defaults on 2 cores. CPU-bound: run nothing else meanwhile. Run
+it in the foreground: a shell starts a background job (`... &`) with SIGINT ignored, and
+the servers inherit that, so the Ctrl-C part would read "still running".
 """
 
 import argparse
