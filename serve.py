@@ -27,6 +27,7 @@ Exit codes: 0 stopped with Ctrl-C, 2 a bad argument, a missing or unreadable run
 in use.
 """
 
+import signal
 import socket
 import sys
 
@@ -207,6 +208,10 @@ def main(argv=None):
         f"http://{host}:{port}/ (Ctrl-C stops)",
         flush=True,
     )
+    # Python turns SIGINT into KeyboardInterrupt only when it was not ignored at start; a
+    # server started by a script's background job inherits it ignored. Ctrl-C (or kill
+    # -INT) stops it however it was started.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
