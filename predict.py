@@ -98,6 +98,7 @@ def predict(run, texts, explain=False, top=10, batch_size=256, method=None):
         A list of `inspection.Prediction`s, one per text.
     """
     from engine.evaluation.faithfulness import explanation_method
+    from engine.label_sets import predicted_names
     from inspection import Prediction, is_word_piece, known_token_counts, rank_tokens
     from models import predict_texts
 
@@ -109,9 +110,8 @@ def predict(run, texts, explain=False, top=10, batch_size=256, method=None):
     vectorizer, _ = run.parts
     vocabulary = vectorizer.get_vocabulary()
     known = known_token_counts(vectorizer(np.array(texts, dtype=object)), vocabulary)  # (N,)
-    names = np.asarray(run.class_names, dtype=object)
     sets = (
-        [list(names[row >= run.thresholds]) for row in probabilities]
+        predicted_names(probabilities, run.thresholds, run.class_names)
         if run.is_multi_label
         else [None] * len(texts)
     )

@@ -80,15 +80,14 @@ def load_config(
             notes["model.pretrained"] = pretrained_note(
                 model["pretrained"], why, model.get("pretrained_layers")
             )
-    dataset = values.get("dataset", {})
-    training = values.setdefault("training", {})
-    if (dataset.get("label_separator") is not None or dataset.get("label_columns")) and (
-        training.get("monitor", "val_accuracy") == "val_accuracy"
-    ):  # Multi-label data: accuracy of a label set is too strict a guide.
-        training["monitor"] = "val_micro_f1"
-    config = Config(**{
+    sections = {
         section: cls.from_mapping(values.get(section, {})) for section, cls in SECTIONS.items()
-    })  # fmt: skip
+    }
+    training = sections["training"]
+    if sections["dataset"].is_multi_label and training.monitor == "val_accuracy":
+        # Multi-label data: the accuracy of a whole label set is too strict a guide.
+        sections["training"] = dataclasses.replace(training, monitor="val_micro_f1")
+    config = Config(**sections)
     if config.output.name is None:
         name = Path(path).stem if path is not None else "run"
         config = dataclasses.replace(config, output=dataclasses.replace(config.output, name=name))

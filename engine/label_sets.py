@@ -55,6 +55,17 @@ def predicted_sets(probabilities, thresholds) -> np.ndarray:
     return np.asarray(probabilities) >= np.asarray(thresholds)[None, :]
 
 
+def predicted_names(probabilities, thresholds, class_names) -> list[list[str]]:
+    """Each text's set as its labels' names, in class order.
+
+    Example:
+    >>> predicted_names(np.array([[0.9, 0.2], [0.1, 0.3]]), [0.5, 0.3], ["a", "b"])
+    [['a'], ['b']]
+    """
+    names = np.asarray(class_names, dtype=object)
+    return [list(names[row]) for row in predicted_sets(probabilities, thresholds)]
+
+
 def label_set_metrics(labels, probabilities, thresholds) -> dict:
     """micro, macro and per-example (samples) F1, subset accuracy (the whole set right),
     Hamming loss (the share of wrong label decisions) and the mean binary cross-entropy.
@@ -108,7 +119,9 @@ def write_label_set_reports(
     table = pd.DataFrame({
         "text": np.asarray(texts, dtype=object),
         "true_labels": ["|".join(names[row]) for row in truth],
-        "predicted_labels": ["|".join(names[row]) for row in predicted],
+        "predicted_labels": [
+            "|".join(labels) for labels in predicted_names(probabilities, thresholds, names)
+        ],
         "wrong_labels": (truth != predicted).sum(axis=1),
     })  # fmt: skip
     for column, name in enumerate(class_names):

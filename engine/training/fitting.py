@@ -145,19 +145,28 @@ def fit(trainer, pipelines, steps_per_epoch, training, run_dir, callbacks, verbo
 def score_splits(classifier, pipelines, class_names, thresholds=None) -> dict:
     """{validation, test: metrics} of `classifier` on the batched pipelines: classification
     metrics, or with `thresholds` those of label sets (`engine.label_sets`)."""
-    from engine.label_sets import label_set_metrics
-    from engine.reports import classification_metrics
+    return _scores(_split_predictions(classifier, pipelines), class_names, thresholds)
+
+
+def _split_predictions(classifier, pipelines) -> dict:
+    """{validation, test: (probabilities, labels)} of `classifier`, one pass each."""
     from models import predict_batches
 
     splits = ("validation", "test")
-    predictions = predict_batches(classifier, *(pipelines[split] for split in splits))
+    return dict(zip(splits, predict_batches(classifier, *(pipelines[s] for s in splits))))
+
+
+def _scores(predictions, class_names, thresholds) -> dict:
+    from engine.label_sets import label_set_metrics
+    from engine.reports import classification_metrics
+
     return {
         split: (
             classification_metrics(labels, probabilities, len(class_names))
             if thresholds is None
             else label_set_metrics(labels, probabilities, thresholds)
         )
-        for split, (probabilities, labels) in zip(splits, predictions)
+        for split, (probabilities, labels) in predictions.items()
     }
 
 
@@ -165,15 +174,15 @@ def evaluate(classifier, pipelines, class_names, training, run_dir) -> dict:
     """Validation and test metrics of the restored classifier, epochs and best epoch. A
     multi-label classifier's thresholds are chosen on validation first and written to the
     run folder (`engine.label_sets`)."""
+    predictions = _split_predictions(classifier, pipelines)
     thresholds = None
     if classifier.multi_label:
         from engine.label_sets import choose_thresholds, write_thresholds
-        from models import predict_batches
 
-        ((probabilities, labels),) = predict_batches(classifier, pipelines["validation"])
+        probabilities, labels = predictions["validation"]
         thresholds = choose_thresholds(labels, probabilities)
         write_thresholds(run_dir, class_names, thresholds)
-    metrics = score_splits(classifier, pipelines, class_names, thresholds)
+    metrics = _scores(predictions, class_names, thresholds)
     monitored = [float(row[training.monitor]) for row in runs.read_history(run_dir)]
     best = np.argmin if monitor_mode(training) == "min" else np.argmax
     metrics["epochs"] = len(monitored)

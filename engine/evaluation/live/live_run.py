@@ -34,6 +34,7 @@ from engine.evaluation.export_blocks import (
 )
 from engine.evaluation.faithfulness import explanation_method
 from engine.evaluation.live.api import RequestError
+from engine.label_sets import predicted_names
 from inspection.attention_file.record import AttentionRecord
 from inspection.attention_records import RecordMaker
 from inspection.attention_tokens import check_kept_heads, real_tokens, trimmed_to_longest
@@ -227,7 +228,7 @@ class LiveRun:
             word_pieces=maker.word_pieces,
             method=method,
             predicted_labels=(
-                [name for name, p, t in zip(names, row, self.run.thresholds) if p >= t]
+                predicted_names(row[None], self.run.thresholds, names)[0]
                 if self.run.is_multi_label
                 else None
             ),
