@@ -87,7 +87,7 @@ def run_training(config: Config, *, overwrite=False, callbacks=(), verbose=None)
                 print(resume_note(run_dir, data.streaming))
             with data.stream_errors_named():
                 callbacks = (
-                    dynamics_callbacks(config.training, data, trainer, run_dir)
+                    dynamics_callbacks(config, data, trainer, run_dir)
                     + make_callbacks(config.training, data, run_dir, classifier)
                     + recipe.callbacks(classifier, run_dir)
                     + list(callbacks)
@@ -135,7 +135,7 @@ def resolved_config(config: Config, data, recipe) -> Config:
             "texts have at most that many tokens; batches are padded to their longest)"
         )
     training = config.training.resolved(pretrained=bool(config.model.pretrained), lora=recipe.lora)
-    dynamics = records_dynamics(config, data.streaming)
+    dynamics = config.training.records_dynamics(data.streaming)
     if training.dynamics == "auto":
         print(
             f"training.dynamics: auto -> {str(dynamics).lower()} ("
@@ -143,8 +143,7 @@ def resolved_config(config: Config, data, recipe) -> Config:
                 "each training example's probability, margin and correctness per epoch go "
                 "to dynamics.parquet, for evaluate.py --suspects)"
                 if dynamics
-                else "the training split is streamed, several processes train, or the "
-                "labels are sets)"
+                else "the training split is streamed, or several processes train)"
             )
         )
     return dataclasses.replace(
@@ -154,28 +153,17 @@ def resolved_config(config: Config, data, recipe) -> Config:
     )
 
 
-def records_dynamics(config: Config, streaming=None) -> bool:
-    """`training.records_dynamics`, never for label sets (their margins are per label)."""
-    if not config.dataset.is_multi_label:
-        return config.training.records_dynamics(streaming)
-    if config.training.dynamics is True:
-        raise ConfigError(
-            "training.dynamics: not recorded for multi-label data yet (evaluate.py --suspects "
-            "ranks single labels); set it to auto or false"
-        )
-    return False
-
-
-def dynamics_callbacks(training, data, trainer, run_dir: Path) -> list:
+def dynamics_callbacks(config: Config, data, trainer, run_dir: Path) -> list:
     """With `training.dynamics`, the callback that writes them: first, so that an epoch's
     rows are on disk before its backup (`dynamics.DynamicsLogger`)."""
-    if not training.dynamics:
+    if not config.training.dynamics:
         return []
     from engine.training.dynamics import DynamicsLogger, TrainingDynamics
     from inspection.methods.data_map import text_hashes
 
     texts = data.splits.train[0]
-    dynamics = TrainingDynamics(len(texts))
+    label_sets = len(data.class_names) if config.dataset.is_multi_label else None
+    dynamics = TrainingDynamics(len(texts), num_labels=label_sets)
     trainer.record_dynamics(dynamics)
     return [DynamicsLogger(dynamics, run_dir / runs.DYNAMICS_FILE, text_hashes(texts))]
 
@@ -204,7 +192,7 @@ def load_data(config: Config, weights, worker=(0, 1)):
         vocabulary=weights.vocabulary,
         tokenizer=weights.tokenizer,
         worker=worker,
-        positions=records_dynamics(config),
+        positions=config.training.records_dynamics(),
     )
     print(data.description)
     pipelines = data.pipelines  # Multi-hot label sets are the targets as they are.

@@ -8,7 +8,8 @@ A run folder, `<output.root>/<output.name>/`, holds:
     labels.json        the class names, in the model's output order
     history.csv        one row per finished epoch, counted from 1 (CSVLogger)
     dynamics.parquet   each training example's probability, margin and correctness per
-                       epoch (training.dynamics; engine/training/dynamics.py)
+                       epoch (training.dynamics; engine/training/dynamics.py); for label
+                       sets per (example, label), the label's index in DYNAMICS_LABEL
     metrics.json       validation and test metrics, epochs, best epoch, wall time
     checkpoints/       the best epoch's weights, while training (output.keep_checkpoints)
     logs/              TensorBoard logs (attention images in logs/attention/)
@@ -47,6 +48,7 @@ LABELS_FILE = "labels.json"
 THRESHOLDS_FILE = "thresholds.json"  # a multi-label run's threshold per label (label_sets)
 HISTORY_FILE = "history.csv"
 DYNAMICS_FILE = "dynamics.parquet"
+DYNAMICS_LABEL = "label"  # the column of dynamics.parquet naming a label set's label index
 METRICS_FILE = "metrics.json"
 BEST_WEIGHTS = "checkpoints/best.weights.h5"
 BACKUP_DIR = "backup"

@@ -143,15 +143,6 @@ def dynamics_problem(run_dir: str | Path) -> str | None:
     """
     if (Path(run_dir) / DYNAMICS_FILE).is_file():
         return None
-    try:
-        multi_label = load_config(Path(run_dir) / CONFIG_FILE).dataset.is_multi_label
-    except (ConfigError, OSError):
-        multi_label = False
-    if multi_label:
-        return (
-            f"{run_dir}: --suspects does not yet rank a multi-label run's labels (each text "
-            "and label, as confident learning does, is planned)"
-        )
     return (
         f"{run_dir} has no {DYNAMICS_FILE}: --suspects ranks labels by the training "
         "dynamics; train it again with --set training.dynamics=true (on by default when "

@@ -51,26 +51,46 @@ TOPICS = {
 }
 
 
-def write_label_sets_fixture(path, examples=300, columns=False):
-    """Short texts with the words of 0 to 3 topics, labelled by their set of topics: as
-    one column "sports|tech" (an empty field: no topic) or, with `columns`, one 0/1 column
-    per topic."""
+def label_set_rows(examples):
+    """(text, its topics) of short texts with the words of 0 to 3 topics."""
     rng = random.Random(0)
+    for _ in range(examples):
+        topics = [topic for topic in TOPICS if rng.random() < 0.4]
+        words = rng.choices(FILLER, k=rng.randint(3, 8))
+        for topic in topics:
+            words += rng.choices(TOPICS[topic], k=2)
+        rng.shuffle(words)
+        yield " ".join(words), topics
+
+
+def write_label_sets_fixture(path, examples=300, columns=False):
+    """`label_set_rows` labelled by their set of topics: as one column "sports | tech" (an
+    empty field: no topic) or, with `columns`, one 0/1 column per topic."""
     with open(path, "w", newline="") as file:
         writer = csv.writer(file)
         writer.writerow(["text", *TOPICS] if columns else ["text", "topics"])
-        for _ in range(examples):
-            topics = [topic for topic in TOPICS if rng.random() < 0.4]
-            words = rng.choices(FILLER, k=rng.randint(3, 8))
-            for topic in topics:
-                words += rng.choices(TOPICS[topic], k=2)
-            rng.shuffle(words)
-            text = " ".join(words)
+        for text, topics in label_set_rows(examples):
             if columns:
                 writer.writerow([text, *(int(topic in topics) for topic in TOPICS)])
             else:
                 writer.writerow([text, " | ".join(topics)])
     return path
+
+
+def write_flipped_label_sets_fixture(path, examples=600, every=20):
+    """`label_set_rows` with one topic of every `every`-th text flipped (a topic its words
+    carry dropped, or one they lack added): {(text, topic)} of the flipped labels."""
+    rng, flipped = random.Random(1), set()
+    with open(path, "w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(["text", "topics"])
+        for index, (text, topics) in enumerate(label_set_rows(examples)):
+            if index % every == every // 2:
+                topic = rng.choice(sorted(TOPICS))
+                topics = [t for t in topics if t != topic] if topic in topics else [*topics, topic]
+                flipped.add((text, topic))
+            writer.writerow([text, "|".join(topics)])
+    return flipped
 
 
 PLANTED_WORD = "zqxv"  # in 10% of the positive texts only: a shortcut

@@ -80,8 +80,30 @@ def test_the_saved_model_gives_sets(sets_run, tmp_path):
     assert labels[0].tolist() == [False, True, True]
 
 
+def test_slices_are_measured_on_micro_f1(sets_run, capsys):
+    capsys.readouterr()
+    assert evaluate.main([str(sets_run), "--slices", "--min-count", "5"]) == 0
+    assert "micro-F1" in capsys.readouterr().out
+    folder = sets_run / "eval" / "test"
+    report = json.loads((folder / "slices.json").read_text())
+    assert report["metric"] == "micro_f1" and report["examples"] == 30
+    table = pd.read_csv(folder / "predictions.csv", keep_default_na=False)
+    names = sorted(TOPICS)
+    truth = np.array([[name in row.split("|") for name in names] for row in table.true_labels])
+    predicted = np.array(
+        [[name in row.split("|") for name in names] for row in table.predicted_labels]
+    )
+    entry = next(entry for entry in report["slices"] if entry["slice"] == "label: tech")
+    rows = truth[:, names.index("tech")]
+    assert entry["size"] == rows.sum()
+    assert entry["micro_f1"] == pytest.approx(
+        f1_score(truth[rows], predicted[rows], average="micro")
+    )
+    assert "micro-F1 [95% CI]" in (folder / "slices.md").read_text()
+
+
 def test_what_evaluate_does_not_yet_measure_is_one_line(sets_run, capsys):
-    for flag in (["--slices"], ["--suspects"]):
+    for flag in (["--tokens"], ["--heads"]):
         capsys.readouterr()
         assert evaluate.main([str(sets_run), *flag]) == 2
         error = capsys.readouterr().err.strip()

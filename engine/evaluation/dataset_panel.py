@@ -87,22 +87,24 @@ def slices_block(run_dir, data_name=None):
     test's, else any); None without one.
 
     Returns:
-        {"source", "split", "examples", "accuracy", "correction", "candidates" (how many
-        slices were tested), "weak_slices": [{"slice", "kind", "size", "accuracy",
-        "accuracy_ci"}, ...]} (in the file's order).
+        {"source", "split", "examples", "metric" ("accuracy", or "micro_f1" for label
+        sets), the metric, "correction", "candidates" (how many slices were tested),
+        "weak_slices": [{"slice", "kind", "size", the metric, its "_ci"}, ...]} (in the
+        file's order).
     """
     path = viewer_path(run_dir, SLICES_FILE, data_name)
     if path is None:
         return None
     try:
         measured = json.loads(path.read_text(encoding="utf-8"))
+        metric = measured.get("metric", "accuracy")  # older files: accuracy
         weak = [
             {
                 "slice": str(entry["slice"]),
                 "kind": str(entry["kind"]),
                 "size": int(entry["size"]),
-                "accuracy": _rounded(entry["accuracy"]),
-                "accuracy_ci": [_rounded(bound) for bound in entry["accuracy_ci"]],
+                metric: _rounded(entry[metric]),
+                f"{metric}_ci": [_rounded(bound) for bound in entry[f"{metric}_ci"]],
             }
             for entry in measured["weak_slices"]
         ]
@@ -110,7 +112,8 @@ def slices_block(run_dir, data_name=None):
             "source": str(path),
             "split": path.parent.name,
             "examples": int(measured["examples"]),
-            "accuracy": _rounded(measured["accuracy"]),
+            "metric": metric,
+            metric: _rounded(measured[metric]),
             "correction": str(measured["correction"]),
             "candidates": len(measured["slices"]),
             "weak_slices": weak,

@@ -5,7 +5,10 @@ Writes, next to the evaluation's reports (`RUN_DIR/eval/<split or file stem>/`):
                  "weak_slices": [{"slice", "kind", "size", "accuracy", "accuracy_ci",
                  "rest_accuracy", "gap", "excess_errors", "p_value", "weak"}, ...],
                  "slices": [every candidate slice, the same fields]}, both lists by
-                 excess errors, most first
+                 excess errors, most first. A multi-label run's slices are measured on
+                 micro-F1 ("metric": "micro_f1"; "micro_f1", "micro_f1_ci" and
+                 "rest_micro_f1" in place of accuracy's fields, "decisions" added;
+                 `inspection.methods.label_set_slices`)
     slices.md    the weak slices, then the top of the others, as a table
 The numbers are `inspection.methods.slices`'s; docs/data_quality.md says what each means.
 """
@@ -15,6 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from engine import runs
+from engine.label_sets import predicted_sets
+from inspection.methods.label_set_slices import decision_counts, measure_label_set_slices
 from inspection.methods.slices import candidate_slices, measure_slices
 from inspection.rendering.markdown_table import RIGHT, markdown_cell, markdown_row, markdown_rule
 
@@ -22,21 +27,17 @@ SLICES_FILE = "slices.json"
 TABLE_FILE = "slices.md"
 TABLE_OTHERS = 20  # slices.md's rows of slices that are not weak
 SUMMARY_SLICES = 10  # printed by evaluate.py
-HEADER = [
-    markdown_row(
-        [
-            "slice",
-            "kind",
-            "size",
-            "accuracy [95% CI]",
-            "rest accuracy",
-            "gap",
-            "excess errors",
-            "p-value",
-        ]
-    ),
-    markdown_rule(["left", "left", RIGHT, "left", RIGHT, RIGHT, RIGHT, RIGHT]),
-]
+METRIC_NAMES = {"accuracy": "accuracy", "micro_f1": "micro-F1"}
+ALIGNMENT = ["left", "left", RIGHT, "left", RIGHT, RIGHT, RIGHT, RIGHT]
+
+
+def header(metric):
+    name = METRIC_NAMES[metric]
+    columns = ["slice", "kind", "size", f"{name} [95% CI]", f"rest {name}", "gap"]
+    return [
+        markdown_row([*columns, "excess errors", "p-value"]),
+        markdown_rule(ALIGNMENT),
+    ]
 
 
 def measure_run_slices(run, texts, labels, probabilities, data_name, min_count=20, data_file=None):
@@ -59,9 +60,13 @@ def measure_run_slices(run, texts, labels, probabilities, data_name, min_count=2
             raise runs.RunError(
                 f"{data_file or data_name}: the data changed while it was evaluated; evaluate again"
             )
-    correct = np.asarray(probabilities).argmax(axis=-1) == np.asarray(labels)
     slices = candidate_slices(texts, labels, run.class_names, columns, min_count)
-    measured = measure_slices(slices, correct)
+    if run.is_multi_label:
+        predicted = predicted_sets(probabilities, run.thresholds)
+        measured = measure_label_set_slices(slices, *decision_counts(labels, predicted))
+    else:
+        correct = np.asarray(probabilities).argmax(axis=-1) == np.asarray(labels)
+        measured = measure_slices(slices, correct)
     weak, every = measured.pop("weak_slices"), measured.pop("slices")
     return {
         "split": data_name,
@@ -79,15 +84,15 @@ def write_slices(folder, report):
     runs.write_text(folder / TABLE_FILE, slices_table(report) + "\n")
 
 
-def _row(entry):
-    low, high = entry["accuracy_ci"]
+def _row(entry, metric):
+    low, high = entry[f"{metric}_ci"]
     return markdown_row(
         [
             markdown_cell(entry["slice"]),
             entry["kind"],
             entry["size"],
-            f"{entry['accuracy']:.3f} [{low:.3f}, {high:.3f}]",
-            f"{entry['rest_accuracy']:.3f}",
+            f"{entry[metric]:.3f} [{low:.3f}, {high:.3f}]",
+            f"{entry[f'rest_{metric}']:.3f}",
             f"{entry['gap']:+.3f}",
             f"{entry['excess_errors']:.1f}",
             f"{entry['p_value']:.2g}",
@@ -107,18 +112,19 @@ def slices_table(report, others=TABLE_OTHERS):
     >>> slices_table(report).splitlines()[6]
     '| word: a\\\\|b | word | 30 | 0.500 [0.300, 0.700] | 0.944 | +0.400 | 12.0 | 1e-05 |'
     """
+    metric = report.get("metric", "accuracy")  # files written before label sets lack it
     rest = [entry for entry in report["slices"] if not entry["weak"]][:others]
     lines = [
-        f"Accuracy on {report['split']}: {report['accuracy']:.3f} over "
-        f"{report['examples']} examples. {report['correction']}",
+        f"{METRIC_NAMES[metric].capitalize()} on {report['split']}: {report[metric]:.3f} "
+        f"over {report['examples']} examples. {report['correction']}",
         "",
         f"## Weak slices ({len(report['weak_slices'])})",
         "",
     ]
     lines += (
-        [*HEADER, *map(_row, report["weak_slices"])]
+        [*header(metric), *(_row(entry, metric) for entry in report["weak_slices"])]
         if report["weak_slices"]
-        else ["None: no slice is right less often than the rest after the correction."]
+        else [f"None: no slice's {METRIC_NAMES[metric]} is below the rest's after the correction."]
     )
     if rest:
         lines += [
@@ -126,8 +132,8 @@ def slices_table(report, others=TABLE_OTHERS):
             f"## The other slices, most excess errors first ({len(rest)} of "
             f"{len(report['slices']) - len(report['weak_slices'])})",
             "",
-            *HEADER,
-            *map(_row, rest),
+            *header(metric),
+            *(_row(entry, metric) for entry in rest),
         ]
     return "\n".join(lines)
 
@@ -142,7 +148,8 @@ def slices_summary(report, count=SUMMARY_SLICES):
     ...                       "weak_slices": [entry]}))
     word: zqxv: accuracy 0.100 [0.025, 0.200] on 40 examples (overall 0.900), 32.0 excess errors
     """
-    weak = report["weak_slices"]
+    weak, metric = report["weak_slices"], report.get("metric", "accuracy")
+    name, overall = METRIC_NAMES[metric], report[metric]
     if not report["slices"]:
         return (
             f"no candidate slice: none holds {report.get('min_count')} of the "
@@ -151,12 +158,12 @@ def slices_summary(report, count=SUMMARY_SLICES):
         )
     if not weak:
         return (
-            f"none of the {len(report['slices'])} candidate slices is right less often than "
-            f"the rest (overall accuracy {report['accuracy']:.3f}) after the correction"
+            f"none of the {len(report['slices'])} candidate slices has a {name} below the "
+            f"rest's (overall {name} {overall:.3f}) after the correction"
         )
     return "\n".join(
-        f"{entry['slice']}: accuracy {entry['accuracy']:.3f} [{entry['accuracy_ci'][0]:.3f}, "
-        f"{entry['accuracy_ci'][1]:.3f}] on {entry['size']} examples (overall "
-        f"{report['accuracy']:.3f}), {entry['excess_errors']:.1f} excess errors"
+        f"{entry['slice']}: {name} {entry[metric]:.3f} [{entry[f'{metric}_ci'][0]:.3f}, "
+        f"{entry[f'{metric}_ci'][1]:.3f}] on {entry['size']} examples (overall "
+        f"{overall:.3f}), {entry['excess_errors']:.1f} excess errors"
         for entry in weak[:count]
     )

@@ -60,7 +60,8 @@ def candidate_slices(texts, labels, class_names, columns=None, min_count=20):
     """Every candidate slice of the examples (see the module docstring).
 
     Args:
-        texts: the examples' texts (E,). labels: their gold label ids (E,).
+        texts: the examples' texts (E,). labels: their gold label ids (E,), or label
+            sets (E, C) multi-hot: a word is then screened by the texts' sets.
         class_names: the label names, in id order.
         columns: {column name: values (E,)}, the user's other columns, or None.
         min_count: the fewest examples a slice holds.
@@ -72,11 +73,13 @@ def candidate_slices(texts, labels, class_names, columns=None, min_count=20):
     [('label: neg', [1, 2]), ('label: pos', [0, 3]), ('has digits', [1]), \
 ('has URL', [2]), ('has all-caps word', [0])]
     """
-    texts = [str(text) for text in texts]
-    found = [
-        Slice(f"label: {name}", "label", np.asarray(labels) == label)
-        for label, name in enumerate(class_names)
-    ]
+    texts, labels = [str(text) for text in texts], np.asarray(labels)
+    if labels.ndim == 2:  # label sets (E, C): a slice per label; words screened by set
+        members = labels.T > 0.5
+        labels = np.unique(labels, axis=0, return_inverse=True)[1].reshape(-1)
+    else:
+        members = labels[None, :] == np.arange(len(class_names))[:, None]
+    found = [Slice(f"label: {name}", "label", row) for name, row in zip(class_names, members)]
     found += [
         Slice(name, "pattern", matches(texts, pattern, capitals))
         for name, (pattern, capitals) in PATTERNS.items()
@@ -245,13 +248,7 @@ def measure_slices(slices, correct, alpha=ALPHA):
     """
     correct = np.asarray(correct, dtype=bool)
     examples, right = len(correct), int(correct.sum())
-    for item in slices:
-        size = np.count_nonzero(item.members)
-        if np.shape(item.members) != (examples,) or not 0 < size < examples:
-            raise ValueError(
-                f"a slice holds some of the {examples} examples and not all. Received: slice "
-                f"{item.name!r} of {size} of {np.size(item.members)} examples"
-            )
+    check_slices(slices, examples)
     members = np.array([item.members for item in slices], dtype=bool).reshape(-1, examples)
     sizes, rights = members.sum(axis=1), (members & correct).sum(axis=1)  # (S,)
     threshold, overall, entries = alpha / max(1, len(slices)), right / examples, []
@@ -275,6 +272,7 @@ def measure_slices(slices, correct, alpha=ALPHA):
     entries.sort(key=lambda entry: (-entry["excess_errors"], entry["slice"]))
     return {
         "examples": examples,
+        "metric": "accuracy",
         "accuracy": overall,
         "correction": correction_sentence(len(slices), alpha),
         "alpha": alpha,
@@ -283,7 +281,20 @@ def measure_slices(slices, correct, alpha=ALPHA):
     }
 
 
-def correction_sentence(tests, alpha=ALPHA):
+def check_slices(slices, examples):
+    """A ValueError unless each slice holds some of the `examples` and not all."""
+    for item in slices:
+        size = np.count_nonzero(item.members)
+        if np.shape(item.members) != (examples,) or not 0 < size < examples:
+            raise ValueError(
+                f"a slice holds some of the {examples} examples and not all. Received: slice "
+                f"{item.name!r} of {size} of {np.size(item.members)} examples"
+            )
+
+
+def correction_sentence(
+    tests, alpha=ALPHA, test="Fisher's exact test", what="it is right less often"
+):
     """How weak slices were told apart, in words.
 
     Example:
@@ -291,7 +302,7 @@ def correction_sentence(tests, alpha=ALPHA):
     "Bonferroni over 50 candidate slices: a slice is weak when Fisher's exact test ...0.001."
     """
     return (
-        f"Bonferroni over {tests} candidate slices: a slice is weak when Fisher's exact test "
-        "that it is right less often than the rest (one-sided) gives a p_value at most "
+        f"Bonferroni over {tests} candidate slices: a slice is weak when {test} "
+        f"that {what} than the rest (one-sided) gives a p_value at most "
         f"{alpha}/{tests} = {alpha / max(1, tests):.3g}."
     )

@@ -165,46 +165,50 @@ function setupDataMapHover() {
   });
 }
 
-// A slice's accuracy from 0, its interval as a whisker and the overall accuracy as a line,
-// on a box from 0 to 1.
-function sliceBar(entry, overall) {
+// A slice's accuracy (micro-F1 for label sets) from 0, its interval as a whisker and the
+// overall value as a line, on a box from 0 to 1.
+function sliceBar(entry, overall, metric) {
   const box = element("div", null, "slice-bar");
   const percent = (value) => `${(100 * Math.min(Math.max(value, 0), 1)).toFixed(2)}%`;
   const bar = element("div", null, "bar");
-  bar.style.width = percent(entry.accuracy);
+  bar.style.width = percent(entry[metric]);
   const whisker = element("div", null, "whisker");
-  const [low, high] = entry.accuracy_ci;
+  const [low, high] = entry[`${metric}_ci`];
   whisker.style.left = percent(low);
   whisker.style.width = `calc(${percent(high)} - ${percent(low)})`;
   const line = element("div", null, "overall");
   line.style.left = percent(overall);
   box.append(bar, whisker, line);
-  box.title = `${accuracyText(entry)}; overall ${overall.toFixed(3)}`;
+  box.title = `${metricText(entry, metric)}; overall ${overall.toFixed(3)}`;
   return box;
 }
 
-function accuracyText(entry) {
-  return `${entry.accuracy.toFixed(3)} [${entry.accuracy_ci[0].toFixed(3)}, ` +
-    `${entry.accuracy_ci[1].toFixed(3)}]`;
+function metricText(entry, metric) {
+  const [low, high] = entry[`${metric}_ci`];
+  return `${entry[metric].toFixed(3)} [${low.toFixed(3)}, ${high.toFixed(3)}]`;
 }
 
+const METRIC_NAMES = { accuracy: "accuracy", micro_f1: "micro-F1" };
+
 function setupSlices(slices) {
-  const weak = slices.weak_slices, overall = slices.accuracy;
+  const metric = slices.metric || "accuracy", name = METRIC_NAMES[metric];
+  const weak = slices.weak_slices, overall = slices[metric];
   const measured = `${slices.candidates} slices of ${slices.examples} examples of ` +
-    `${slices.split}, overall accuracy ${overall.toFixed(3)}`;
+    `${slices.split}, overall ${name} ${overall.toFixed(3)}`;
   byId("slices-summary").textContent = weak.length ?
     `${weak.length} weak of the ${measured} (the green line).` :
     `No weak slice: none of the ${measured}, was found weak.`;
   const table = byId("slices-table");
   clear(table);
   if (weak.length) {
-    ["slice", "kind", "size", "accuracy [interval]", ""].forEach(
+    ["slice", "kind", "size", `${name} [interval]`, ""].forEach(
       (heading) => table.appendChild(element("div", heading, "dataset-head")));
   }
   weak.forEach((entry) => {
     table.append(element("div", entry.slice, "slice-name"), element("div", entry.kind),
       element("div", entry.size, "dataset-count"),
-      element("div", accuracyText(entry), "dataset-value"), sliceBar(entry, overall));
+      element("div", metricText(entry, metric), "dataset-value"),
+      sliceBar(entry, overall, metric));
   });
   byId("slices-correction").textContent = slices.correction;
 }

@@ -11,9 +11,10 @@ from sklearn.metrics import roc_auc_score
 import evaluate
 import train
 from engine import runs, saved_run
+from engine.evaluation.suspects import SET_COLUMNS
 from inspection.methods.data_map import example_statistics
 from tests.helpers import tiny_args
-from tests.review_fixture import write_flipped_fixture
+from tests.review_fixture import TOPICS, write_flipped_fixture, write_flipped_label_sets_fixture
 
 COLUMNS = [
     "position",
@@ -147,3 +148,36 @@ def test_an_evaluation_of_a_file_named_train_and_the_suspects_keep_each_others_f
     assert (folder / "slices.json").is_file()
     assert len(pd.read_csv(folder / "suspects.csv")) == 5
     assert "(all that were ranked, and the data map, in" in capsys.readouterr().out
+
+
+def test_a_label_sets_flipped_labels_come_first_with_the_clean_ones_last(tmp_path, capsys):
+    """Each of the 600 texts has 3 (text, topic) labels; one topic of every 20th text is
+    flipped. The negative control: no clean label may outrank most flipped ones."""
+    flipped = write_flipped_label_sets_fixture(tmp_path / "sets.csv")
+    sets = ("dataset.label_column=topics", "dataset.label_separator=|")
+    learns = ("training.steps_per_epoch=null", "training.epochs=8", "training.learning_rate=0.005")
+    assert train.main(tiny_args(tmp_path, tmp_path / "sets.csv", *sets, *learns)) == 0
+    run_dir = tmp_path / "tiny"
+    dynamics = pd.read_parquet(run_dir / runs.DYNAMICS_FILE)
+    assert dynamics.groupby(["epoch", "position"]).size().eq(3).all()  # a row per label
+    capsys.readouterr()
+    assert evaluate.main([str(run_dir), "--suspects", "5000"]) == 0
+    assert "| position | label | model label |" in capsys.readouterr().out
+    suspects = pd.read_csv(run_dir / "eval" / "train" / "suspects.csv", keep_default_na=False)
+    assert list(suspects.columns) == SET_COLUMNS
+    texts, labels = saved_run.load_run(run_dir).load_split("train")
+    assert len(suspects) == 3 * len(texts)  # every (example, label) of the split
+    is_flipped = np.array([pair in flipped for pair in zip(suspects["text"], suspects["label"])])
+    count = int(is_flipped.sum())
+    assert 15 <= count <= 30  # 30 flipped in all, about 80% in the training split
+    assert is_flipped[:count].mean() >= 0.9  # measured: 22 of the first 22
+    assert roc_auc_score(is_flipped, suspects["score"]) >= 0.99  # measured: 1.0
+    # given: what the file says, of the text's own row in the split.
+    names = sorted(TOPICS)
+    first = suspects.iloc[0]
+    assert first["given"] == labels[first["position"]][names.index(first["label"])]
+    assert first["text"] == texts[first["position"]]
+    report = json.loads((run_dir / "eval" / "train" / "data_map.json").read_text())
+    top = next(point for point in report["points"] if point["suspect_rank"] == 1)
+    sign = "+" if first["given"] else "−"
+    assert (top["position"], top["label"]) == (first["position"], sign + first["label"])

@@ -40,6 +40,21 @@ def test_a_step_records_probability_margin_and_correctness_at_the_positions():
     assert len(dynamics.epoch_values()["position"]) == 0
 
 
+def test_a_label_set_step_records_each_label_of_each_example():
+    probabilities = np.array([[0.9, 0.2, 0.6], [0.3, 0.8, 0.1]], np.float32)
+    given = np.array([[1, 0, 0], [1, 1, 0]], np.float32)
+    dynamics = TrainingDynamics(4, num_labels=3)
+    dynamics.record(tf.constant([3, 1]), tf.constant(given), tf.constant(probabilities))
+    rows = dynamics.epoch_values()
+    assert rows["position"].tolist() == [1, 1, 1, 3, 3, 3]
+    assert rows["label"].tolist() == [0, 1, 2, 0, 1, 2]
+    # p(what the data says): p where the text has the label, 1 - p where it lacks it.
+    said = np.where(given > 0, probabilities, 1 - probabilities)[[1, 1, 1, 0, 0, 0], [0, 1, 2] * 2]
+    np.testing.assert_allclose(rows["probability"], said, rtol=1e-6)
+    np.testing.assert_allclose(rows["margin"], np.log(said / (1 - said)), atol=1e-5)
+    assert rows["correct"].tolist() == [False, True, True, True, True, False]
+
+
 class FixedDynamics:
     """Stands in for TrainingDynamics: each epoch 'records' the given rows."""
 
