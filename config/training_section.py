@@ -93,6 +93,10 @@ class TrainingConfig(Section):
     # With model.fine_tune top_blocks or head, the frozen blocks' outputs stay in memory up to this
     # many MB per split; beyond, in files in the run folder (removed when it finishes).
     states_memory_mb: float = option(4096, POSITIVE)
+    # Fit a temperature on the validation split after training and fold it into the saved
+    # model, so its probabilities are calibrated (a temperature per label for label sets;
+    # no prediction changes; docs/evaluation.md). false keeps the raw probabilities.
+    calibrate: bool = True
     # Record every training example's probability of its label, margin and correctness at
     # each epoch, from the training step's own forward pass, into dynamics.parquet (for
     # `evaluate.py --suspects`). auto: on when the training split is in memory and one

@@ -16,6 +16,7 @@ import pandas as pd
 from sklearn.metrics import accuracy_score, f1_score, hamming_loss, precision_recall_fscore_support
 
 from engine import runs
+from engine.calibration import write_calibration_reports
 from engine.reports import EPSILON
 
 PER_LABEL_FILE = "per_label.csv"
@@ -97,14 +98,18 @@ def label_set_metrics(labels, probabilities, thresholds) -> dict:
 
 
 def write_label_set_reports(
-    output_dir, texts, labels, probabilities, class_names, thresholds, worst=20
+    output_dir, texts, labels, probabilities, class_names, thresholds, worst=20, temperature=None
 ) -> dict:
     """Writes metrics.json, per_label.csv (precision, recall, F1, support and threshold of
     each label), predictions.csv (text, true and predicted labels joined by "|", each
-    label's probability) and worst_mistakes.csv (the `worst` texts with the most wrong
-    label decisions); returns the metrics."""
+    label's probability), worst_mistakes.csv (the `worst` texts with the most wrong
+    label decisions) and reliability.png (`engine.calibration`, with the per-label
+    `temperature` folded into the model); returns the metrics."""
     output_dir = Path(output_dir)
     metrics = label_set_metrics(labels, probabilities, thresholds)
+    metrics.update(
+        write_calibration_reports(output_dir, labels, probabilities, temperature, multi_label=True)
+    )
     runs.write_json(output_dir / runs.METRICS_FILE, metrics)
     truth = np.asarray(labels) > 0
     predicted = predicted_sets(probabilities, thresholds)
@@ -126,7 +131,7 @@ def write_label_set_reports(
     })  # fmt: skip
     for column, name in enumerate(class_names):
         table[f"p({name})"] = np.asarray(probabilities)[:, column]
-    table.to_csv(output_dir / runs.PREDICTIONS_FILE, index=False, float_format="%.4f")
+    table.to_csv(output_dir / runs.PREDICTIONS_FILE, index=False, float_format="%.6f")
     mistakes = table[table.wrong_labels > 0].sort_values("wrong_labels", ascending=False)
     mistakes.head(worst).to_csv(output_dir / "worst_mistakes.csv", index=False, float_format="%.4f")
     return metrics

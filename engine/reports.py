@@ -19,6 +19,7 @@ from sklearn.metrics import (
 )
 
 from engine import runs
+from engine.calibration import write_calibration_reports
 
 # Keras clips probabilities to this epsilon in its cross-entropy; so do we, so that the
 # loss here matches `model.evaluate` on the same data.
@@ -57,15 +58,19 @@ def classification_metrics(labels, probabilities, num_classes):
     }
 
 
-def write_reports(output_dir, texts, labels, probabilities, class_names, worst=20) -> dict:
+def write_reports(
+    output_dir, texts, labels, probabilities, class_names, worst=20, temperature=None
+) -> dict:
     """Writes every report file into the existing folder `output_dir`; returns the metrics.
 
     Files: metrics.json, per_class.csv, confusion_matrix.csv and .png, predictions.csv
-    (text, true and predicted label, probabilities) and worst_mistakes.csv (the `worst`
-    most confident wrong predictions).
+    (text, true and predicted label, probabilities), worst_mistakes.csv (the `worst`
+    most confident wrong predictions), and calibration's (`write_calibration_reports`;
+    `temperature`: the one folded into the model, for the reliability diagram's "before").
     """
     num_classes = len(class_names)
     metrics = classification_metrics(labels, probabilities, num_classes)
+    metrics.update(write_calibration_reports(output_dir, labels, probabilities, temperature))
     runs.write_json(output_dir / runs.METRICS_FILE, metrics)
 
     predictions = probabilities.argmax(axis=-1)
@@ -96,7 +101,7 @@ def write_reports(output_dir, texts, labels, probabilities, class_names, worst=2
         "probability": probabilities.max(axis=-1),
         "true_label_probability": probabilities[np.arange(len(labels)), labels],
     })  # fmt: skip
-    table.to_csv(output_dir / runs.PREDICTIONS_FILE, index=False, float_format="%.4f")
+    table.to_csv(output_dir / runs.PREDICTIONS_FILE, index=False, float_format="%.6f")
     mistakes = table[table.true_label != table.predicted_label]
     mistakes.sort_values("probability", ascending=False, kind="stable").head(worst).to_csv(
         output_dir / "worst_mistakes.csv", index=False, float_format="%.4f"

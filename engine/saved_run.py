@@ -11,10 +11,20 @@ import functools
 import json
 from pathlib import Path
 
+import numpy as np
+
 from config import Config, ConfigError, ReplacedKeyError, earlier_version_message
 from config.files import load_config
 from data import DataError
-from engine.runs import CONFIG_FILE, DYNAMICS_FILE, LABELS_FILE, MODEL_FILE, RunError, partial_dir
+from engine.runs import (
+    CONFIG_FILE,
+    DYNAMICS_FILE,
+    LABELS_FILE,
+    METRICS_FILE,
+    MODEL_FILE,
+    RunError,
+    partial_dir,
+)
 
 # `models` and `data`'s loaders load TensorFlow, which takes seconds: they are imported
 # inside the functions that need them, so that commands report a bad argument before that
@@ -47,6 +57,19 @@ class Run:
         from engine.label_sets import read_thresholds
 
         return read_thresholds(self.run_dir, self.class_names)
+
+    @functools.cached_property
+    def temperature(self):
+        """The temperature folded into the model (`engine.calibration`): a float, for label
+        sets an array in class order; None for a run trained without calibrating."""
+        try:
+            metrics = json.loads((self.run_dir / METRICS_FILE).read_text())
+            found = metrics["calibration"]["temperature"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        if isinstance(found, dict):
+            return np.array([float(found[name]) for name in self.class_names])
+        return float(found)
 
     @property
     def is_pair(self) -> bool:

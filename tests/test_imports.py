@@ -41,6 +41,7 @@ ABOVE_THE_COMMANDS = {
     "engine.saved_run",
     "engine.reports",
     "engine.label_sets",
+    "engine.calibration",
     "engine.training",
     "engine.evaluation",
 }
@@ -63,10 +64,12 @@ RULES = {
     "engine.cli": {"runtime"},
     "engine.runs": {"config"},
     "engine.saved_run": {"config", "data", "engine.label_sets", "engine.runs", "models"},
-    "engine.reports": {"config", "engine.runs"},
-    "engine.label_sets": {"engine.reports", "engine.runs"},
+    "engine.reports": {"config", "engine.calibration", "engine.runs"},
+    "engine.label_sets": {"engine.calibration", "engine.reports", "engine.runs"},
+    "engine.calibration": set(),
     "engine.evaluation": {
         "data",
+        "engine.calibration",
         "engine.label_sets",
         "engine.reports",
         "engine.runs",
@@ -77,6 +80,7 @@ RULES = {
     },
     "engine.training": {
         "config",
+        "engine.calibration",
         "data",
         "engine.label_sets",
         "engine.reports",

@@ -12,6 +12,8 @@ from sklearn.metrics import f1_score
 import evaluate
 import predict
 import train
+from engine import saved_run
+from engine.calibration import expected_calibration_error
 from tests.helpers import tiny_args
 from tests.review_fixture import TOPICS, write_label_sets_fixture
 
@@ -38,6 +40,20 @@ def test_a_column_of_label_sets_trains_and_keeps_its_thresholds(sets_run):
     thresholds = json.loads((sets_run / "thresholds.json").read_text())
     assert sorted(thresholds) == sorted(TOPICS) and all(0 < t < 1 for t in thresholds.values())
     assert "val_micro_f1" in (sets_run / "history.csv").read_text().splitlines()[0]
+
+
+def test_each_label_is_calibrated_in_the_saved_model(sets_run):
+    temperatures = json.loads((sets_run / "metrics.json").read_text())["calibration"]["temperature"]
+    assert sorted(temperatures) == sorted(TOPICS)
+    run = saved_run.load_run(sets_run)
+    texts, labels = run.load_split("validation")
+    probabilities = np.asarray(run.model.predict(np.asarray(texts, object), verbose=0))
+    # The saved model gives the probabilities the reported ECE was computed from.
+    ece = expected_calibration_error(labels, probabilities, multi_label=True)
+    calibration = json.loads((sets_run / "metrics.json").read_text())["calibration"]
+    assert ece == pytest.approx(calibration["validation"]["ece_after"], abs=1e-4)
+    # Validation is all right here: the prior keeps the temperatures from the bound.
+    assert all(0.1 < t < 1 for t in temperatures.values())
 
 
 def test_evaluate_reports_label_sets_that_predictions_csv_reproduces(sets_run):

@@ -75,11 +75,12 @@ def evaluate_run(run, split="test", data_files=(), batch_size=256, worst=20, req
         with runs.staged_folder(output_dir) as staging:
             if run.is_multi_label:
                 metrics = write_label_set_reports(
-                    staging, texts, labels, probabilities, run.class_names, run.thresholds, worst
-                )
+                    staging, texts, labels, probabilities, run.class_names, run.thresholds,
+                    worst, run.temperature,
+                )  # fmt: skip
             else:
                 metrics = write_reports(
-                    staging, texts, labels, probabilities, run.class_names, worst
+                    staging, texts, labels, probabilities, run.class_names, worst, run.temperature
                 )
             runs.write_json(staging / DATA_FILE, record)
             measure(staging, run, name, texts, labels, probabilities, requests, data_file)

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from engine import runs
+from engine.calibration import calibrate
 
 # Keras, TensorFlow and the modules built on them, and engine.reports (scikit-learn, seconds
 # too), are imported by each function: `train.py` imports this module before it has checked
@@ -171,10 +172,14 @@ def _scores(predictions, class_names, thresholds) -> dict:
 
 
 def evaluate(classifier, pipelines, class_names, training, run_dir) -> dict:
-    """Validation and test metrics of the restored classifier, epochs and best epoch. A
-    multi-label classifier's thresholds are chosen on validation first and written to the
-    run folder (`engine.label_sets`)."""
+    """Validation and test metrics of the restored classifier, epochs and best epoch. With
+    `training.calibrate` a temperature is fitted on validation and folded into the
+    classifier first (`engine.calibration`); then a multi-label classifier's thresholds are
+    chosen on validation and written to the run folder (`engine.label_sets`)."""
     predictions = _split_predictions(classifier, pipelines)
+    calibration = None
+    if training.calibrate:
+        calibration, predictions = calibrate(classifier, predictions, class_names)
     thresholds = None
     if classifier.multi_label:
         from engine.label_sets import choose_thresholds, write_thresholds
@@ -189,6 +194,8 @@ def evaluate(classifier, pipelines, class_names, training, run_dir) -> dict:
     metrics["best_epoch"] = int(best(monitored)) + 1 if monitored else 0
     metrics["num_parameters"] = int(classifier.count_params())
     metrics["class_names"] = list(class_names)
+    if calibration is not None:
+        metrics["calibration"] = calibration
     return metrics
 
 

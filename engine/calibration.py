@@ -1,0 +1,279 @@
+"""Calibrated confidence: one temperature fitted on validation, folded into the model.
+
+A fine-tuned classifier is typically overconfident: its top probability says 0.9 where it
+is right 80% of the time. Temperature scaling (Guo et al. 2017, "On Calibration of Modern
+Neural Networks") divides the logits by one number T, fitted on the validation split by
+minimising the negative log-likelihood. No prediction changes (softmax(z / T) keeps the
+order of z); the probabilities come to mean what they say. A multi-label classifier's
+sigmoids get a temperature each (one binary problem per label).
+
+T is folded into the classifier's last Dense layer (kernel and bias divided by T), so the
+saved model itself gives calibrated probabilities: predict.py, the live lab, the
+SavedModel and inspection need nothing new. The numbers:
+
+- `expected_calibration_error` (ECE): the examples in 15 equal-width bins of their top
+  probability; the mean over bins, weighted by their share, of |accuracy - confidence|.
+  For label sets, every (example, label) probability against whether the text has it.
+- `brier_score`: the mean squared distance of the probabilities from the one-hot (or
+  multi-hot) truth, summed over classes (per label for label sets).
+- `coverage_curve`: the accuracy of the kept predictions when the model abstains below
+  each threshold of its top probability.
+"""
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from scipy.optimize import minimize_scalar
+
+BINS = 15
+LOG_T_BOUNDS = (np.log(0.05), np.log(20.0))  # the temperatures the fit may choose
+PROBABILITY_FLOOR = 1e-12  # before a log: a probability that rounded to 0 stays finite
+COVERAGES = (0.9, 0.8)  # evaluate.py reports the accuracy at these
+
+
+def _log(probabilities):
+    return np.log(np.clip(np.asarray(probabilities, np.float64), PROBABILITY_FLOOR, 1.0))
+
+
+def scaled(probabilities, temperature, multi_label=False) -> np.ndarray:
+    """The probabilities the logits divided by `temperature` give, from the probabilities
+    (softmax: log p differs from the logits by a constant per row, which cancels).
+
+    Example:
+    >>> p = scaled(np.array([[0.9, 0.1]]), 2.0)
+    >>> round(float(p[0, 0]), 4)  # 3 : 1, the square root of 9 : 1
+    0.75
+    """
+    if multi_label:
+        logits = _log(probabilities) - _log(1 - np.asarray(probabilities, np.float64))
+        return 1 / (1 + np.exp(-logits / np.asarray(temperature)))
+    logits = _log(probabilities) / temperature
+    logits -= logits.max(axis=-1, keepdims=True)
+    exp = np.exp(logits)
+    return exp / exp.sum(axis=-1, keepdims=True)
+
+
+def _nll(labels, probabilities, multi_label):
+    if multi_label:
+        labels = np.asarray(labels, np.float64)
+        return -(labels * _log(probabilities) + (1 - labels) * _log(1 - probabilities)).mean()
+    return -_log(probabilities[np.arange(len(labels)), np.asarray(labels)]).mean()
+
+
+def fit_temperature(labels, probabilities, multi_label=False):
+    """The T (a float; for label sets an array, one per label) that minimises the
+    negative log-likelihood of `labels` under `scaled(probabilities, T)`, with a
+    standard-normal prior on log T (see `_fit`).
+
+    Example:
+    >>> rng = np.random.default_rng(0)
+    >>> logits = rng.normal(size=(4000, 3)) * 4
+    >>> labels = [rng.choice(3, p=row) for row in scaled(np.exp(logits), 2.0)]
+    >>> # The model's logits are twice as sharp as the truth's: T near 2.
+    >>> bool(abs(fit_temperature(labels, scaled(np.exp(logits), 1.0)) - 2) < 0.15)
+    True
+    """
+    probabilities = np.asarray(probabilities, np.float64)
+    if not multi_label:
+        return _fit(labels, probabilities, False)
+    labels = np.asarray(labels, np.float64)
+    return np.array(
+        [
+            _fit(labels[:, index], probabilities[:, index], True)
+            if 0 < labels[:, index].mean() < 1
+            else 1.0  # a label validation always (or never) gives: nothing to fit
+            for index in range(labels.shape[1])
+        ]
+    )
+
+
+def _fit(labels, probabilities, multi_label) -> float:
+    # A standard-normal prior on log T (the fit is its posterior mode): with many examples
+    # it weighs nothing, but a validation split the model gets all right has no finite
+    # maximum-likelihood T (the likelihood grows as T goes to 0), and the prior stops it
+    # from sharpening the probabilities without end.
+    count = len(labels)
+    result = minimize_scalar(
+        lambda log_t: (
+            count * _nll(labels, scaled(probabilities, np.exp(log_t), multi_label), multi_label)
+            + log_t**2 / 2
+        ),
+        bounds=LOG_T_BOUNDS,
+        method="bounded",
+        options={"xatol": 1e-4},
+    )
+    return float(np.exp(result.x))
+
+
+def confidences(labels, probabilities, multi_label=False):
+    """(confidence, right) per prediction: the top probability and whether its class is
+    the label; for label sets every (example, label) probability and whether it is given."""
+    probabilities = np.asarray(probabilities, np.float64)
+    if multi_label:
+        return probabilities.reshape(-1), np.asarray(labels).reshape(-1) > 0.5
+    return probabilities.max(axis=-1), probabilities.argmax(axis=-1) == np.asarray(labels)
+
+
+def reliability_bins(confidence, right, bins=BINS) -> pd.DataFrame:
+    """Per equal-width bin of `confidence` (right-closed, the first also holds 0): its
+    count, mean confidence and accuracy (empty bins left out)."""
+    index = np.clip(np.ceil(np.asarray(confidence) * bins).astype(int) - 1, 0, bins - 1)
+    table = pd.DataFrame({"bin": index, "confidence": confidence, "right": right})
+    grouped = table.groupby("bin")
+    return pd.DataFrame(
+        {
+            "count": grouped.size(),
+            "confidence": grouped["confidence"].mean(),
+            "accuracy": grouped["right"].mean(),
+        }
+    )
+
+
+def expected_calibration_error(labels, probabilities, multi_label=False, bins=BINS) -> float:
+    """ECE over `bins` equal-width bins of the top probability (see the module docstring).
+
+    Example:
+    >>> expected_calibration_error([0, 0, 1, 1], np.array([[0.9, 0.1]] * 4))
+    0.4
+    """
+    confidence, right = confidences(labels, probabilities, multi_label)
+    table = reliability_bins(confidence, right, bins)
+    weights = table["count"] / len(confidence)
+    return round(float((weights * (table["accuracy"] - table["confidence"]).abs()).sum()), 6)
+
+
+def brier_score(labels, probabilities, multi_label=False) -> float:
+    """The mean squared error of the probabilities against the truth, summed over the
+    classes (a label set's: averaged over the labels).
+
+    Example:
+    >>> brier_score([0], np.array([[0.8, 0.2]]))  # 0.2^2 + 0.2^2
+    0.08
+    """
+    probabilities = np.asarray(probabilities, np.float64)
+    if multi_label:
+        return round(float(((probabilities - np.asarray(labels)) ** 2).mean()), 6)
+    truth = np.eye(probabilities.shape[1])[np.asarray(labels)]
+    return round(float(((probabilities - truth) ** 2).sum(axis=1).mean()), 6)
+
+
+def coverage_curve(labels, probabilities) -> pd.DataFrame:
+    """threshold, coverage, accuracy: abstaining on the texts whose top probability is under
+    each threshold (0.00, 0.01, ..., 0.99), the share kept and their accuracy (empty: NaN)."""
+    confidence, right = confidences(labels, probabilities)
+    thresholds = np.round(np.arange(0, 1, 0.01), 2)
+    kept = confidence[None, :] >= thresholds[:, None]  # (thresholds, N)
+    counts = kept.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        accuracy = (kept & right[None, :]).sum(axis=1) / counts
+    return pd.DataFrame(
+        {"threshold": thresholds, "coverage": counts / len(right), "accuracy": accuracy}
+    )
+
+
+def accuracy_at_coverage(labels, probabilities, coverage) -> float:
+    """The accuracy of the `coverage` share of the texts the model is surest of."""
+    confidence, right = confidences(labels, probabilities)
+    kept = max(1, int(round(coverage * len(right))))
+    order = np.argsort(-confidence, kind="stable")[:kept]
+    return round(float(right[order].mean()), 6)
+
+
+def fold_temperature(head, temperature) -> None:
+    """Divides the Dense layer `head`'s kernel and bias by `temperature` (a float, or one
+    per output unit): its logits, and so the model's probabilities, come out scaled."""
+    divisor = np.asarray(temperature, np.float32)
+    head.kernel.assign(np.asarray(head.kernel) / divisor)
+    head.bias.assign(np.asarray(head.bias) / divisor)
+
+
+def plot_reliability(labels, before, after, multi_label=False) -> Figure:
+    """The reliability diagram: accuracy per confidence bin, before and after scaling."""
+    figure = Figure(figsize=(6, 6))
+    axes = figure.subplots()
+    axes.plot([0, 1], [0, 1], color="grey", linestyle=":", label="perfect calibration")
+    for name, probabilities, style in (("before", before, "o--"), ("after", after, "s-")):
+        table = reliability_bins(*confidences(labels, probabilities, multi_label))
+        ece = expected_calibration_error(labels, probabilities, multi_label)
+        axes.plot(table["confidence"], table["accuracy"], style, label=f"{name} (ECE {ece:.3f})")
+    subject = "each label's probability" if multi_label else "top probability"
+    axes.set(xlabel=f"confidence ({subject}, {BINS} bins)", ylabel="accuracy",
+             xlim=(0, 1), ylim=(0, 1), title="Reliability")  # fmt: skip
+    axes.legend(loc="upper left")
+    return figure
+
+
+def plot_coverage(curve: pd.DataFrame) -> Figure:
+    """Accuracy against coverage: what abstaining below a threshold buys."""
+    figure = Figure(figsize=(6, 4))
+    axes = figure.subplots()
+    axes.plot(curve["coverage"], curve["accuracy"], "-")
+    axes.set(xlabel="coverage (share of texts answered)", ylabel="accuracy of those answered",
+             xlim=(0, 1.01), title="Abstaining below a confidence threshold")  # fmt: skip
+    axes.grid(alpha=0.3)
+    return figure
+
+
+def calibrate(classifier, predictions, class_names):
+    """Fits the temperature on `predictions["validation"]` and folds it into `classifier`'s
+    head (`fold_temperature`).
+
+    Args:
+        classifier: a `TransformerClassifier` (its `head` and `multi_label`).
+        predictions: {split: (probabilities, labels)} of the unscaled classifier.
+
+    Returns:
+        (metrics.json's "calibration" block: {"temperature" (a float, or {label: T} for
+        label sets), split: {"ece_before", "ece_after"}}, the predictions scaled).
+    """
+    multi_label = classifier.multi_label
+    temperature = fit_temperature(*predictions["validation"][::-1], multi_label=multi_label)
+    fold_temperature(classifier.head, temperature)
+    report = {
+        "temperature": (
+            {name: round(float(t), 4) for name, t in zip(class_names, temperature)}
+            if multi_label
+            else round(temperature, 4)
+        )
+    }
+    calibrated = {}
+    for split, (probabilities, labels) in predictions.items():
+        after = scaled(probabilities, temperature, multi_label)
+        report[split] = {
+            "ece_before": expected_calibration_error(labels, probabilities, multi_label),
+            "ece_after": expected_calibration_error(labels, after, multi_label),
+        }
+        calibrated[split] = (after, labels)
+    return report, calibrated
+
+
+RELIABILITY_PLOT = "reliability.png"
+COVERAGE_FILE = "coverage.csv"
+COVERAGE_PLOT = "coverage.png"
+
+
+def write_calibration_reports(output_dir, labels, probabilities, temperature=None,
+                              multi_label=False) -> dict:  # fmt: skip
+    """Writes reliability.png (before and after the run's `temperature`; None: the saved
+    model's probabilities alone) and, for one label per text, coverage.csv and its plot;
+    returns the metrics they add: ece, brier and the accuracy at each of COVERAGES."""
+    metrics = {
+        "ece": expected_calibration_error(labels, probabilities, multi_label),
+        "brier": brier_score(labels, probabilities, multi_label),
+    }
+    before = probabilities
+    if temperature is not None:  # the saved model's are scaled: undo it for "before"
+        before = scaled(probabilities, 1 / np.asarray(temperature), multi_label)
+    plot_reliability(labels, before, probabilities, multi_label).savefig(
+        output_dir / RELIABILITY_PLOT, dpi=100
+    )
+    if multi_label:
+        return metrics
+    curve = coverage_curve(labels, probabilities)
+    curve.to_csv(output_dir / COVERAGE_FILE, index=False, float_format="%.4f")
+    plot_coverage(curve).savefig(output_dir / COVERAGE_PLOT, dpi=100)
+    for coverage in COVERAGES:
+        metrics[f"accuracy_at_{round(coverage * 100)}_coverage"] = accuracy_at_coverage(
+            labels, probabilities, coverage
+        )
+    return metrics
