@@ -8,6 +8,7 @@ the `tokenizers` library. The reference hidden states are the same model's
 `last_hidden_state`, computed in float64.
 """
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -96,15 +97,8 @@ def reference_encoder(folder) -> PreTrainedModel:
 
 
 def _model_class(folder):
-    config = (Path(folder) / "config.json").read_text()
-    for model_type, model_class in (
-        ("distilbert", DistilBertModel),
-        ("electra", ElectraModel),
-        ("bert", BertModel),
-    ):
-        if f'"model_type": "{model_type}"' in config:
-            return model_class
-    raise ValueError(f"{folder} is no checkpoint of hf_reference's")
+    model_type = json.loads((Path(folder) / "config.json").read_text())["model_type"]
+    return {"bert": BertModel, "distilbert": DistilBertModel, "electra": ElectraModel}[model_type]
 
 
 def reference_states(folder, token_ids, token_type_ids=None):
