@@ -1,6 +1,7 @@
 """Token embedding plus a sinusoidal or learned positional encoding (and BERT's extras).
 
-Shapes: B batch, T query (sequence) length, D model size (`embedding_dim`).
+Shapes: B batch, T query (sequence) length, E embedding size (`embedding_dim`), D output
+size (`projection_dim`, else E).
 """
 
 import keras
@@ -23,7 +24,8 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
 
     With `num_token_types` it also adds a token-type (segment) embedding, and with
     `layer_norm_epsilon` it normalises the sum: BERT's embedding, which pretrained
-    checkpoints load into (`starting_weights.checkpoints`).
+    checkpoints load into (`starting_weights.checkpoints`). With `projection_dim` a Dense
+    layer then widens the result (ELECTRA's embeddings, narrower than its blocks).
 
     Masking: with `mask_zero=True` (the default) id 0 is padding and the layer
     emits the Keras mask `token_ids != 0` (True = real token), which downstream
@@ -46,19 +48,23 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
             BERT's tokenizer types a pair); None: every token is type 0.
         layer_norm_epsilon: float or None. LayerNormalization of the sum with this
             epsilon; None: no normalisation.
+        projection_dim: int or None. A Dense projection (with bias) of the (normalised)
+            sum to this size, the layer's output size; None: no projection, the output is
+            `embedding_dim` wide.
         **kwargs: base layer arguments.
 
     Call arguments:
         token_ids: int tensor (B, T).
         token_type_ids: optional int tensor (B, T); all type 0 when not given.
-        token_vectors: optional float tensor (B, T, D) used in place of the token
+        token_vectors: optional float tensor (B, T, E) used in place of the token
             embeddings of `token_ids` (positions, types and mask still come from the
             ids): gradient attributions differentiate with respect to it.
         detach_norm_scale: bool. No gradient through the embedding normalisation's
             1 / std (conservative propagation); same values.
 
     Returns:
-        Float tensor (B, T, D) with a Keras mask when `mask_zero=True`.
+        Float tensor (B, T, D) with a Keras mask when `mask_zero=True`: D is
+        `projection_dim` when given, else `embedding_dim` (E).
 
     Example:
 
@@ -79,6 +85,7 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         num_token_types=None,
         layer_norm_epsilon=None,
         separator_id=None,
+        projection_dim=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -87,6 +94,7 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         check_one_of("positional_encoding", positional_encoding, POSITIONAL_ENCODINGS)
         check_positive_int("num_token_types", num_token_types, allow_none=True)
         check_positive("layer_norm_epsilon", layer_norm_epsilon, allow_none=True)
+        check_positive_int("projection_dim", projection_dim, allow_none=True)
         if separator_id is not None and (num_token_types or 0) < 2:
             raise ValueError(
                 "`separator_id` needs `num_token_types` of 2 or more (a pair's two segments). "
@@ -106,6 +114,7 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         self.num_token_types = num_token_types
         self.layer_norm_epsilon = layer_norm_epsilon
         self.separator_id = separator_id
+        self.projection_dim = projection_dim
         self.supports_masking = mask_zero
         self.token_embedding = keras.layers.Embedding(
             vocabulary_size,
@@ -134,19 +143,25 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
             self.embedding_norm = keras.layers.LayerNormalization(
                 epsilon=layer_norm_epsilon, dtype=self.dtype_policy, name="embedding_norm"
             )
+        if projection_dim:
+            self.embedding_projection = keras.layers.Dense(
+                projection_dim, dtype=self.dtype_policy, name="embedding_projection"
+            )
 
     def build(self, token_ids_shape, token_type_ids_shape=None):
-        embeddings_shape = tuple(token_ids_shape) + (self.embedding_dim,)  # (B, T, D)
+        embeddings_shape = tuple(token_ids_shape) + (self.embedding_dim,)  # (B, T, E)
         self.token_embedding.build(token_ids_shape)
         self.position_encoding.build(embeddings_shape)
         if self.num_token_types:
             self.token_type_embedding.build(token_ids_shape)
         if self.layer_norm_epsilon:
             self.embedding_norm.build(embeddings_shape)
+        if self.projection_dim:
+            self.embedding_projection.build(embeddings_shape)
 
     def call(self, token_ids, token_type_ids=None, token_vectors=None, detach_norm_scale=False):
         if token_vectors is None:
-            token_vectors = self.token_embedding(token_ids)  # (B, T, D)
+            token_vectors = self.token_embedding(token_ids)  # (B, T, E)
         embeddings = ops.cast(token_vectors, self.compute_dtype)
         embeddings = embeddings + self.position_encoding(embeddings)
         if token_type_ids is None and self.separator_id is not None:
@@ -154,12 +169,14 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         if self.num_token_types:
             if token_type_ids is None:  # One segment: every token has type 0.
                 # Through the layer, not its table: quantized, the table is int8.
-                type_zero = self.token_type_embedding(ops.zeros((1, 1), "int32"))  # (1, 1, D)
+                type_zero = self.token_type_embedding(ops.zeros((1, 1), "int32"))  # (1, 1, E)
                 embeddings = embeddings + ops.cast(type_zero, self.compute_dtype)
             else:
                 embeddings = embeddings + self.token_type_embedding(token_type_ids)
         if self.layer_norm_epsilon:
             embeddings = layer_norm(self.embedding_norm, embeddings, detach_norm_scale)
+        if self.projection_dim:
+            embeddings = self.embedding_projection(embeddings)  # (B, T, E) -> (B, T, D)
         return embeddings
 
     def token_types(self, token_ids):
@@ -173,7 +190,7 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
         return ops.not_equal(token_ids, 0)
 
     def compute_output_shape(self, token_ids_shape, token_type_ids_shape=None, **kwargs):
-        return tuple(token_ids_shape) + (self.embedding_dim,)
+        return tuple(token_ids_shape) + (self.projection_dim or self.embedding_dim,)
 
     def get_config(self):
         config = super().get_config()
@@ -188,6 +205,7 @@ class TokenAndPositionEmbedding(keras.layers.Layer):
                 "num_token_types": self.num_token_types,
                 "layer_norm_epsilon": self.layer_norm_epsilon,
                 "separator_id": self.separator_id,
+                "projection_dim": self.projection_dim,
             }
         )
         return config

@@ -34,6 +34,9 @@ class TextEncoder(keras.layers.Layer):
         positional_encoding, mask_zero, num_token_types, embedding_norm_epsilon,
             separator_id: of the `TokenAndPositionEmbedding` (BERT's token types and norm;
             the id after which a text pair's second segment begins).
+        embedding_dim: int or None. The embeddings' width where it is not `d_model`
+            (ELECTRA-small's 128 under 256-wide blocks): a Dense layer in the embedding
+            projects them to `d_model`; None: `d_model`, no projection.
         class_token: bool. Put a learned `ClassToken` in front of the tokens.
         **kwargs: base layer arguments.
 
@@ -89,6 +92,7 @@ class TextEncoder(keras.layers.Layer):
         embedding_norm_epsilon=None,
         class_token=False,
         separator_id=None,
+        embedding_dim=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -110,6 +114,7 @@ class TextEncoder(keras.layers.Layer):
         self.num_token_types = num_token_types
         self.embedding_norm_epsilon = embedding_norm_epsilon
         self.separator_id = separator_id
+        self.embedding_dim = embedding_dim
         self.supports_masking = True
         # Each layer is built as soon as it is made, in the order the layers run: unseeded
         # initialisers draw their seeds when a layer is made or built, so one global seed
@@ -140,7 +145,10 @@ class TextEncoder(keras.layers.Layer):
     def _make_embedding(self):
         return TokenAndPositionEmbedding(
             vocabulary_size=self.vocabulary_size,
-            embedding_dim=self.d_model,
+            embedding_dim=self.embedding_dim or self.d_model,
+            projection_dim=(
+                self.d_model if self.embedding_dim not in (None, self.d_model) else None
+            ),
             sequence_length=self.sequence_length,
             positional_encoding=self.positional_encoding,
             mask_zero=self.mask_zero,
@@ -267,6 +275,7 @@ class TextEncoder(keras.layers.Layer):
                 "embedding_norm_epsilon": self.embedding_norm_epsilon,
                 "class_token": self.class_token is not None,
                 "separator_id": self.separator_id,
+                "embedding_dim": self.embedding_dim,
             }
         )
         return config

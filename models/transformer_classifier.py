@@ -223,17 +223,23 @@ def build_encoder(
 ):
     """The `TextEncoder` of a `config.ModelConfig`. With a checkpoint, its architecture:
     its first `num_layers` (or `model.pretrained_layers`, or all) blocks, its vocabulary,
-    positions, token types and embedding norm. With a `separator_id` (text pairs), token
-    types tell a pair's sides apart: the checkpoint's, or two of our own."""
+    positions, token types, embedding norm and projection. With a `separator_id` (text
+    pairs), token types tell a pair's sides apart: the checkpoint's, or two of our own; a
+    checkpoint with fewer than two (DistilBERT) reads a pair as it was pretrained, told
+    apart by the separator token alone."""
     m = model_config
     options = {} if separator_id is None else dict(num_token_types=2, separator_id=separator_id)
     if checkpoint is not None:
         m = checkpoint.model_config(m, num_layers or m.pretrained_layers)
         vocabulary_size, sequence_length = len(checkpoint.vocabulary), checkpoint.max_positions
-        options.update(
-            num_token_types=checkpoint.num_token_types,
+        types = checkpoint.num_token_types
+        options = dict(
+            num_token_types=types or None,
             embedding_norm_epsilon=checkpoint.layer_norm_epsilon,
+            embedding_dim=checkpoint.embedding_dim,
         )
+        if separator_id is not None and types >= 2:
+            options["separator_id"] = separator_id
     return TextEncoder(
         vocabulary_size=vocabulary_size,
         sequence_length=sequence_length,

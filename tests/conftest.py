@@ -73,3 +73,20 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if SLOW_FIXTURES & set(item.fixturenames):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def hf_checkpoint(tmp_path_factory):
+    """`hf_checkpoint(model_type, head=True)`: the folder of a tiny random checkpoint saved by
+    `transformers` (`tests.models.hf_reference`), written once per session."""
+    from tests.models.hf_reference import write_hf_checkpoint
+
+    folders = {}
+
+    def folder(model_type, head=True):
+        if (model_type, head) not in folders:
+            place = tmp_path_factory.mktemp(f"{model_type}_{'head' if head else 'bare'}")
+            folders[model_type, head] = write_hf_checkpoint(place, model_type, head)
+        return folders[model_type, head]
+
+    return folder

@@ -64,6 +64,36 @@ def test_config_round_trip():
     )
 
 
+def test_a_projection_widens_the_normalised_sum_and_round_trips():
+    layer = TokenAndPositionEmbedding(
+        12,
+        4,
+        sequence_length=5,
+        positional_encoding="learned",
+        layer_norm_epsilon=1e-12,
+        num_token_types=2,
+        projection_dim=6,
+    )
+    output = to_numpy(layer(TOKEN_IDS))
+    assert output.shape == (2, 4, 6) and layer.compute_output_shape((2, 4)) == (2, 4, 6)
+    summed = (
+        to_numpy(layer.token_embedding.embeddings)[TOKEN_IDS]
+        + to_numpy(layer.position_encoding.position_embeddings)[:4]
+        + to_numpy(layer.token_type_embedding.embeddings)[0]
+    )  # (B, T, 4)
+    normed = (summed - summed.mean(-1, keepdims=True)) / summed.std(-1, keepdims=True)
+    projection = layer.embedding_projection
+    expected = normed @ to_numpy(projection.kernel) + to_numpy(projection.bias)
+    np.testing.assert_allclose(output, expected, atol=1e-5)
+    check_config_round_trip(layer)
+
+
+def test_no_projection_by_default_costs_no_weights():
+    layer = TokenAndPositionEmbedding(12, 4)
+    layer.build((None, None))
+    assert not hasattr(layer, "embedding_projection") and layer.count_params() == 12 * 4
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [
@@ -76,6 +106,10 @@ def test_config_round_trip():
         (
             {"vocabulary_size": 5, "embedding_dim": 4, "positional_encoding": "learned"},
             "Received: sequence_length=None",
+        ),
+        (
+            {"vocabulary_size": 5, "embedding_dim": 4, "projection_dim": 0},
+            "Received: projection_dim=0",
         ),
     ],
 )

@@ -1,28 +1,28 @@
-"""A BERT-family checkpoint's tensors converted onto our encoder's weights.
+"""A checkpoint's tensors converted onto our encoder's weights.
 
 One table (`weight_table`) maps every checkpoint tensor onto a weight of the classifier's
 encoder, with how to reshape it; each tensor is used exactly once, shapes are checked, and
-a missing, extra or mis-shaped tensor is a one-line error that names it. Finding and
-reading the checkpoint folder is `checkpoints`'.
+a missing, extra or mis-shaped tensor is a one-line error that names it. The tensors'
+names are the checkpoint family's (`families`); finding and reading the checkpoint folder
+is `checkpoints`'.
 
-Shapes: D model size, N heads, H head size (D / N).
+Shapes: D model size, N heads, H head size (D / N), E embedding size (D unless projected).
 """
 
 from engine.training.starting_weights.checkpoints import Checkpoint, read_tensors
+from engine.training.starting_weights.families import BERT
 from runtime.errors import DataError
 
-# Tensors a checkpoint may carry that an encoder does not use: the pretraining heads and
-# the position-id buffer. Anything else unknown is an error.
-UNUSED_PREFIXES = ("pooler.", "cls.", "embeddings.position_ids")
 
-
-def weight_table(embedding, blocks, num_heads):
+def weight_table(embedding, blocks, num_heads, family=BERT):
     """[(our variable, checkpoint tensor name, how to reshape)] for the whole encoder.
 
     Args:
-        embedding: the `TokenAndPositionEmbedding` (with token types and a LayerNorm).
+        embedding: the `TokenAndPositionEmbedding` (with a LayerNorm, and the token types
+            and projection the family has).
         blocks: the post-norm `TransformerEncoderBlock`s, in order.
         num_heads: N, to split the projections into heads.
+        family: the checkpoint's `families.Family`, which names the tensors.
     """
 
     def heads_in(kernel):  # torch Linear (N * H, D) -> ours (D, N, H)
@@ -31,61 +31,48 @@ def weight_table(embedding, blocks, num_heads):
     def heads_out(kernel):  # torch Linear (D, N * H) -> ours (N, H, D)
         return kernel.T.reshape(num_heads, -1, kernel.shape[0])
 
-    def norm(layer, prefix):
-        return [
-            (layer.gamma, f"{prefix}.LayerNorm.weight", None),
-            (layer.beta, f"{prefix}.LayerNorm.bias", None),
-        ]
-
-    def transposed(kernel):
+    def transposed(kernel):  # torch Linear (out, in) -> Keras Dense (in, out)
         return kernel.T
 
     def split_bias(bias):
         return bias.reshape(num_heads, -1)
 
+    def norm(layer, name):
+        return [(layer.gamma, f"{name}.weight", None), (layer.beta, f"{name}.bias", None)]
+
+    def dense(layer, name, kernel_reshape=transposed, bias_reshape=None):
+        return [
+            (layer.kernel, f"{name}.weight", kernel_reshape),
+            (layer.bias, f"{name}.bias", bias_reshape),
+        ]
+
+    names = family.embedding
     table = [
-        (embedding.token_embedding.embeddings, "embeddings.word_embeddings.weight", None),
-        (
-            embedding.position_encoding.position_embeddings,
-            "embeddings.position_embeddings.weight",
-            None,
-        ),
-        (
-            embedding.token_type_embedding.embeddings,
-            "embeddings.token_type_embeddings.weight",
-            None,
-        ),
-        *norm(embedding.embedding_norm, "embeddings"),
+        (embedding.token_embedding.embeddings, f"{names['word']}.weight", None),
+        (embedding.position_encoding.position_embeddings, f"{names['position']}.weight", None),
+        *norm(embedding.embedding_norm, names["norm"]),
     ]
+    if names["token_type"]:
+        table.insert(
+            2, (embedding.token_type_embedding.embeddings, f"{names['token_type']}.weight", None)
+        )
+    # ELECTRA's projection exists only when its embeddings are narrower than its blocks.
+    if names["projection"] and embedding.projection_dim:
+        table += dense(embedding.embedding_projection, names["projection"])
     for index, block in enumerate(blocks):
-        prefix, attention = f"encoder.layer.{index}", block.self_attention
-        for ours, theirs in (("query", "query"), ("key", "key"), ("value", "value")):
-            table += [
-                (
-                    getattr(attention, f"{ours}_dense").kernel,
-                    f"{prefix}.attention.self.{theirs}.weight",
-                    heads_in,
-                ),
-                (
-                    getattr(attention, f"{ours}_dense").bias,
-                    f"{prefix}.attention.self.{theirs}.bias",
-                    split_bias,
-                ),
-            ]
-        feed_forward = block.feed_forward
+        attention, feed_forward = block.self_attention, block.feed_forward
+
+        def tensor(role, index=index):
+            return family.block_tensor(index, role)
+
+        for role in ("query", "key", "value"):
+            table += dense(getattr(attention, f"{role}_dense"), tensor(role), heads_in, split_bias)
         table += [
-            (attention.output_dense.kernel, f"{prefix}.attention.output.dense.weight", heads_out),
-            (attention.output_dense.bias, f"{prefix}.attention.output.dense.bias", None),
-            *norm(block.attention_norm, f"{prefix}.attention.output"),
-            (
-                feed_forward.intermediate_dense.kernel,
-                f"{prefix}.intermediate.dense.weight",
-                transposed,
-            ),
-            (feed_forward.intermediate_dense.bias, f"{prefix}.intermediate.dense.bias", None),
-            (feed_forward.output_dense.kernel, f"{prefix}.output.dense.weight", transposed),
-            (feed_forward.output_dense.bias, f"{prefix}.output.dense.bias", None),
-            *norm(block.feed_forward_norm, f"{prefix}.output"),
+            *dense(attention.output_dense, tensor("attention_output"), heads_out),
+            *norm(block.attention_norm, tensor("attention_norm")),
+            *dense(feed_forward.intermediate_dense, tensor("intermediate")),
+            *dense(feed_forward.output_dense, tensor("output")),
+            *norm(block.feed_forward_norm, tensor("output_norm")),
         ]
     return table
 
@@ -101,9 +88,9 @@ def load_checkpoint_weights(encoder, checkpoint: Checkpoint) -> int:
     Raises:
         DataError: a tensor is missing, unexpected or of another shape than its weight.
     """
-    embedding, blocks = encoder.embedding, encoder.blocks
-    tensors = read_tensors(checkpoint.folder)
-    table = weight_table(embedding, blocks, checkpoint.num_heads)
+    embedding, blocks, family = encoder.embedding, encoder.blocks, checkpoint.family
+    tensors = read_tensors(checkpoint.folder, family)
+    table = weight_table(embedding, blocks, checkpoint.num_heads, family)
     missing = [name for _, name, _ in table if name not in tensors]
     if missing:
         raise DataError(
@@ -111,16 +98,18 @@ def load_checkpoint_weights(encoder, checkpoint: Checkpoint) -> int:
             f"{missing[0]} ({len(missing)} missing in all)"
         )
     used = {name for _, name, _ in table}
-    skipped = {f"encoder.layer.{index}." for index in range(len(blocks), checkpoint.num_layers)}
+    skipped = {
+        f"{family.block_prefix}{index}." for index in range(len(blocks), checkpoint.num_layers)
+    }
     extra = [
         name
         for name in tensors
-        if name not in used and not name.startswith(UNUSED_PREFIXES + tuple(skipped))
+        if name not in used and not name.startswith(family.unused + tuple(skipped))
     ]
     if extra:
         raise DataError(
             f"model.pretrained: {checkpoint.folder}/model.safetensors has a tensor "
-            f"{extra[0]} that no layer of a BERT encoder takes ({len(extra)} in all)"
+            f"{extra[0]} that no layer of a {family.title} encoder takes ({len(extra)} in all)"
         )
     for variable, name, reshape in table:
         try:

