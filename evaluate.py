@@ -44,6 +44,9 @@ records what the folder's evaluation read; other data keeps none, and says so):
 - `--slices` (every example): the weak slices, words, length bands, labels, digits, URLs,
   capitals and `dataset.slice_columns` values whose accuracy is below the rest's (Fisher's
   exact test, Bonferroni-corrected), into `slices.json` and `.md` (docs/data_quality.md).
+`--calibrate` first fits a temperature on the validation split of a run trained without
+one (`training.calibrate: false`, or before it) and folds it into a new model.keras
+(docs/evaluation.md); every evaluation writes ece, brier, reliability.png and coverage.csv.
 `--suspects K` (200) ranks the training labels by the run's training dynamics into
 `eval/train/` (suspects.csv, data_map.json and .png; docs/data_quality.md).
 
@@ -111,6 +114,11 @@ def add_measurement_arguments(group):
         "--suspects", type=at_least(1), nargs="?", const=200, metavar="K",
         help="also rank the training labels by the training dynamics: the K most suspect "
              "into eval/train/suspects.csv, with the data map (default 200)",
+    )  # fmt: skip
+    group.add_argument(
+        "--calibrate", action="store_true",
+        help="first fit a temperature on validation for a run trained without one, folded "
+             "into a new model.keras (docs/evaluation.md)",
     )  # fmt: skip
     group.add_argument(
         "--slices", action="store_true",
@@ -218,6 +226,7 @@ def main(argv=None):
     cli.start_tensorflow()
     from data import DataError, read_texts_file
     from engine.evaluation import ExportError, ExportRequest, export_name
+    from engine.evaluation.calibrate_run import calibrate_run
     from engine.evaluation.measurements import Requests
     from engine.evaluation.run_evaluation import evaluate_runs, print_results
 
@@ -225,6 +234,9 @@ def main(argv=None):
                "heatmap_examples": args.heatmaps, "methods": args.methods,
                "verbose": 1 if sys.stdout.isatty() else 0}  # fmt: skip
     try:
+        if args.calibrate:
+            for run_dir in args.run_dirs:
+                print(calibrate_run(saved_run.load_run(run_dir)))
         texts = read_texts_file(args.texts_file) if args.texts_file is not None else None
         export = ExportRequest(
             export_name(args.split, args.data, args.texts_file), args.export_attention,

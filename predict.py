@@ -15,6 +15,9 @@ for the predicted class (`--method`, see inspection/methods/attribution.py; defa
 `evaluate.py --faithfulness` measured for the run, else conservative gradient x input); with a
 WordPiece model (`model.pretrained`) a word's score is the sum of its pieces' ("play" +
 "##ed" = "played"), and [CLS] and [SEP] are left out.
+`--abstain-below P` answers "abstain" for a text whose top probability is under P
+(`"abstained": true` in `--json`): a run's probabilities are calibrated on validation
+(docs/evaluation.md), and `evaluate.py` writes the accuracy of the texts kept at each P.
 `--json` prints one JSON document instead of tables. Texts given as arguments are
 numbered [1], [2], ...; those of a texts file by their line, [line 3]. A text with no word
 the model knows (all punctuation, or none in its vocabulary) gets a warning on stderr: its
@@ -76,12 +79,20 @@ def parse_args(argv):
         "--top", type=int, default=10, metavar="K",
         help="with --explain, how many tokens (words) to list (default 10)",
     )  # fmt: skip
+    parser.add_argument(
+        "--abstain-below", type=cli.probability, metavar="P",
+        help='answer "abstain" for a text whose top probability is under P (a run '
+        "calibrates its probabilities: docs/evaluation.md has the accuracy each P keeps)",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("--batch-size", type=int, default=256, help="prediction batch size")
     return parser.parse_args(argv)
 
 
-def predict(run, texts, explain=False, top=10, batch_size=256, method=None):
+ABSTAIN = "abstain"
+
+
+def predict(run, texts, explain=False, top=10, batch_size=256, method=None, abstain_below=None):
     """Predicts every text on the fast path; `explain` adds its words ranked by `method`.
 
     Args:
@@ -93,6 +104,7 @@ def predict(run, texts, explain=False, top=10, batch_size=256, method=None):
         batch_size: texts per prediction batch.
         method: one of `inspection.methods.attribution.METHODS`; None: the run's best measured
             one (`engine.evaluation.faithfulness.explanation_method`).
+        abstain_below: a text whose top probability is under it is answered ABSTAIN.
 
     Returns:
         A list of `inspection.Prediction`s, one per text.
@@ -115,19 +127,23 @@ def predict(run, texts, explain=False, top=10, batch_size=256, method=None):
         if run.is_multi_label
         else [None] * len(texts)
     )
+    abstained = [None] * len(texts)
+    if abstain_below is not None:
+        abstained = [bool(row.max() < abstain_below) for row in probabilities]
     return [
         Prediction(
             text=text,
-            predicted_label=run.class_names[int(np.argmax(row))],
+            predicted_label=ABSTAIN if abstains else run.class_names[int(np.argmax(row))],
             probabilities={name: float(p) for name, p in zip(run.class_names, row, strict=True)},
             tokens=ranking,
             known_tokens=int(count),
             word_pieces=is_word_piece(vocabulary),
             method=method if explain else None,
             predicted_labels=labels,
+            abstained=abstains,
         )
-        for text, row, ranking, count, labels in zip(
-            texts, probabilities, rankings, known, sets, strict=True
+        for text, row, ranking, count, labels, abstains in zip(
+            texts, probabilities, rankings, known, sets, abstained, strict=True
         )
     ]
 
@@ -142,6 +158,8 @@ def format_predictions(predictions, max_classes=10) -> str:
         if prediction.predicted_labels is not None:  # A multi-label run: the set.
             shown = ", ".join(prediction.predicted_labels) or "no label"
             lines.append(f"    predicted labels: {shown}")
+        elif prediction.abstained:
+            lines.append(f"    predicted: {ABSTAIN} (top: {ranked[0][0]} {ranked[0][1]:.4f})")
         else:
             lines.append(f"    predicted: {prediction.predicted_label} ({ranked[0][1]:.4f})")
         width = max(len(name) for name, _ in ranked[:max_classes])
@@ -231,6 +249,11 @@ def main(argv=None):
     try:
         run = saved_run.load_run(args.run_dir)
         texts, lines = given_texts(run, args)
+        if args.abstain_below is not None and run.is_multi_label:
+            raise DataError(
+                f"{run.run_dir}: --abstain-below takes runs with one label per text; a "
+                "multi-label run gives each label whose probability reaches its threshold"
+            )
         predictions = predict(
             run,
             texts,
@@ -238,6 +261,7 @@ def main(argv=None):
             top=args.top,
             batch_size=args.batch_size,
             method=args.method,
+            abstain_below=args.abstain_below,
         )
     except (runs.RunError, DataError) as error:
         return fail(error)

@@ -92,6 +92,25 @@ def at_least(minimum):
     return whole_number
 
 
+def probability(text):
+    """An argparse type: a number from 0 to 1.
+
+    Example:
+    >>> probability("0.7")
+    0.7
+    >>> probability("70")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: must be a probability from 0 to 1, got 70.0
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a probability from 0 to 1, got {value}")
+    return value
+
+
 def error_reporter(prog):
     """`fail(message)` for the command `prog`: prints `prog: error: message` on standard
     error, one line and no traceback, and returns 2, the exit code of a user mistake.

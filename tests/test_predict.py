@@ -169,3 +169,23 @@ def test_missing_run_folder_and_corrupt_model(tiny_run_dir, tmp_path, capsys):
     shutil.copytree(tiny_run_dir, broken, ignore=shutil.ignore_patterns("attention", "eval"))
     (broken / "model.keras").write_bytes(b"not a zip file")
     assert "model.keras: cannot load the model" in error_of([str(broken), "good"], capsys)
+
+
+def test_abstain_below_answers_abstain_under_the_threshold(tiny_run_dir, capsys):
+    capsys.readouterr()
+    assert predict.main([str(tiny_run_dir), *TEXTS, "--json"]) == 0
+    tops = [
+        max(p["probabilities"].values()) for p in json.loads(capsys.readouterr().out)["predictions"]
+    ]
+    cut = (min(tops) + max(tops)) / 2  # one text under it, one over
+    assert predict.main([str(tiny_run_dir), *TEXTS, "--json", "--abstain-below", str(cut)]) == 0
+    predictions = json.loads(capsys.readouterr().out)["predictions"]
+    for prediction, top in zip(predictions, tops):
+        assert prediction["abstained"] == (top < cut)
+        assert (prediction["predicted_label"] == "abstain") == (top < cut)
+    assert predict.main([str(tiny_run_dir), *TEXTS, "--abstain-below", str(cut)]) == 0
+    assert "predicted: abstain (top: " in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_:
+        predict.main([str(tiny_run_dir), *TEXTS, "--abstain-below", "70"])
+    assert exit_.value.code == 2
+    assert "must be a probability from 0 to 1, got 70.0" in capsys.readouterr().err

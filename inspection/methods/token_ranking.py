@@ -44,7 +44,9 @@ class Prediction:
     text's words, most important first (see `inspection.rank_tokens`); `word_pieces`: the
     model reads WordPiece pieces, so a word may be several. A multi-label run's
     `predicted_labels` is the text's set (each label at or over its threshold);
-    `predicted_label` is then its most probable label, the one explained.
+    `predicted_label` is then its most probable label, the one explained. `abstained`:
+    with an abstention threshold (`predict.py --abstain-below`), whether the top
+    probability was under it; `predicted_label` is then "abstain".
     """
 
     text: str
@@ -56,6 +58,7 @@ class Prediction:
     word_pieces: bool = False
     method: str | None = None  # The attribution method of `tokens`.
     predicted_labels: list | None = None  # A multi-label run's set.
+    abstained: bool | None = None  # None: no threshold was given.
 
     @property
     def number(self) -> str:
@@ -71,6 +74,7 @@ class Prediction:
                 if self.predicted_labels is not None
                 else {}
             ),
+            **({"abstained": self.abstained} if self.abstained is not None else {}),
             "probabilities": self.probabilities,
             "known_tokens": self.known_tokens,
         }

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import evaluate
+import train
 from engine import saved_run
 from engine.calibration import (
     calibrate,
@@ -17,6 +18,8 @@ from engine.calibration import (
     expected_calibration_error,
     scaled,
 )
+from models import predict_texts
+from tests.helpers import tiny_args
 
 
 class Head:
@@ -116,3 +119,26 @@ def test_the_coverage_curve_keeps_the_surest_texts():
     row = curve[curve["threshold"] == 0.7].iloc[0]
     assert (row["coverage"], row["accuracy"]) == (0.5, 1.0)  # 0.9 and 0.7 kept, both right
     assert curve[curve["threshold"] == 0.0].iloc[0]["accuracy"] == 0.75  # one of four wrong
+
+
+def test_evaluate_calibrate_folds_a_temperature_into_an_uncalibrated_run(
+    tmp_path, data_file, capsys
+):
+    assert train.main(tiny_args(tmp_path, data_file, "training.calibrate=false")) == 0
+    run_dir = tmp_path / "tiny"
+    assert "calibration" not in json.loads((run_dir / "metrics.json").read_text())
+    texts, labels = saved_run.load_run(run_dir).load_split("validation")
+    before = predict_texts(saved_run.load_run(run_dir).model, texts)
+    capsys.readouterr()
+    assert evaluate.main([str(run_dir), "--calibrate"]) == 0
+    assert f"{run_dir}: calibrated, temperature " in capsys.readouterr().out
+    metrics = json.loads((run_dir / "metrics.json").read_text())
+    temperature = metrics["calibration"]["temperature"]
+    after = predict_texts(saved_run.load_run(run_dir).model, texts)
+    np.testing.assert_allclose(after, scaled(before, temperature), atol=1e-5)
+    picked = after[np.arange(len(labels)), labels]
+    assert metrics["validation"]["loss"] == pytest.approx(-np.log(picked).mean(), abs=1e-4)
+    assert json.loads((run_dir / "eval" / "test" / "metrics.json").read_text())["ece"] >= 0
+    assert evaluate.main([str(run_dir), "--calibrate"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.count("\n") == 0 and "is calibrated already (temperature" in error
