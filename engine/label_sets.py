@@ -16,7 +16,7 @@ import pandas as pd
 from sklearn.metrics import accuracy_score, f1_score, hamming_loss, precision_recall_fscore_support
 
 from engine import runs
-from engine.calibration import write_calibration_reports
+from engine.calibration.reports import write_calibration_reports
 from engine.reports import EPSILON
 
 PER_LABEL_FILE = "per_label.csv"

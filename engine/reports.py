@@ -19,7 +19,7 @@ from sklearn.metrics import (
 )
 
 from engine import runs
-from engine.calibration import write_calibration_reports
+from engine.calibration.reports import write_calibration_reports
 
 # Keras clips probabilities to this epsilon in its cross-entropy; so do we, so that the
 # loss here matches `model.evaluate` on the same data.

@@ -1,12 +1,14 @@
 """What the viewer's Dataset panel shows of a run's eval/ folder, for the attention export.
 
-Any of three files, each optional:
-    eval/<split>/tokens.json    the words the model relies on (`viewer_block`)
-    eval/train/data_map.json    the training data map (`evaluate.py --suspects`): the
-                                regions' shares and a sample of points with the suspects
-    eval/<split>/slices.json    the weak slices (`evaluate.py --slices`)
-tokens.json and slices.json are the export's own split's, else the validation or test
-split's, else any split's (`viewer_path`). The block keeps only what the panel
+Any of four files, each optional:
+    eval/<split>/tokens.json       the words the model relies on (`viewer_block`)
+    eval/train/data_map.json       the training data map (`evaluate.py --suspects`): the
+                                   regions' shares and a sample of points with the suspects
+    eval/<split>/slices.json       the weak slices (`evaluate.py --slices`)
+    eval/<split>/calibration.json  the reliability diagram and the coverage curve (every
+                                   evaluation; `engine.calibration.reports`)
+tokens.json, slices.json and calibration.json are the export's own split's, else the
+validation or test split's, else any split's (`viewer_path`). The block keeps only what the panel
 draws, floats to 3 digits: a data map of 3000 points is about 1 MB of the page, mostly
 the points' texts.
 
@@ -20,6 +22,7 @@ import math
 from pathlib import Path
 
 from engine import runs
+from engine.calibration.reports import CALIBRATION_FILE
 from engine.evaluation import suspects
 from engine.evaluation.slices import SLICES_FILE
 from engine.evaluation.tokens_report import TOKENS_FILE
@@ -45,7 +48,51 @@ def dataset_block(run_dir, data_name=None):
     slices = slices_block(run_dir, data_name)
     if slices is not None:
         block["slices"] = slices
+    calibration = calibration_block(run_dir, data_name)
+    if calibration is not None:
+        block["calibration"] = calibration
     return block or None
+
+
+def calibration_block(run_dir, data_name=None):
+    """What the panel draws of a split's calibration.json (`viewer_path`'s); None without.
+
+    Returns:
+        {"source", "split", "temperature", "subject", "ece", "ece_before", "brier",
+        "bins": {"before", "after": [{"confidence", "accuracy", "count"}, ...]},
+        "coverage": [{"threshold", "coverage", "accuracy"}, ...] or None}.
+    """
+    path = viewer_path(run_dir, CALIBRATION_FILE, data_name)
+    if path is None:
+        return None
+    try:
+        measured = json.loads(path.read_text(encoding="utf-8"))
+        bins = {
+            name: [
+                {"confidence": _rounded(row["confidence"]), "accuracy": _rounded(row["accuracy"]),
+                 "count": int(row["count"])}
+                for row in measured["bins"][name]
+            ]
+            for name in ("before", "after")
+        }  # fmt: skip
+        coverage = measured["coverage"]
+        return {
+            "source": str(path),
+            "split": path.parent.name,
+            "temperature": measured["temperature"],
+            "subject": str(measured["subject"]),
+            **{key: _rounded(measured[key]) for key in ("ece", "ece_before", "brier")},
+            "bins": bins,
+            "coverage": None
+            if coverage is None
+            else [{key: _rounded(row[key]) for key in ("threshold", "coverage", "accuracy")}
+                  for row in coverage],
+        }  # fmt: skip
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise ValueError(
+            f"{path} is not a calibration file of evaluate.py ({type(error).__name__}: "
+            f"{error}); evaluate again: python evaluate.py {run_dir} --split {path.parent.name}"
+        ) from None
 
 
 def data_map_block(run_dir):

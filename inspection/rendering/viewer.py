@@ -5,7 +5,8 @@ placeholders), `viewer.css`, `viewer.js` (the example and its labels), `viewer_m
 (its heatmap and lines), `viewer_methods.js` (the token importance and its method
 switch), `viewer_heads.js`
 (the model view and the heads panel), `viewer_dataset.js` (the Dataset panel) and
-`viewer_data_quality.js` (its training data map and weak slices), and `viewer_live.js`
+`viewer_data_quality.js` (its training data map and weak slices), `viewer_calibration.js`
+(its reliability diagram and coverage curve), and `viewer_live.js`
 (the live lab's text box, edits and comparison, serve.py).
 `write_viewer` inlines the CSS and JS, so the page needs no network (no CDN; a
 Content-Security-Policy that forbids loading anything, `PAGE_POLICY`) and works from
@@ -77,6 +78,7 @@ JS_FILES = (
     "viewer_heads.js",
     "viewer_dataset.js",
     "viewer_data_quality.js",
+    "viewer_calibration.js",
     "viewer_live.js",
 )
 

@@ -76,16 +76,19 @@ function setupDataset() {
 }
 
 // The panel shows what the run measured: the words (tokens.json), the training data map,
-// the weak slices (viewer_data_quality.js), any of them; none, and it is hidden.
+// the weak slices (viewer_data_quality.js), the calibration (viewer_calibration.js), any
+// of them; none, and it is hidden.
 function showDataset() {
   const dataset = DATA.dataset || {};
   byId("dataset-section").hidden = !DATA.dataset;
   byId("dataset-tokens").hidden = !dataset.classes;
   byId("data-map-part").hidden = !dataset.data_map;
   byId("slices-part").hidden = !dataset.slices;
+  byId("calibration-part").hidden = !dataset.calibration;
   if (dataset.classes) setupWords(dataset);
   if (dataset.data_map) setupDataMap(dataset.data_map);
   if (dataset.slices) setupSlices(dataset.slices);
+  if (dataset.calibration) setupCalibration(dataset.calibration);
 }
 
 function setupWords(dataset) {

@@ -18,11 +18,13 @@ SavedModel and inspection need nothing new. The numbers:
   multi-hot) truth, summed over classes (per label for label sets).
 - `coverage_curve`: the accuracy of the kept predictions when the model abstains below
   each threshold of its top probability.
+
+The files an evaluation writes of them (the reliability diagram, the coverage curve) are
+`engine.calibration.reports`'.
 """
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 from scipy.optimize import minimize_scalar
 
 BINS = 15
@@ -187,33 +189,6 @@ def fold_temperature(head, temperature) -> None:
     head.bias.assign(np.asarray(head.bias) / divisor)
 
 
-def plot_reliability(labels, before, after, multi_label=False) -> Figure:
-    """The reliability diagram: accuracy per confidence bin, before and after scaling."""
-    figure = Figure(figsize=(6, 6))
-    axes = figure.subplots()
-    axes.plot([0, 1], [0, 1], color="grey", linestyle=":", label="perfect calibration")
-    for name, probabilities, style in (("before", before, "o--"), ("after", after, "s-")):
-        table = reliability_bins(*confidences(labels, probabilities, multi_label))
-        ece = expected_calibration_error(labels, probabilities, multi_label)
-        axes.plot(table["confidence"], table["accuracy"], style, label=f"{name} (ECE {ece:.3f})")
-    subject = "each label's probability" if multi_label else "top probability"
-    axes.set(xlabel=f"confidence ({subject}, {BINS} bins)", ylabel="accuracy",
-             xlim=(0, 1), ylim=(0, 1), title="Reliability")  # fmt: skip
-    axes.legend(loc="upper left")
-    return figure
-
-
-def plot_coverage(curve: pd.DataFrame) -> Figure:
-    """Accuracy against coverage: what abstaining below a threshold buys."""
-    figure = Figure(figsize=(6, 4))
-    axes = figure.subplots()
-    axes.plot(curve["coverage"], curve["accuracy"], "-")
-    axes.set(xlabel="coverage (share of texts answered)", ylabel="accuracy of those answered",
-             xlim=(0, 1.01), title="Abstaining below a confidence threshold")  # fmt: skip
-    axes.grid(alpha=0.3)
-    return figure
-
-
 def calibrate(classifier, predictions, class_names):
     """Fits the temperature on `predictions["validation"]` and folds it into `classifier`'s
     head (`fold_temperature`).
@@ -245,35 +220,3 @@ def calibrate(classifier, predictions, class_names):
         }
         calibrated[split] = (after, labels)
     return report, calibrated
-
-
-RELIABILITY_PLOT = "reliability.png"
-COVERAGE_FILE = "coverage.csv"
-COVERAGE_PLOT = "coverage.png"
-
-
-def write_calibration_reports(output_dir, labels, probabilities, temperature=None,
-                              multi_label=False) -> dict:  # fmt: skip
-    """Writes reliability.png (before and after the run's `temperature`; None: the saved
-    model's probabilities alone) and, for one label per text, coverage.csv and its plot;
-    returns the metrics they add: ece, brier and the accuracy at each of COVERAGES."""
-    metrics = {
-        "ece": expected_calibration_error(labels, probabilities, multi_label),
-        "brier": brier_score(labels, probabilities, multi_label),
-    }
-    before = probabilities
-    if temperature is not None:  # the saved model's are scaled: undo it for "before"
-        before = scaled(probabilities, 1 / np.asarray(temperature), multi_label)
-    plot_reliability(labels, before, probabilities, multi_label).savefig(
-        output_dir / RELIABILITY_PLOT, dpi=100
-    )
-    if multi_label:
-        return metrics
-    curve = coverage_curve(labels, probabilities)
-    curve.to_csv(output_dir / COVERAGE_FILE, index=False, float_format="%.4f")
-    plot_coverage(curve).savefig(output_dir / COVERAGE_PLOT, dpi=100)
-    for coverage in COVERAGES:
-        metrics[f"accuracy_at_{round(coverage * 100)}_coverage"] = accuracy_at_coverage(
-            labels, probabilities, coverage
-        )
-    return metrics
