@@ -29,7 +29,7 @@ from engine.reports import format_table, write_reports
 from engine.saved_run import load_run
 from models import predict_texts
 
-HEADLINE = ("accuracy", "macro_f1", "weighted_f1", "loss", "num_examples")
+HEADLINE = ("accuracy", "macro_f1", "weighted_f1", "loss", "ece", "num_examples")
 LABEL_SETS_HEADLINE = (*SETS_HEADLINE, "num_examples")
 
 
