@@ -5,14 +5,16 @@ Usage:
     python predict.py runs/default --texts-file texts.txt    # one text per line ("-": stdin)
     python predict.py runs/default "a wonderful film" --explain --top 5
     python predict.py runs/default "a wonderful film" --explain --method leave_one_out
+    python predict.py runs/default "a wonderful film" --explain --label negative
     python predict.py runs/default --texts-file texts.txt --json > predictions.json
     python predict.py runs/pairs --pair "Is it raining?" "Will it rain today?"
     python predict.py runs/pairs --texts-file pairs.tsv    # a run of text pairs: FIRST<tab>SECOND
 
 Loads `RUN_DIR/model.keras` in safe mode and prints, per text, the predicted label and the
 class probabilities. `--explain` adds the text's words ranked by an attribution method
-for the predicted class (`--method`, see inspection/methods/attribution.py; default: the best one
-`evaluate.py --faithfulness` measured for the run, else conservative gradient x input); with a
+for the predicted class, or toward `--label NAME` (`--method`, see
+inspection/methods/attribution.py; default: the best one `evaluate.py --faithfulness`
+measured for the run, else conservative gradient x input); with a
 WordPiece model (`model.pretrained`) a word's score is the sum of its pieces' ("play" +
 "##ed" = "played"), and [CLS] and [SEP] are left out.
 `--abstain-below P` answers "abstain" for a text whose top probability is under P
@@ -76,6 +78,11 @@ def parse_args(argv):
         "conservative_gradient_x_input)",
     )
     parser.add_argument(
+        "--label", metavar="NAME",
+        help="with --explain, rank the words toward this class (default: the predicted "
+        "one; a multi-label run's most probable label)",
+    )  # fmt: skip
+    parser.add_argument(
         "--top", type=int, default=10, metavar="K",
         help="with --explain, how many tokens (words) to list (default 10)",
     )  # fmt: skip
@@ -92,7 +99,9 @@ def parse_args(argv):
 ABSTAIN = "abstain"
 
 
-def predict(run, texts, explain=False, top=10, batch_size=256, method=None, abstain_below=None):
+def predict(
+    run, texts, explain=False, top=10, batch_size=256, method=None, abstain_below=None, label=None
+):
     """Predicts every text on the fast path; `explain` adds its words ranked by `method`.
 
     Args:
@@ -105,6 +114,7 @@ def predict(run, texts, explain=False, top=10, batch_size=256, method=None, abst
         method: one of `inspection.methods.attribution.METHODS`; None: the run's best measured
             one (`engine.evaluation.faithfulness.explanation_method`).
         abstain_below: a text whose top probability is under it is answered ABSTAIN.
+        label: with `explain`, the class the words are ranked toward (None: the predicted).
 
     Returns:
         A list of `inspection.Prediction`s, one per text.
@@ -118,7 +128,12 @@ def predict(run, texts, explain=False, top=10, batch_size=256, method=None, abst
     probabilities = predict_texts(run.model, texts, batch_size)  # (N, C)
     if explain and method is None:
         method, _ = explanation_method(run.run_dir)
-    rankings = rank_tokens(run, texts, top, method) if explain else [None] * len(texts)
+    if label is not None and label not in run.class_names:
+        raise DataError(
+            f"--label {label!r} is not a class of {run.run_dir}; its classes are "
+            f"{', '.join(run.class_names)}"
+        )
+    rankings = rank_tokens(run, texts, top, method, label) if explain else [None] * len(texts)
     vectorizer, _ = run.parts
     vocabulary = vectorizer.get_vocabulary()
     known = known_token_counts(vectorizer(np.array(texts, dtype=object)), vocabulary)  # (N,)
@@ -141,6 +156,7 @@ def predict(run, texts, explain=False, top=10, batch_size=256, method=None, abst
             method=method if explain else None,
             predicted_labels=labels,
             abstained=abstains,
+            explained_label=label if explain else None,
         )
         for text, row, ranking, count, labels, abstains in zip(
             texts, probabilities, rankings, known, sets, abstained, strict=True
@@ -167,8 +183,9 @@ def format_predictions(predictions, max_classes=10) -> str:
         lines += [f"    {name.ljust(width)}  {p:11.4f}" for name, p in ranked[:max_classes]]
         if len(ranked) > max_classes:
             lines.append(f"    ({len(ranked) - max_classes} more classes; --json lists all)")
+        toward = f", toward {prediction.explained_label}" if prediction.explained_label else ""
         if prediction.tokens is not None and prediction.word_pieces:
-            lines.append(f"    words by {prediction.method} (the sum of their pieces):")
+            lines.append(f"    words by {prediction.method}{toward} (the sum of their pieces):")
             word_width = max([len(word.token) for word in prediction.tokens] + [4])
             lines.append(f"    {'word'.ljust(word_width)}  position  importance  pieces")
             lines += [
@@ -177,7 +194,7 @@ def format_predictions(predictions, max_classes=10) -> str:
                 for word in prediction.tokens
             ]
         elif prediction.tokens is not None:
-            lines.append(f"    tokens by {prediction.method}:")
+            lines.append(f"    tokens by {prediction.method}{toward}:")
             token_width = max([len(word.token) for word in prediction.tokens] + [5])
             lines.append(f"    {'token'.ljust(token_width)}  position  importance")
             lines += [
@@ -236,6 +253,8 @@ def main(argv=None):
     fail = cli.error_reporter("predict.py")
     if args.method and not args.explain:
         return fail("--method chooses how --explain ranks words: add --explain")
+    if args.label and not args.explain:
+        return fail("--label chooses the class --explain ranks words toward: add --explain")
     if args.top < 1:
         return fail(f"--top must be at least 1, got {args.top}")
     if args.batch_size < 1:
@@ -262,6 +281,7 @@ def main(argv=None):
             batch_size=args.batch_size,
             method=args.method,
             abstain_below=args.abstain_below,
+            label=args.label,
         )
     except (runs.RunError, DataError) as error:
         return fail(error)

@@ -132,8 +132,7 @@ def measure(staging, run, data_name, texts, labels, probabilities, requests, dat
             "per side is planned); the other measurements take pairs"
         )
     asked = [flag for flag, value in (("--tokens", requests.tokens), ("--heads",
-             requests.heads), ("--faithfulness", requests.faithfulness), ("--compare",
-             requests.others)) if value]  # fmt: skip
+             requests.heads), ("--compare", requests.others)) if value]  # fmt: skip
     if asked and run.is_multi_label:
         raise DataError(
             f"{run.run_dir}: {', '.join(asked)} do not yet measure multi-label runs (one "

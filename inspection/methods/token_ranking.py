@@ -44,7 +44,8 @@ class Prediction:
     text's words, most important first (see `inspection.rank_tokens`); `word_pieces`: the
     model reads WordPiece pieces, so a word may be several. A multi-label run's
     `predicted_labels` is the text's set (each label at or over its threshold);
-    `predicted_label` is then its most probable label, the one explained. `abstained`:
+    `predicted_label` is then its most probable label, the one explained unless
+    `explained_label` names another. `abstained`:
     with an abstention threshold (`predict.py --abstain-below`), whether the top
     probability was under it; `predicted_label` is then "abstain".
     """
@@ -59,6 +60,7 @@ class Prediction:
     method: str | None = None  # The attribution method of `tokens`.
     predicted_labels: list | None = None  # A multi-label run's set.
     abstained: bool | None = None  # None: no threshold was given.
+    explained_label: str | None = None  # The class `tokens` explain, when not the predicted.
 
     @property
     def number(self) -> str:
@@ -82,6 +84,8 @@ class Prediction:
             item["line"] = self.line
         if self.tokens is not None:
             item["explanation_method"] = self.method
+            if self.explained_label is not None:
+                item["explained_label"] = self.explained_label
             item["tokens"] = [
                 {
                     "token": word.token,
@@ -95,25 +99,28 @@ class Prediction:
         return item
 
 
-def rank_tokens(run, texts, top=None, method="rollout"):
+def rank_tokens(run, texts, top=None, method="rollout", label=None):
     """Per text, its words as `RankedWord`s, most important first.
 
     A word's score is the sum of its WordPiece pieces' under `method` (one of
-    `attribution.METHODS`), for the predicted class. The class token of `pooling: cls` and
-    WordPiece's "[CLS]" and "[SEP]" are no words of the text and are not ranked. Texts
-    longer than the run's sequence length are cut.
+    `attribution.METHODS`), for the predicted class, or toward the class `label` names.
+    The class token of `pooling: cls` and WordPiece's "[CLS]" and "[SEP]" are no words of
+    the text and are not ranked. Texts longer than the run's sequence length are cut.
 
     Args:
         run: a `saved_run.Run`.
         texts: raw strings.
         top: keep the `top` most important words; None keeps all.
         method: the attribution method.
+        label: a class name of the run; None: each text's predicted class (a multi-label
+            run's most probable label).
     """
     vectorizer, classifier = run.parts
     vocabulary = vectorizer.get_vocabulary()
     word_pieces = is_word_piece(vocabulary)
     token_ids = np.asarray(vectorizer(tf.constant(list(texts))))  # (B, T)
-    scores = attribute(classifier, token_ids, method, run.pooling)  # (B, T)
+    classes = None if label is None else np.full(len(token_ids), run.class_names.index(label))
+    scores = attribute(classifier, token_ids, method, run.pooling, classes)  # (B, T)
     rankings = []
     for ids, example_scores in zip(token_ids, scores, strict=True):
         tokens = real_tokens(ids, vocabulary, class_token=False)  # (A,)
