@@ -66,9 +66,8 @@ class CheckpointTokenizer(keras.layers.Layer):
     def call(self, texts):
         texts = tf.convert_to_tensor(texts, dtype=tf.string)
         if self.pairs:
-            sides = tf.strings.split(texts, PAIR_MARK, maxsplit=1).to_tensor("", shape=[None, 2])
-            first, second = self._pieces(sides[:, 0]), self._pieces(sides[:, 1])
             paired = tf.strings.regex_full_match(texts, f"(?s).*{PAIR_MARK}.*")
+            first, second = (self._pieces(side) for side in _sides(texts, paired))
         else:
             first, second = self._pieces(texts), None
             paired = tf.zeros_like(texts, dtype=tf.bool)
@@ -139,6 +138,15 @@ class CheckpointTokenizer(keras.layers.Layer):
         config = dict(config)
         config["sequence_length"] = config.pop("output_sequence_length", None)
         return cls(**config)
+
+
+def _sides(texts, paired):
+    """(first, second) sides of joined pairs, as `pairs.split_pair` makes them: the join's
+    space on either side of the mark removed (byte-level BPE would read it), the second
+    side empty where a text is no pair."""
+    sides = tf.strings.split(texts, PAIR_MARK, maxsplit=1).to_tensor("", shape=[None, 2])
+    first = tf.where(paired, tf.strings.regex_replace(sides[:, 0], " $", ""), sides[:, 0])
+    return first, tf.strings.regex_replace(sides[:, 1], "^ ", "")
 
 
 def _first(pieces, counts):
