@@ -21,7 +21,7 @@ from inspection.methods.rollout import check_pooling
 from inspection.rendering.bertviz_export import write_bertviz_json
 from inspection.rendering.heatmaps import plot_attention_heads, plot_layer_averages
 from inspection.rendering.viewer import write_viewer
-from tokenization import WordPieceTokenizer
+from tokenization import CheckpointTokenizer
 
 
 @dataclasses.dataclass(frozen=True)
@@ -175,8 +175,8 @@ def export_attention(
 
 
 def find_text_vectorization(model):
-    """Returns the first `keras.layers.TextVectorization` or `WordPieceTokenizer` inside
-    `model` (searching nested models).
+    """Returns the first `keras.layers.TextVectorization` or checkpoint tokenizer
+    (`WordPieceTokenizer`, `ByteLevelBpeTokenizer`) inside `model` (searching nested models).
 
     Example:
     >>> vectorizer = find_text_vectorization(end_to_end_model)  # doctest: +SKIP
@@ -184,7 +184,7 @@ def find_text_vectorization(model):
     pending = [model]
     while pending:
         layer = pending.pop(0)
-        if isinstance(layer, (keras.layers.TextVectorization, WordPieceTokenizer)):
+        if isinstance(layer, (keras.layers.TextVectorization, CheckpointTokenizer)):
             return layer
         pending.extend(getattr(layer, "layers", []))
     raise ValueError(

@@ -7,8 +7,9 @@ modules in `tokenization`), so a saved `model.keras` loads in safe mode after
 """
 
 import layers  # noqa: F401  (registers the layers the saved models are made of)
+import tokenization.byte_level_bpe_tokenizer  # noqa: F401  (registers the BPE tokenizer)
 import tokenization.stop_words  # noqa: F401  (registers the stop-word standardisation)
-import tokenization.word_piece_tokenizer  # noqa: F401  (registers the tokenizer)
+import tokenization.word_piece_tokenizer  # noqa: F401  (registers the WordPiece tokenizer)
 from models.batch_prediction import predict_batches
 from models.end_to_end import (
     build_end_to_end_model,

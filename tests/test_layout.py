@@ -54,6 +54,7 @@ def test_registered_names_are_those_saved_models_carry():
         models.TransformerClassifier,
         PaddingMask,
         tokenization.WordPieceTokenizer,
+        tokenization.ByteLevelBpeTokenizer,
     ]
     for cls in [getattr(layers, name) for name in layers.__all__] + registered:
         assert keras.saving.get_registered_name(cls) == f"keras_attention_lab>{cls.__name__}"

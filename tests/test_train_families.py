@@ -1,6 +1,7 @@
-"""train.py with `model.pretrained` naming a DistilBERT or an ELECTRA checkpoint (tiny,
-saved by `transformers`): it starts from the checkpoint, fine-tunes, saves, and the
-saved model predicts raw strings; a DistilBERT reads text pairs without token types.
+"""train.py with `model.pretrained` naming a DistilBERT, an ELECTRA or a RoBERTa checkpoint
+(tiny, saved by `transformers`): it starts from the checkpoint, fine-tunes, saves, and the
+saved model predicts raw strings; a DistilBERT reads text pairs without token types, a
+RoBERTa as `<s> a </s></s> b </s>`.
 (tests/test_train_pretrained.py covers BERT and the options shared by every family.)"""
 
 import keras
@@ -20,7 +21,7 @@ from tokenization.pairs import join_pair
 TEXTS = ["the film was very good !", "bad , bad plot", "Café"]
 
 
-@pytest.mark.parametrize("model_type", ["distilbert", "electra"])
+@pytest.mark.parametrize("model_type", ["distilbert", "electra", "roberta"])
 def test_a_familys_checkpoint_fine_tunes_and_its_saved_model_predicts(
     tmp_path, data_file, hf_checkpoint, model_type
 ):
@@ -85,3 +86,31 @@ def test_a_distilbert_reads_a_pair_with_no_token_types(tmp_path, hf_checkpoint):
     # Pretrained without segments, DistilBERT tells the sides apart by [SEP] alone.
     assert classifier.encoder.separator_id is None
     assert not hasattr(classifier.encoder.embedding, "token_type_embedding")
+
+
+def test_a_roberta_fine_tunes_on_pairs_and_its_reloaded_model_predicts_the_same(
+    tmp_path, hf_checkpoint
+):
+    from engine import saved_run
+
+    pairs_file = write_pairs_fixture(tmp_path / "pairs.csv")
+    args = pretrained_args(
+        tmp_path,
+        pairs_file,
+        hf_checkpoint("roberta"),
+        "dataset.text_column=[first, second]",
+        "training.epochs=1",
+    )
+    assert train.main(args) == 0
+    vectorizer, classifier = saved_run.load_run(tmp_path / "tiny").parts
+    ids = vectorizer(np.array([join_pair("the film", "good")], dtype=object)).numpy()[0]
+    vocabulary = vectorizer.get_vocabulary()
+    # Our ids name the tokens: <pad> is 0, and the string of each id is the checkpoint's.
+    assert vocabulary[0] == "<pad>" and ids[-1] == 0
+    assert "".join(vocabulary[i] for i in ids if i) == "<s>theĠfilm</s></s>good</s>"
+    assert not hasattr(classifier.encoder.embedding, "token_type_embedding")
+    model = load_end_to_end_model(tmp_path / "tiny" / "model.keras")
+    safe = keras.saving.load_model(tmp_path / "tiny" / "model.keras", safe_mode=True)
+    texts = np.array([join_pair("the film", "good"), join_pair("bad  plot", "a film ")])
+    np.testing.assert_allclose(np.asarray(safe(texts)), np.asarray(model(texts)), atol=1e-6)
+    assert np.asarray(model(texts)).shape == (2, 2)

@@ -74,19 +74,19 @@ def split_pair(text: str) -> tuple[str, ...]:
 
 
 def separator_id(vocabulary) -> int:
-    """The id after which a pair's second side begins: a checkpoint's `[SEP]`, else the
-    pair mark's id in a vectorizer's vocabulary.
+    """The id after which a pair's second side begins: a checkpoint's `[SEP]` (RoBERTa's
+    `</s>`), else the pair mark's id in a vectorizer's vocabulary.
 
     Example:
     >>> separator_id(["", "[UNK]", "the", PAIR_MARK])
     3
     """
     vocabulary = list(vocabulary)
-    for token in ("[SEP]", PAIR_MARK):
+    for token in ("[SEP]", "</s>", PAIR_MARK):
         if token in vocabulary:
             return vocabulary.index(token)
     raise ValueError(
-        f"the vocabulary has neither [SEP] nor {PAIR_MARK!r}: it was not made for text pairs"
+        f"the vocabulary has no [SEP], </s> or {PAIR_MARK!r}: it was not made for text pairs"
     )
 
 

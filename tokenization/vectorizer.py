@@ -8,8 +8,8 @@ import numpy as np
 import tensorflow as tf
 
 from config import TextConfig
+from tokenization.checkpoint_tokenizer import CheckpointTokenizer
 from tokenization.stop_words import lower_strip_punctuation_drop_stop_words
-from tokenization.word_piece_tokenizer import WordPieceTokenizer
 
 # `text.sequence_length: auto` keeps this share of the training texts whole, rounded up to
 # a multiple of 8 within these bounds.
@@ -125,7 +125,7 @@ def token_counter(vectorizer):
     >>> token_counter(vectorizer)(["a b c d", "a"]).tolist()
     [4, 1]
     """
-    if isinstance(vectorizer, WordPieceTokenizer):
+    if isinstance(vectorizer, CheckpointTokenizer):
         uncapped = vectorizer.with_sequence_length(None)
     else:
         # Its standardisation and split; every token an id above 0 (padding).

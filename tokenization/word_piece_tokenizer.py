@@ -15,7 +15,7 @@ import keras
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-from tokenization.pairs import PAIR_MARK, shared_lengths
+from tokenization.checkpoint_tokenizer import CheckpointTokenizer
 
 # BERT's CJK blocks (`BasicTokenizer._is_chinese_char`): each character becomes a word.
 CJK_CHARACTERS = (
@@ -31,7 +31,7 @@ WORD_CHARACTER = r"[^\s\p{Z}\p{P}!-/:-@\[-`{-~]"
 
 
 @keras.saving.register_keras_serializable(package="keras_attention_lab")
-class WordPieceTokenizer(keras.layers.Layer):
+class WordPieceTokenizer(CheckpointTokenizer):
     """Strings `(B,)` -> WordPiece ids `[CLS] pieces [SEP]`, padded with `[PAD]`.
 
     Normalisation as the checkpoint's tokenizer is configured (Hugging Face
@@ -68,6 +68,8 @@ class WordPieceTokenizer(keras.layers.Layer):
     [[2, 4, 5, 3, 4, 3], [2, 4, 3, 0, 0, 0]]
     """
 
+    START, END, PAD, UNKNOWN = "[CLS]", "[SEP]", "[PAD]", "[UNK]"
+
     def __init__(
         self,
         vocabulary,
@@ -79,40 +81,16 @@ class WordPieceTokenizer(keras.layers.Layer):
         pairs=False,
         **kwargs,
     ):
-        kwargs.setdefault("dtype", "int64")
-        super().__init__(**kwargs)
-        self.trainable = False
-        vocabulary = [str(token) for token in vocabulary]
-        for token in ("[PAD]", "[UNK]", "[CLS]", "[SEP]"):
-            if token not in vocabulary:
-                raise ValueError(
-                    f"The vocabulary has no {token} token. Received: "
-                    f"vocabulary of {len(vocabulary)} tokens"
-                )
-        if vocabulary[0] != "[PAD]":
-            raise ValueError(
-                "`[PAD]` must be id 0 (the padding the models mask). Received: "
-                f"vocabulary[0]={vocabulary[0]!r}"
-            )
-        if sequence_length is not None and sequence_length < 2 + bool(pairs):
-            raise ValueError(
-                "`sequence_length` must leave room for [CLS] and [SEP] (and a second [SEP] "
-                f"with pairs). Received: sequence_length={sequence_length}, pairs={pairs}"
-            )
-        self.vocabulary = vocabulary
-        self.sequence_length = sequence_length
+        super().__init__(vocabulary, sequence_length, pairs, **kwargs)
         self.lowercase = bool(lowercase)
         self.strip_accents = strip_accents
         self.split_cjk = bool(split_cjk)
         self.max_word_length = int(max_word_length)
-        self.pairs = bool(pairs)
-        self.cls_id = vocabulary.index("[CLS]")
-        self.sep_id = vocabulary.index("[SEP]")
         # Four bytes a character at most: a word within max_word_length characters always
         # fits; longer ones are replaced by a word of more bytes than that (see `call`).
         self._max_bytes = 4 * self.max_word_length
         self._wordpiece = tf_text.FastWordpieceTokenizer(
-            vocabulary,
+            self.vocabulary,
             token_out_type=tf.int64,
             unknown_token="[UNK]",
             no_pretokenization=False,
@@ -143,88 +121,18 @@ class WordPieceTokenizer(keras.layers.Layer):
         )
         return tf.tensor_scatter_nd_update(texts, suspects, fixed)
 
-    def call(self, texts):
-        texts = tf.convert_to_tensor(texts, dtype=tf.string)
-        if self.pairs:
-            sides = tf.strings.split(texts, PAIR_MARK, maxsplit=1).to_tensor("", shape=[None, 2])
-            first, second = self._pieces(sides[:, 0]), self._pieces(sides[:, 1])
-            paired = tf.strings.regex_full_match(texts, f"(?s).*{PAIR_MARK}.*")
-        else:
-            first, second = self._pieces(texts), None
-            paired = tf.zeros_like(texts, dtype=tf.bool)
-        if self.sequence_length is not None:
-            budget = self.sequence_length - 2 - tf.cast(paired, tf.int64)  # (B,)
-            if second is None:
-                first = first[:, : self.sequence_length - 2]
-            else:
-                kept = shared_lengths(
-                    first.row_lengths(), second.row_lengths(), budget, tf.experimental.numpy
-                )
-                first, second = (_first(pieces, k) for pieces, k in zip((first, second), kept))
-        batch = tf.shape(texts)[0:1]
-        cls = tf.RaggedTensor.from_tensor(
-            tf.fill(tf.concat([batch, [1]], 0), tf.constant(self.cls_id, tf.int64))
-        )
-        sep = tf.RaggedTensor.from_tensor(
-            tf.fill(tf.concat([batch, [1]], 0), tf.constant(self.sep_id, tf.int64))
-        )
-        parts = [cls, first, sep]
-        if second is not None:  # The second side and its [SEP], on the pairs' rows only.
-            last = tf.RaggedTensor.from_row_lengths(
-                tf.fill([tf.reduce_sum(tf.cast(paired, tf.int32))], self.sep_id),
-                tf.cast(paired, tf.int64),
-            )
-            parts += [second, tf.cast(last, tf.int64)]
-        token_ids = tf.concat(parts, axis=1)  # (B, None)
-        shape = None if self.sequence_length is None else [None, self.sequence_length]
-        return token_ids.to_tensor(default_value=0, shape=shape)  # (B, T)
-
     def _pieces(self, texts):
         """The WordPiece ids of each text (B, None), ragged, uncapped."""
         return self._wordpiece.tokenize(self.normalize(texts))
-
-    def compute_output_spec(self, texts):
-        return keras.KerasTensor((texts.shape[0], self.sequence_length), dtype="int64")
-
-    def get_vocabulary(self):
-        return list(self.vocabulary)
-
-    def vocabulary_size(self):
-        return len(self.vocabulary)
-
-    def with_sequence_length(self, sequence_length):
-        """The same tokenizer with another cap."""
-        return WordPieceTokenizer.from_config(
-            {**self.get_config(), "output_sequence_length": sequence_length}
-        )
 
     def get_config(self):
         config = super().get_config()
         config.update(
             {
-                "vocabulary": self.get_vocabulary(),
-                # The key TextVectorization uses, so callers read the cap the same way.
-                "output_sequence_length": self.sequence_length,
                 "lowercase": self.lowercase,
                 "strip_accents": self.strip_accents,
                 "split_cjk": self.split_cjk,
                 "max_word_length": self.max_word_length,
-                "pairs": self.pairs,
             }
         )
         return config
-
-    def for_pairs(self):
-        """The same tokenizer reading texts as pairs."""
-        return WordPieceTokenizer.from_config({**self.get_config(), "pairs": True})
-
-    @classmethod
-    def from_config(cls, config):
-        config = dict(config)
-        config["sequence_length"] = config.pop("output_sequence_length", None)
-        return cls(**config)
-
-
-def _first(pieces, counts):
-    """The first `counts[i]` pieces of each row i of a ragged (B, None) tensor."""
-    return tf.ragged.boolean_mask(pieces, tf.ragged.range(pieces.row_lengths()) < counts[:, None])

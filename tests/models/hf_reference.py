@@ -4,8 +4,12 @@ reference our converted ones are checked against.
 Each family's checkpoint is a randomly initialised `transformers` model (with its
 pretraining heads, so the prefix and the unused heads are exercised, or the bare encoder),
 saved with `save_pretrained` (model.safetensors), plus a WordPiece tokenizer.json made by
-the `tokenizers` library. The reference hidden states are the same model's
-`last_hidden_state`, computed in float64.
+the `tokenizers` library (RoBERTa: a byte-level BPE trained by `tokenizers` on `BPE_CORPUS`,
+saved by `transformers`' RobertaTokenizer as tokenizer.json, vocab.json and merges.txt).
+The reference hidden states are the same model's `last_hidden_state`, computed in float64.
+
+Our ids are the checkpoint's with 0 and its padding id swapped (RoBERTa's `<pad>` is 1);
+`checkpoint_ids` maps ours back, written here again so the check shares no code with it.
 """
 
 import json
@@ -13,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from tokenizers import Tokenizer
+from tokenizers import ByteLevelBPETokenizer, Tokenizer
 from transformers import (
     BertConfig,
     BertForPreTraining,
@@ -25,6 +29,10 @@ from transformers import (
     ElectraForPreTraining,
     ElectraModel,
     PreTrainedModel,
+    RobertaConfig,
+    RobertaForMaskedLM,
+    RobertaModel,
+    RobertaTokenizer,
 )
 from transformers.utils import logging as transformers_logging
 
@@ -37,6 +45,17 @@ transformers_logging.disable_progress_bar()
 WIDTH, LAYERS, HEADS, INNER, POSITIONS = 32, 2, 4, 64, 64
 # ELECTRA-small's shape in miniature: embeddings narrower than the blocks, projected.
 ELECTRA_EMBEDDING = 16
+# What the tiny byte-level BPE is trained on: accents, CJK, an emoji, contractions, digits
+# and runs of whitespace, so that its merges cover them.
+BPE_CORPUS = [
+    "The film was very good!",
+    "bad, bad plot; not a good movie's plot",
+    "A café, playing: naïve résumé",
+    "一 好 電影很好 😀",
+    "don't you'll we've 1234567 numbers",
+    "  spaces   here  \t and\nnewlines\n\n",
+] * 3
+BPE_SPECIALS = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]  # fairseq's ids 0 to 3, then mask
 
 
 def _model(model_type, head, vocabulary_size):
@@ -67,6 +86,17 @@ def _model(model_type, head, vocabulary_size):
             max_position_embeddings=POSITIONS,
         )
         return (DistilBertForMaskedLM if head else DistilBertModel)(config)
+    if model_type == "roberta":
+        # Positions from pad_token_id + 1 = 2 on, as in roberta-base (514 for 512 tokens).
+        config = RobertaConfig(
+            **{**bert_sizes, "max_position_embeddings": POSITIONS + 2},
+            type_vocab_size=1,
+            pad_token_id=1,
+            bos_token_id=0,
+            eos_token_id=2,
+            layer_norm_eps=1e-5,
+        )
+        return (RobertaForMaskedLM if head else RobertaModel)(config)
     raise ValueError(f"no tiny {model_type} checkpoint")
 
 
@@ -79,15 +109,48 @@ def write_hf_checkpoint(folder, model_type, head=True, seed=0):
     """
     folder = Path(folder)
     torch.manual_seed(seed)
-    model = _model(model_type, head, len(TINY_VOCABULARY))
+    if model_type == "roberta":
+        vocabulary_size = write_bpe_tokenizer(folder)
+    else:
+        vocabulary_size = len(TINY_VOCABULARY)
+        write_tokenizer_json(folder / "tokenizer.json", TINY_VOCABULARY)
+    model = _model(model_type, head, vocabulary_size)
     with torch.no_grad():
         for name, parameter in model.named_parameters():
             noise = torch.randn_like(parameter)
             is_norm_scale = parameter.ndim == 1 and "norm" in name.lower() and "weight" in name
             parameter.copy_(1 + 0.1 * noise if is_norm_scale else 0.2 * noise)
     model.save_pretrained(folder)
-    write_tokenizer_json(folder / "tokenizer.json", TINY_VOCABULARY)
     return folder
+
+
+def write_bpe_tokenizer(folder, vocabulary_size=400) -> int:
+    """A byte-level BPE trained by `tokenizers` on `BPE_CORPUS`, saved by `transformers`'
+    RobertaTokenizer (tokenizer.json, vocab.json, merges.txt); returns its size."""
+    trained = ByteLevelBPETokenizer()
+    trained.train_from_iterator(
+        BPE_CORPUS, vocab_size=vocabulary_size, min_frequency=1, special_tokens=BPE_SPECIALS
+    )
+    trained.save_model(str(folder))  # vocab.json, merges.txt
+    vocabulary = json.loads((folder / "vocab.json").read_text())
+    lines = (folder / "merges.txt").read_text().splitlines()
+    merges = [tuple(line.split(" ")) for line in lines if line and not line.startswith("#")]
+    RobertaTokenizer(vocab=vocabulary, merges=merges).save_pretrained(folder)
+    return len(vocabulary)
+
+
+def padding_id(folder) -> int:
+    """The checkpoint's padding id (config.json's pad_token_id; 0 for the BERT families)."""
+    config = json.loads((Path(folder) / "config.json").read_text())
+    return config.get("pad_token_id", 0) if config["model_type"] == "roberta" else 0
+
+
+def checkpoint_ids(folder, ids):
+    """Our token ids (B, T) as the checkpoint's: 0 and its padding id swapped."""
+    ids, padding = np.array(ids), padding_id(folder)
+    swapped = ids.copy()
+    swapped[ids == 0], swapped[ids == padding] = padding, 0
+    return swapped
 
 
 def reference_encoder(folder) -> PreTrainedModel:
@@ -98,15 +161,21 @@ def reference_encoder(folder) -> PreTrainedModel:
 
 def _model_class(folder):
     model_type = json.loads((Path(folder) / "config.json").read_text())["model_type"]
-    return {"bert": BertModel, "distilbert": DistilBertModel, "electra": ElectraModel}[model_type]
+    return {
+        "bert": BertModel,
+        "distilbert": DistilBertModel,
+        "electra": ElectraModel,
+        "roberta": RobertaModel,
+    }[model_type]
 
 
 def reference_states(folder, token_ids, token_type_ids=None):
-    """`last_hidden_state` (B, T, D) float64 of the checkpoint's encoder for `token_ids`
-    (B, T), 0 = padding; `token_type_ids` only for families that have them."""
+    """`last_hidden_state` (B, T, D) float64 of the checkpoint's encoder for our
+    `token_ids` (B, T), 0 = padding; `token_type_ids` only for families that have them."""
     encoder = reference_encoder(folder)
-    token_ids = torch.as_tensor(np.asarray(token_ids))
-    inputs = dict(input_ids=token_ids, attention_mask=(token_ids != 0).long())
+    mask = torch.as_tensor(np.asarray(token_ids) != 0).long()
+    token_ids = torch.as_tensor(checkpoint_ids(folder, token_ids))
+    inputs = dict(input_ids=token_ids, attention_mask=mask)
     if token_type_ids is not None:
         inputs["token_type_ids"] = torch.as_tensor(np.asarray(token_type_ids))
     with torch.no_grad():
@@ -114,10 +183,12 @@ def reference_states(folder, token_ids, token_type_ids=None):
 
 
 def reference_ids(folder, texts):
-    """(ids, type ids), both (B, T) int arrays padded with 0: the `tokenizers` library's
-    encoding of `texts` (strings, or (first, second) pairs) by the folder's tokenizer.json."""
+    """(ids, type ids), both (B, T) int arrays padded with the checkpoint's padding id: the
+    `tokenizers` library's encoding of `texts` (strings, or (first, second) pairs) by the
+    folder's tokenizer.json."""
     tokenizer = Tokenizer.from_file(str(Path(folder) / "tokenizer.json"))
-    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    padding = padding_id(folder)
+    tokenizer.enable_padding(pad_id=padding, pad_token=tokenizer.id_to_token(padding))
     encodings = tokenizer.encode_batch(list(texts))
     return (
         np.array([encoding.ids for encoding in encodings]),

@@ -90,6 +90,8 @@ def load_checkpoint_weights(encoder, checkpoint: Checkpoint) -> int:
     """
     embedding, blocks, family = encoder.embedding, encoder.blocks, checkpoint.family
     tensors = read_tensors(checkpoint.folder, family)
+    if family.convert:  # RoBERTa: our ids' rows, positions from 0, no token types.
+        tensors = family.convert(tensors, checkpoint.padding_id)
     table = weight_table(embedding, blocks, checkpoint.num_heads, family)
     missing = [name for _, name, _ in table if name not in tensors]
     if missing:

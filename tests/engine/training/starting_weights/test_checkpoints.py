@@ -159,5 +159,6 @@ def test_a_folder_that_is_no_checkpoint_is_named(tmp_path):
         checkpoint_folder(str(tmp_path / "nowhere"))
     (tmp_path / "half").mkdir()
     (tmp_path / "half" / "config.json").write_text("{}")
-    with pytest.raises(DataError, match="has no model.safetensors, tokenizer.json or vocab.txt"):
+    missing = r"has no model.safetensors, tokenizer.json \(or vocab.txt, or vocab.json and merges"
+    with pytest.raises(DataError, match=missing):
         checkpoint_folder(str(tmp_path / "half"))

@@ -1,5 +1,6 @@
-"""Every checkpoint family (BERT, DistilBERT, ELECTRA) converted onto our layers computes what
-Hugging Face `transformers` computes from the same folder, on the same raw strings.
+"""Every checkpoint family (BERT, DistilBERT, ELECTRA, RoBERTa) converted onto our layers
+computes what Hugging Face `transformers` computes from the same folder, on the same raw
+strings.
 
 The checkpoints are tiny random models saved by `transformers` itself
 (`tests.models.hf_reference`); our tokenizer's ids are checked against the `tokenizers`
@@ -22,10 +23,14 @@ from engine.training.starting_weights.pretrained_encoder import load_pretrained_
 from models.transformer_classifier import build_encoder
 from tests.models.hf_reference import (
     ELECTRA_EMBEDDING,
+    POSITIONS,
     WIDTH,
+    checkpoint_ids,
+    padding_id,
     reference_ids,
     reference_states,
 )
+from tokenization.pairs import join_pair, separator_id
 
 TEXTS = ["The film was very good!", "bad", "A café, playing: not bad.", "一 好 movie's plot"]
 PAIRS = [("the film", "was very good !"), ("bad", "a plot")]
@@ -36,6 +41,8 @@ LAYOUTS = [
     ("distilbert", False),
     ("electra", True),
     ("electra", False),
+    ("roberta", True),
+    ("roberta", False),
 ]
 
 
@@ -54,8 +61,8 @@ def test_hidden_states_equal_transformers_on_raw_strings(hf_checkpoint, model_ty
     folder = hf_checkpoint(model_type, head)
     ids, ours, mask = our_ids_and_states(folder, TEXTS)
     expected_ids, _ = reference_ids(folder, TEXTS)
-    np.testing.assert_array_equal(ids, expected_ids)
-    np.testing.assert_array_equal(mask, expected_ids != 0)
+    np.testing.assert_array_equal(checkpoint_ids(folder, ids), expected_ids)
+    np.testing.assert_array_equal(mask, expected_ids != padding_id(folder))
     reference = reference_states(folder, ids)
     assert np.abs(ours[mask] - reference[mask]).max() < 1e-4
     # Not trivially close: the states are far from zero and differ between tokens.
@@ -106,6 +113,23 @@ def test_a_pair_reads_as_transformers_reads_the_tokenizers_encoding(hf_checkpoin
         assert np.abs(untyped[real] - reference[real]).max() > 0.1
 
 
+@pytest.mark.parametrize("head", [True, False])
+def test_a_roberta_pair_of_raw_strings_reads_as_transformers_reads_it(hf_checkpoint, head):
+    """`<s> a </s></s> b </s>`, no token types; positions from 2, its type row folded in."""
+    folder = hf_checkpoint("roberta", head)
+    checkpoint = read_checkpoint(folder)
+    texts = tf.constant([join_pair(a, b) for a, b in PAIRS])
+    ids = checkpoint.tokenizer().for_pairs()(texts).numpy()
+    expected, types = reference_ids(folder, PAIRS)
+    np.testing.assert_array_equal(checkpoint_ids(folder, ids), expected)
+    assert types.max() == 0 and checkpoint.max_positions == POSITIONS
+    encoder = pair_encoder(checkpoint, separator_id(checkpoint.vocabulary))
+    assert encoder.embedding.separator_id is None  # One token type: none derived.
+    ours = keras.ops.convert_to_numpy(encoder(ids))
+    reference, real = reference_states(folder, ids), ids != 0
+    assert np.abs(ours[real] - reference[real]).max() < 1e-4
+
+
 def test_the_encoder_model_with_a_projection_saves_and_reloads(hf_checkpoint, tmp_path):
     encoder = load_pretrained_encoder(hf_checkpoint("electra"))
     texts = tf.constant(TEXTS[:2])
@@ -124,7 +148,7 @@ def test_the_prefix_is_the_familys(hf_checkpoint, model_type):
     assert not any(name.startswith(f"{model_type}.") for name in prefixed)
 
 
-@pytest.mark.parametrize("model_type", ["deberta-v2", "modernbert", "roberta"])
+@pytest.mark.parametrize("model_type", ["deberta-v2", "modernbert", "xlm-roberta"])
 def test_an_unsupported_model_type_names_the_families_that_load(
     hf_checkpoint, tmp_path, model_type
 ):
@@ -138,7 +162,7 @@ def test_an_unsupported_model_type_names_the_families_that_load(
     message = str(error.value)
     assert f"is a {model_type!r} model" in message and "\n" not in message
     assert all(f"{name}: " in message for name in LOADED_FAMILIES)
-    assert list(LOADED_FAMILIES) == ["bert", "distilbert", "electra"]
+    assert list(LOADED_FAMILIES) == ["bert", "distilbert", "electra", "roberta"]
 
 
 @pytest.mark.parametrize(
