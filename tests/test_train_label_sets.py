@@ -14,6 +14,7 @@ import predict
 import train
 from engine import saved_run
 from engine.calibration import expected_calibration_error
+from engine.evaluation.faithfulness import tokenize
 from tests.helpers import tiny_args
 from tests.review_fixture import TOPICS, write_label_sets_fixture
 
@@ -128,8 +129,33 @@ def test_faithfulness_explains_each_texts_most_probable_label(sets_run):
     assert best["vs_random"]["comprehensiveness"]["ci95"][0] > 0.1
 
 
+def test_heads_are_measured_with_the_binary_cross_entropy(sets_run):
+    import keras
+
+    from inspection.methods.heads import head_ablation
+
+    assert evaluate.main([str(sets_run), "--heads", "30"]) == 0
+    report = json.loads((sets_run / "eval" / "test" / "heads.json").read_text())
+    run = saved_run.load_run(sets_run)
+    texts, labels = run.load_split("test")
+    token_ids = tokenize(run, texts[:30])
+    classifier = run.parts[1]
+    drops, rises, _ = head_ablation(classifier, token_ids, labels[:30])
+    # The full model's loss is its BCE: masking head (0, 0) changes it by what the
+    # report says, recomputed here from the model's probabilities.
+    full = np.asarray(classifier(token_ids, training=False))
+    bce = float(
+        keras.losses.binary_crossentropy(labels[:30].astype("float32"), full).numpy().mean()
+    )
+    assert 0 < bce < 0.7  # a learnt model's BCE, not a softmax cross-entropy of sets
+    first = next(h for h in report["heads"] if (h["layer"], h["head"]) == (0, 0))
+    assert first["ablation_loss_increase"] == pytest.approx(rises[0, 0], abs=1e-5)
+    assert first["ablation_accuracy_drop"] == pytest.approx(drops[0, 0], abs=1e-6)
+    assert all(np.isfinite(h["importance"]) and h["importance"] >= 0 for h in report["heads"])
+
+
 def test_what_evaluate_does_not_yet_measure_is_one_line(sets_run, capsys):
-    for flag in (["--tokens"], ["--heads"]):
+    for flag in (["--tokens"], ["--compare", str(sets_run)]):
         capsys.readouterr()
         assert evaluate.main([str(sets_run), *flag]) == 2
         error = capsys.readouterr().err.strip()

@@ -131,8 +131,8 @@ def measure(staging, run, data_name, texts, labels, probabilities, requests, dat
             f"{run.run_dir}: --tokens does not yet rank the words of text pairs (one ranking "
             "per side is planned); the other measurements take pairs"
         )
-    asked = [flag for flag, value in (("--tokens", requests.tokens), ("--heads",
-             requests.heads), ("--compare", requests.others)) if value]  # fmt: skip
+    asked = [flag for flag, value in (("--tokens", requests.tokens), ("--compare",
+             requests.others)) if value]  # fmt: skip
     if asked and run.is_multi_label:
         raise DataError(
             f"{run.run_dir}: {', '.join(asked)} do not yet measure multi-label runs (one "

@@ -104,7 +104,8 @@ def head_importance(classifier, token_ids, labels, batch_size=32):
     """Michel et al.'s importance (L, N) float64: the mean over the examples of
     |dL_x / d head_mask|, each example's cross-entropy L_x differentiated at a mask of
     ones; one backward pass per batch gives every example's gradient, through a mask of
-    its own (B, L, N)."""
+    its own (B, L, N). A multi-label classifier's L_x is its binary cross-entropy, the
+    mean over the labels (`labels` multi-hot (E, C)), as it was trained."""
     shape = _head_mask_shape(classifier)
     importance = np.zeros(shape)
     for start in range(0, len(token_ids), batch_size):
@@ -115,18 +116,18 @@ def head_importance(classifier, token_ids, labels, batch_size=32):
             tape.watch(mask)
             logits = classifier(ids, training=False, head_mask=mask, return_logits=True)["logits"]
             # Each example's mask reaches only its own loss: the sum's gradient is theirs.
-            loss = tf.reduce_sum(
-                keras.losses.sparse_categorical_crossentropy(targets, logits, from_logits=True)
-            )
+            loss = tf.reduce_sum(_example_losses(targets, logits, classifier.multi_label))
         importance += np.abs(tape.gradient(loss, mask).numpy()).sum(axis=0)
     return importance / max(len(token_ids), 1)
 
 
 def head_ablation(classifier, token_ids, labels, batch_size=32):
     """(accuracy drop, loss increase, loss change) (L, N) each: every head masked alone,
-    against the full model, over the examples. The loss change is the mean of each
-    example's |change of loss|: what Michel et al.'s importance estimates to first order
-    (a head can help some examples and hurt others, which the mean increase nets out).
+    against the full model, over the examples (a multi-label classifier's accuracy: the
+    share of its label decisions right at 0.5; its loss the binary cross-entropy). The
+    loss change is the mean of each example's |change of loss|: what Michel et al.'s
+    importance estimates to first order (a head can help some examples and hurt others,
+    which the mean increase nets out).
 
     Masking a head of block l leaves the blocks below it as they are: their states are
     computed once per block and every head of block l runs from there (`start_block`),
@@ -153,15 +154,14 @@ def head_ablation(classifier, token_ids, labels, batch_size=32):
             input_signature=[ids_spec, states_spec, mask_spec],
         )
 
-        def of(mask):  # (right or not (E,), cross-entropy (E,)) under `mask`
+        def of(mask):  # (share right (E,), cross-entropy (E,)) under `mask`
             predicted = np.concatenate(
                 [
                     top(ids, hidden, mask).numpy().astype(np.float64)
                     for (ids, _), hidden in zip(batches, states)
                 ]
             )
-            picked = predicted[np.arange(len(targets)), targets]
-            return predicted.argmax(axis=-1) == targets, -np.log(np.maximum(picked, 1e-12))
+            return _scored(predicted, targets, classifier.multi_label)
 
         return of
 
@@ -181,6 +181,31 @@ def head_ablation(classifier, token_ids, labels, batch_size=32):
             rises[layer, head] = (losses - full_losses).mean()
             changes[layer, head] = np.abs(losses - full_losses).mean()
     return drops, rises, changes
+
+
+def _example_losses(targets, logits, multi_label):
+    """Each example's cross-entropy (B,) of its logits, as the classifier was trained."""
+    if multi_label:
+        return keras.losses.binary_crossentropy(
+            tf.cast(targets, tf.float32), logits, from_logits=True
+        )
+    return keras.losses.sparse_categorical_crossentropy(targets, logits, from_logits=True)
+
+
+def _scored(predicted, targets, multi_label):
+    """(share right (E,), cross-entropy (E,)) of probabilities `predicted` (E, C).
+
+    Example:
+    >>> right, losses = _scored(np.array([[0.9, 0.2]]), np.array([[1, 1]]), True)
+    >>> right.tolist(), [round(float(loss), 4) for loss in losses]  # -(ln .9 + ln .2) / 2
+    ([0.5], [0.8574])
+    """
+    if multi_label:
+        targets = np.asarray(targets, np.float64)
+        given = np.clip(np.where(targets > 0.5, predicted, 1 - predicted), 1e-12, 1.0)
+        return ((predicted >= 0.5) == (targets > 0.5)).mean(axis=1), -np.log(given).mean(axis=1)
+    picked = predicted[np.arange(len(targets)), targets]
+    return predicted.argmax(axis=-1) == targets, -np.log(np.maximum(picked, 1e-12))
 
 
 def _head_mask_shape(classifier):
