@@ -3,6 +3,7 @@ classifier whose thresholds are chosen on validation and kept; evaluate, predict
 SavedModel give sets; bad input is one line."""
 
 import json
+import shutil
 
 import numpy as np
 import pandas as pd
@@ -154,8 +155,30 @@ def test_heads_are_measured_with_the_binary_cross_entropy(sets_run):
     assert all(np.isfinite(h["importance"]) and h["importance"] >= 0 for h in report["heads"])
 
 
+def test_compare_sets_two_runs_sets_at_their_own_thresholds(sets_run, tmp_path):
+    other = tmp_path / "strict"
+    shutil.copytree(sets_run, other, ignore=shutil.ignore_patterns("eval"))
+    names = sorted(TOPICS)
+    (other / "thresholds.json").write_text(json.dumps({name: 0.999999 for name in names}))
+    assert evaluate.main([str(sets_run), "--compare", str(other)]) == 0
+    folder = sets_run / "eval" / "test"
+    (path,) = folder.glob("compare_strict-*.json")
+    report = json.loads(path.read_text())
+    table = pd.read_csv(folder / "predictions.csv", keep_default_na=False)
+    assert report["metric"] == "subset_accuracy"
+    # The strict copy gives every text the empty set: it agrees where the run does, and
+    # is right on the texts without a topic.
+    assert report["agreement"] == pytest.approx((table["predicted_labels"] == "").mean())
+    assert report["other_accuracy"] == pytest.approx((table["true_labels"] == "").mean())
+    assert report["accuracy"] == pytest.approx(
+        (table["true_labels"] == table["predicted_labels"]).mean()
+    )
+    assert all(entry["other_label"] == "" for entry in report["disagreements"])
+    assert "subset accuracy" in path.with_suffix(".md").read_text()
+
+
 def test_what_evaluate_does_not_yet_measure_is_one_line(sets_run, capsys):
-    for flag in (["--tokens"], ["--compare", str(sets_run)]):
+    for flag in (["--tokens"],):
         capsys.readouterr()
         assert evaluate.main([str(sets_run), *flag]) == 2
         error = capsys.readouterr().err.strip()

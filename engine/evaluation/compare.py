@@ -10,9 +10,13 @@ folder and a hash of its path (`compare_file`):
                    "median_spearman", "changed_words": {LABEL: [{"word", "count",
                    "run_attribution", "other_attribution", "change"}, ...]}}
     compare_<other>-<hash>.md    the same as tables
-The accuracy difference (RUN minus OTHER) has a paired bootstrap interval over the texts;
+Two multi-label runs are compared on their label sets, each at its own thresholds: a
+text agrees when both give it the same set, and "accuracy" is the share of texts whose
+whole set is right ("metric": "subset_accuracy"); labels are shown as "a|b". The accuracy
+difference (RUN minus OTHER) has a paired bootstrap interval over the texts;
 disagreements come most confident first (the larger of the two runs' probabilities of
-their own label). Attributions are compared toward each text's gold label on the first
+their own label). Attributions are compared toward each text's gold label (a label
+set's: RUN's most probable label) on the first
 `limit` texts: per text, the Spearman correlation of the two runs' word scores over the
 words both runs see (a WordPiece run and a word-level run split some words differently),
 then the median; per class, the words (in at least `min_count` texts) whose mean
@@ -28,6 +32,7 @@ from scipy.stats import spearmanr
 
 from engine import runs
 from engine.evaluation.faithfulness import tokenize
+from engine.label_sets import predicted_names, predicted_sets
 from inspection.methods.attribution import DEFAULT_METHOD
 from inspection.methods.bootstrap import paired_bootstrap
 from inspection.methods.forward_passes import probabilities
@@ -56,7 +61,13 @@ def compare_file(other_dir, suffix=".json"):
 
 
 def check_same_labels(run, other):
-    """A RunError unless the two runs predict the same classes in the same order."""
+    """A RunError unless the two runs predict the same classes in the same order, both
+    one per text or both sets."""
+    if run.is_multi_label != other.is_multi_label:
+        raise runs.RunError(
+            f"{run.run_dir} and {other.run_dir}: one gives each text a set of labels, the "
+            "other one label; compare runs of one problem shape"
+        )
     if list(run.class_names) != list(other.class_names):
         raise runs.RunError(
             f"{run.run_dir} and {other.run_dir} predict different classes "
@@ -81,28 +92,34 @@ def compare_runs(
     labels = np.asarray(labels, dtype=np.int64)
     other_ids = tokenize(other, list(texts))
     other_probabilities = probabilities(other.parts[1], other_ids, PREDICTION_BATCH_SIZE)
-    predicted, other_predicted = run_probabilities.argmax(-1), other_probabilities.argmax(-1)
-    summary, difference = paired_bootstrap(
-        {"run": predicted == labels, "other": other_predicted == labels}
-    )
+    if run.is_multi_label:
+        verdicts = [_set_verdicts(each, p, labels) for each, p in
+                    ((run, run_probabilities), (other, other_probabilities))]  # fmt: skip
+    else:
+        verdicts = [_class_verdicts(each, p, labels) for each, p in
+                    ((run, run_probabilities), (other, other_probabilities))]  # fmt: skip
+    (_, right, shown), (_, other_right, other_shown) = verdicts
+    summary, difference = paired_bootstrap({"run": right, "other": other_right})
     accuracy_difference = difference("run", "other")
-    differing = np.flatnonzero(predicted != other_predicted)
+    differing = np.flatnonzero([a != b for a, b in zip(shown, other_shown)])
     confidence = np.maximum(
         run_probabilities[differing].max(-1), other_probabilities[differing].max(-1)
     )
-    names = run.class_names
+    truth = _shown_truth(run, labels)
     disagreements = [
         {
             "position": int(index),
             "text": str(texts[index]),
-            "label": names[labels[index]],
-            "run_label": names[predicted[index]],
+            "label": truth[index],
+            "run_label": shown[index],
             "run_probability": float(run_probabilities[index].max()),
-            "other_label": names[other_predicted[index]],
+            "other_label": other_shown[index],
             "other_probability": float(other_probabilities[index].max()),
         }
         for index in differing[np.argsort(-confidence, kind="stable")]
     ]
+    # Attributions toward each text's gold label; a label set's: its most probable label.
+    explained = run_probabilities.argmax(-1) if run.is_multi_label else labels
     scored = [
         _word_scores(each, ids[:limit], method, batch_size)
         for each, ids in ((run, tokenize(run, list(texts[:limit]))), (other, other_ids))
@@ -112,7 +129,8 @@ def compare_runs(
         "other": str(other.run_dir),
         "split": split,
         "examples": len(texts),
-        "agreement": float(np.mean(predicted == other_predicted)),
+        "metric": "subset_accuracy" if run.is_multi_label else "accuracy",
+        "agreement": float(np.mean([a == b for a, b in zip(shown, other_shown)])),
         "accuracy": summary["run"]["mean"],
         "other_accuracy": summary["other"]["mean"],
         "accuracy_difference": accuracy_difference["mean"],
@@ -120,12 +138,34 @@ def compare_runs(
         "disagreements": disagreements,
         "attribution_examples": min(limit, len(texts)),
         "method": method,
-        "median_spearman": _median_spearman(*scored, labels[:limit]),
+        "median_spearman": _median_spearman(*scored, explained[:limit]),
         "changed_words": {
             name: _changed_words(scored[0][label], scored[1][label], min_count)
-            for label, name in enumerate(names)
+            for label, name in enumerate(run.class_names)
         },
     }
+
+
+def _class_verdicts(run, probabilities_, labels):
+    """(predicted classes (E,), right (E,), the class names shown (E,))."""
+    predicted = probabilities_.argmax(-1)
+    return predicted, predicted == labels, [run.class_names[index] for index in predicted]
+
+
+def _set_verdicts(run, probabilities_, labels):
+    """A label set run's (predicted sets (E, C), the whole set right (E,), the sets shown
+    as "a|b" (E,)), at the run's own thresholds."""
+    predicted = predicted_sets(probabilities_, run.thresholds)
+    shown = ["|".join(names) for names in predicted_names(probabilities_, run.thresholds,
+                                                           run.class_names)]  # fmt: skip
+    return predicted, (predicted == (labels > 0)).all(axis=1), shown
+
+
+def _shown_truth(run, labels):
+    names = np.asarray(run.class_names, dtype=object)
+    if run.is_multi_label:
+        return ["|".join(names[row > 0]) for row in labels]
+    return list(names[labels])
 
 
 def _word_scores(run, token_ids, method, batch_size):
@@ -179,11 +219,12 @@ def comparison_table(report, disagreements=TABLE_DISAGREEMENTS):
     """The report as Markdown: the headline, the disagreements, the changed words."""
     low, high = report["accuracy_difference_ci"]
     spearman = report["median_spearman"]
+    metric = report.get("metric", "accuracy").replace("_", " ")
     lines = [
         f"# {report['run']} against {report['other']} on {report['split']}",
         "",
         f"- examples: {report['examples']}; agreement {100 * report['agreement']:.2f}%",
-        f"- accuracy {100 * report['accuracy']:.2f} against "
+        f"- {metric} {100 * report['accuracy']:.2f} against "
         f"{100 * report['other_accuracy']:.2f}: difference "
         f"{100 * report['accuracy_difference']:+.2f} points [95% CI {100 * low:+.2f}, "
         f"{100 * high:+.2f}]",
