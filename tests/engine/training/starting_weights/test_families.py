@@ -1,6 +1,6 @@
-"""Every checkpoint family (BERT, DistilBERT, ELECTRA, RoBERTa) converted onto our layers
-computes what Hugging Face `transformers` computes from the same folder, on the same raw
-strings.
+"""Every checkpoint family (BERT, DistilBERT, ELECTRA, RoBERTa, XLM-RoBERTa) converted
+onto our layers computes what Hugging Face `transformers` computes from the same folder,
+on the same raw strings.
 
 The checkpoints are tiny random models saved by `transformers` itself
 (`tests.models.hf_reference`); our tokenizer's ids are checked against the `tokenizers`
@@ -43,6 +43,15 @@ LAYOUTS = [
     ("electra", False),
     ("roberta", True),
     ("roberta", False),
+    ("xlm-roberta", True),
+    ("xlm-roberta", False),
+]
+# XLM-RoBERTa's own: scripts, NFKC folds, unknown characters, spaces, a long word.
+MULTILINGUAL = [
+    "Der Film war sehr gut, wirklich schön.",
+    "映画はとても良かった 😀",
+    "  ﬁlm  ＡＢＣ ሰላም\u0085x ",
+    "supercalifragilisticexpialidocious",
 ]
 
 
@@ -59,8 +68,9 @@ def our_ids_and_states(folder, texts):
 @pytest.mark.parametrize("model_type, head", LAYOUTS)
 def test_hidden_states_equal_transformers_on_raw_strings(hf_checkpoint, model_type, head):
     folder = hf_checkpoint(model_type, head)
-    ids, ours, mask = our_ids_and_states(folder, TEXTS)
-    expected_ids, _ = reference_ids(folder, TEXTS)
+    texts = TEXTS + MULTILINGUAL if model_type == "xlm-roberta" else TEXTS
+    ids, ours, mask = our_ids_and_states(folder, texts)
+    expected_ids, _ = reference_ids(folder, texts)
     np.testing.assert_array_equal(checkpoint_ids(folder, ids), expected_ids)
     np.testing.assert_array_equal(mask, expected_ids != padding_id(folder))
     reference = reference_states(folder, ids)
@@ -113,10 +123,13 @@ def test_a_pair_reads_as_transformers_reads_the_tokenizers_encoding(hf_checkpoin
         assert np.abs(untyped[real] - reference[real]).max() > 0.1
 
 
+@pytest.mark.parametrize("model_type", ["roberta", "xlm-roberta"])
 @pytest.mark.parametrize("head", [True, False])
-def test_a_roberta_pair_of_raw_strings_reads_as_transformers_reads_it(hf_checkpoint, head):
+def test_a_roberta_pair_of_raw_strings_reads_as_transformers_reads_it(
+    hf_checkpoint, model_type, head
+):
     """`<s> a </s></s> b </s>`, no token types; positions from 2, its type row folded in."""
-    folder = hf_checkpoint("roberta", head)
+    folder = hf_checkpoint(model_type, head)
     checkpoint = read_checkpoint(folder)
     texts = tf.constant([join_pair(a, b) for a, b in PAIRS])
     ids = checkpoint.tokenizer().for_pairs()(texts).numpy()
@@ -148,7 +161,7 @@ def test_the_prefix_is_the_familys(hf_checkpoint, model_type):
     assert not any(name.startswith(f"{model_type}.") for name in prefixed)
 
 
-@pytest.mark.parametrize("model_type", ["deberta-v2", "modernbert", "xlm-roberta"])
+@pytest.mark.parametrize("model_type", ["deberta-v2", "modernbert", "t5"])
 def test_an_unsupported_model_type_names_the_families_that_load(
     hf_checkpoint, tmp_path, model_type
 ):
@@ -162,7 +175,7 @@ def test_an_unsupported_model_type_names_the_families_that_load(
     message = str(error.value)
     assert f"is a {model_type!r} model" in message and "\n" not in message
     assert all(f"{name}: " in message for name in LOADED_FAMILIES)
-    assert list(LOADED_FAMILIES) == ["bert", "distilbert", "electra", "roberta"]
+    assert list(LOADED_FAMILIES) == ["bert", "distilbert", "electra", "roberta", "xlm-roberta"]
 
 
 @pytest.mark.parametrize(
