@@ -1,21 +1,30 @@
-"""Speed of our pretrained encoder against keras-hub's BertBackbone, same weights and shapes.
+"""Speed of our pretrained encoder against keras-hub's backbone of its family, same weights.
 
 Usage:
     python bench/bench_pretrained_encoder.py [--checkpoint all_minilm_l6_v2] [--batch 32]
         [--lengths 64 256] [--repeats 10] [--dropout 0.1] [--keras-hub-gelu exact]
+    python bench/bench_pretrained_encoder.py --family roberta --random-checkpoint base
     python bench/bench_pretrained_encoder.py --quick   # small shapes, to check the script
 
-Both encoders hold the same checkpoint (all-MiniLM-L6-v2 by default, or a Hugging Face
-folder): ours is built from token ids and filled by `starting_weights.checkpoints`' weight table,
-keras-hub's `BertBackbone.from_preset(<the folder>)` by its own `convert_bert.py`. The
-checkpoint says `hidden_act: gelu`, the exact (erf) GELU that ours and Hugging Face's BERT
-compute; keras-hub's BertBackbone hard-codes the tanh approximation, which moves MiniLM's
-outputs by about 3e-3. So its feed-forward activation is set to the exact GELU, both compute
-the same function, and the bench first checks that: the largest difference of the
-last hidden states on real text and on the timed batches must be within 1e-4, else it
-exits 1 (`--keras-hub-gelu tanh` times keras-hub as shipped; the check stays on the exact one).
+Both encoders hold the same checkpoint: all-MiniLM-L6-v2 by default, a Hugging Face
+folder (`--checkpoint`), or a randomly initialised one (`--random-checkpoint base|tiny`,
+written by `transformers` into a temporary folder: bench/random_checkpoint.py). Ours is
+built from token ids and filled by `starting_weights.checkpoints`' weight table; keras-hub's
+by `<Backbone>.from_preset(<the folder>)`, its own Hugging Face converter
+(bench/keras_hub_families.py): BertBackbone for BERT, DistilBertBackbone for DistilBERT,
+RobertaBackbone for RoBERTa (fed the checkpoint's ids: ours have 0 and RoBERTa's padding id
+swapped). ELECTRA is not benched: keras-hub has no converter of its Hugging Face folders
+(keras-hub issue #2989).
 
-Timed, on batches of random WordPiece ids with no padding (so both do the same work):
+The checkpoints compute the exact (erf) GELU, as ours does. keras-hub's BertBackbone
+hard-codes the tanh approximation, which moves MiniLM's outputs by about 3e-3, so its
+feed-forward activation is set to the exact GELU (DistilBertBackbone and RobertaBackbone
+ship the exact one). The bench first checks that both compute the same function: the
+largest difference of the last hidden states at real tokens, on real text and on the timed
+batches, must be within 1e-4, else it exits 1 (`--keras-hub-gelu tanh` times keras-hub
+with the tanh GELU; the check stays on the exact one).
+
+Timed, on batches of random token ids with no padding (so both do the same work):
 inference (a forward pass, training=False, to the sequence output) and a train step
 (forward with dropout, mean-pooled states into a Dense head, cross-entropy, gradients and
 an AdamW update of every weight the loss reaches). Each is one `tf.function`; after
@@ -28,7 +37,6 @@ feed-forward; a train step is 3 forward passes plus the head); FLOP/s is that ov
 median time, and the share of peak divides it by a float32 matmul timed the same way.
 """
 
-import argparse
 import dataclasses
 import datetime
 import os
@@ -44,13 +52,18 @@ import keras_hub  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from bench_attention import interleaved_medians_ms  # noqa: E402  (bench/ is the script's folder)
+from keras_hub_families import (  # noqa: E402
+    KERAS_HUB_FAMILIES,
+    build_keras_hub,
+    encoder_ids,
+    forward_functions,
+    set_gelu,
+    trainable_weights,
+)
+from pretrained_encoder_args import DEFAULT_CHECKPOINT, parse_args  # noqa: E402
 from train_cost import forward_flops, matmul_peak_flops  # noqa: E402
 
 from config import ModelConfig  # noqa: E402
-from engine.training.starting_weights.checkpoints import (  # noqa: E402
-    checkpoint_folder,
-    read_checkpoint,
-)
 from engine.training.starting_weights.pretrained_encoder import encoder_from_token_ids  # noqa: E402
 
 TOLERANCE = 1e-4  # largest |ours - keras-hub| of a hidden state allowed
@@ -58,63 +71,18 @@ NUM_CLASSES, LEARNING_RATE, WEIGHT_DECAY = 2, 1e-4, 0.01
 ENCODERS = ("ours", "keras-hub")
 MODES = ("inference", "train step")
 # Real text for the equality check, in words both the MiniLM and the tests' tiny vocabulary
-# know; padded to the longest, so the padding masks are exercised too.
+# know (and the random checkpoints' tokenizers are made to spell); padded to the longest,
+# so the padding masks are exercised too.
 SENTENCES = (
     "The film was very good!",
     "A bad movie, not the plot.",
     "Acting in the cafe's play was not very good, the plot was.",
 )
-QUICK = dict(batch=2, lengths=[8, 16], repeats=3, warmups=1, peak_size=256)
 
 
 def build_ours(checkpoint, dropout):
     """Our encoder, token ids (B, T) -> last hidden states (B, T, D), with the weights."""
     return encoder_from_token_ids(checkpoint, dropout=dropout, attention_dropout=dropout)
-
-
-def build_keras_hub(checkpoint, dropout):
-    """keras-hub's BertBackbone from the same folder (its Hugging Face converter)."""
-    # dropout: embeddings, attention weights and both residual branches, as ours above.
-    return keras_hub.models.BertBackbone.from_preset(str(checkpoint.folder), dropout=dropout)
-
-
-def set_gelu(backbone, approximate):
-    """Sets the feed-forward activation of every block of a BertBackbone.
-
-    BertBackbone takes no activation argument (it builds `gelu_approximate`); the Dense
-    layer reads `activation` when called, so setting it before tracing changes the graph.
-    """
-    for block in backbone.transformer_layers:
-        block._feedforward_intermediate_dense.activation = lambda x: keras.activations.gelu(
-            x, approximate=approximate
-        )
-
-
-def forward_functions(ours, backbone):
-    """{encoder: (token_ids (B, T), training) -> last hidden states (B, T, D)}."""
-
-    def keras_hub_forward(token_ids, training):
-        inputs = {
-            "token_ids": token_ids,
-            "segment_ids": tf.zeros_like(token_ids),
-            "padding_mask": tf.not_equal(token_ids, 0),
-        }  # (B, T) each
-        return backbone(inputs, training=training)["sequence_output"]
-
-    return {
-        "ours": lambda token_ids, training: ours(token_ids, training=training),
-        "keras-hub": keras_hub_forward,
-    }
-
-
-def trainable_weights(ours, backbone):
-    """{encoder: the variables the train step's loss reaches}: all of ours; keras-hub's
-    less its pooler (a Dense on [CLS] whose output the mean-pooled head does not use)."""
-    pooler = {id(variable) for variable in backbone.get_layer("pooled_dense").weights}
-    return {
-        "ours": list(ours.trainable_variables),
-        "keras-hub": [v for v in backbone.trainable_variables if id(v) not in pooler],
-    }
 
 
 def make_train_step(forward, variables, d_model):
@@ -154,13 +122,13 @@ def step_flops(checkpoint, batch, length):
 
 
 def max_difference(a, b, token_ids):
-    """Largest |a - b| over the hidden states (B, T, D) of real tokens (id != 0)."""
+    """Largest |a - b| over the hidden states (B, T, D) of real tokens (our id != 0)."""
     real = np.asarray(token_ids) != 0
     return float(np.abs(np.asarray(a) - np.asarray(b))[real].max())
 
 
 def sentence_ids(checkpoint):
-    """SENTENCES as WordPiece ids (B, T), padded with 0 to the longest."""
+    """SENTENCES as our token ids (B, T), padded with 0 to the longest."""
     return tf.cast(checkpoint.tokenizer()(tf.constant(SENTENCES)), tf.int32)
 
 
@@ -168,57 +136,6 @@ def random_ids(vocabulary_size, batch, length):
     """(batch, length) ids drawn from the vocabulary, never 0: every token is real."""
     rng = np.random.default_rng(length)
     return tf.constant(rng.integers(1, vocabulary_size, size=(batch, length)), tf.int32)
-
-
-def parse_args(argv):
-    """(arguments, checkpoint): the command line, with `warmups` and `peak_size` added and
-    --quick's sizes filled in; a bad value exits 2 (argparse)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--checkpoint",
-        default="all_minilm_l6_v2",
-        help="a registered checkpoint or a Hugging Face BERT folder",
-    )
-    parser.add_argument("--batch", type=int, default=32)
-    parser.add_argument("--lengths", type=int, nargs="+", default=[64, 256])
-    parser.add_argument("--repeats", type=int, default=10)
-    parser.add_argument(
-        "--dropout",
-        type=float,
-        default=0.1,
-        help="dropout of both encoders in the train step (BERT's 0.1)",
-    )
-    parser.add_argument(
-        "--keras-hub-gelu",
-        choices=("exact", "tanh"),
-        default="exact",
-        help="keras-hub's timed activation: exact (the checkpoint's GELU, "
-        "the same function as ours) or tanh (BertBackbone as shipped)",
-    )
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help=f"check the script: batch {QUICK['batch']}, lengths "
-        f"{QUICK['lengths']}, {QUICK['repeats']} repeats, a small peak matmul",
-    )
-    args = parser.parse_args(argv)
-    args.warmups, args.peak_size = 2, 2048
-    if args.quick:
-        args.batch, args.lengths, args.repeats = QUICK["batch"], QUICK["lengths"], QUICK["repeats"]
-        args.warmups, args.peak_size = QUICK["warmups"], QUICK["peak_size"]
-    elif args.repeats < 10:
-        parser.error(
-            f"--repeats must be at least 10 for stable medians (--quick to check the "
-            f"script). Received: {args.repeats}"
-        )
-    checkpoint = read_checkpoint(checkpoint_folder(args.checkpoint))
-    too_long = [length for length in args.lengths if length > checkpoint.max_positions]
-    if too_long:
-        parser.error(
-            f"--lengths must be at most the checkpoint's {checkpoint.max_positions} "
-            f"positions. Received: {too_long[0]}"
-        )
-    return args, checkpoint
 
 
 def inference_functions(forwards):
@@ -229,36 +146,45 @@ def inference_functions(forwards):
     }
 
 
-def largest_difference(checkpoint, ours, backbone, forwards, batches):
+def largest_difference(checkpoint, backbone, forwards, batches):
     """The largest |ours - keras-hub| with the exact GELU, on SENTENCES and the timed
-    `batches` (which traces the inference steps), printed with keras-hub as shipped."""
+    `batches` ({length: {encoder: ids}}; this traces the inference steps), printed with
+    keras-hub as shipped."""
     text = sentence_ids(checkpoint)
-    set_gelu(backbone, approximate=True)
-    shipped = max_difference(ours(text), forwards["keras-hub"](text, False), text)
+    ids = encoder_ids(checkpoint, text)
+
+    def difference(functions, ids):
+        states = {name: functions[name](ids[name]) for name in ENCODERS}
+        return max_difference(states["ours"], states["keras-hub"], ids["ours"])
+
+    eager = {name: (lambda x, f=forward: f(x, False)) for name, forward in forwards.items()}
+    shipped = difference(eager, ids)  # before any activation is set: as keras-hub builds it
     set_gelu(backbone, approximate=False)
-    differences = [max_difference(ours(text), forwards["keras-hub"](text, False), text)]
     inference = inference_functions(forwards)
-    for token_ids in batches.values():
-        differences.append(
-            max_difference(*(inference[name](token_ids) for name in ENCODERS), token_ids)
-        )
-    difference = max(differences)
+    largest = max([difference(eager, ids)] + [difference(inference, b) for b in batches.values()])
+    shipped_gelu = KERAS_HUB_FAMILIES[checkpoint.family.model_type].shipped_gelu
     print(
-        f"max |ours - keras-hub| of the last hidden states, real tokens: {difference:.1e} "
+        f"max |ours - keras-hub| of the last hidden states, real tokens: {largest:.1e} "
         f"(exact GELU; {text.shape[0]} sentences and the timed batches; tolerance "
-        f"{TOLERANCE:.0e}); keras-hub as shipped (tanh GELU): {shipped:.1e}"
+        f"{TOLERANCE:.0e}); keras-hub as shipped ({shipped_gelu} GELU): {shipped:.1e}"
     )
-    return difference
+    return largest
 
 
 def print_timings(args, checkpoint, batches, inference, train, peak):
     """The setup, then a table row per (length, mode): medians, ratio, FLOP/s, share of peak."""
-    title = os.path.basename(os.path.normpath(args.checkpoint))
+    family = checkpoint.family.title
+    source = (
+        f"random {args.random_checkpoint} checkpoint"
+        if args.random_checkpoint
+        else os.path.basename(os.path.normpath(args.checkpoint or DEFAULT_CHECKPOINT))
+    )
     print(
-        f"{title}: {checkpoint.num_layers} blocks, d_model {checkpoint.d_model}, "
-        f"{checkpoint.num_heads} heads, intermediate {checkpoint.intermediate_dim}; batch "
-        f"{args.batch}, no padding, dropout {args.dropout} in the train step, AdamW; "
-        f"keras-hub with the {args.keras_hub_gelu} GELU"
+        f"{family}, {source}: {checkpoint.num_layers} blocks, d_model {checkpoint.d_model}, "
+        f"{checkpoint.num_heads} heads, intermediate {checkpoint.intermediate_dim}, "
+        f"{len(checkpoint.vocabulary)} tokens; batch {args.batch}, no padding, dropout "
+        f"{args.dropout} in the train step, AdamW; keras-hub's "
+        f"{KERAS_HUB_FAMILIES[args.family].backbone.__name__} with the {args.keras_hub_gelu} GELU"
     )
     print(
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores, "
@@ -269,16 +195,16 @@ def print_timings(args, checkpoint, batches, inference, train, peak):
     print(f"peak: float32 matmul {args.peak_size}x{args.peak_size}, {peak / 1e9:.1f} GFLOP/s")
     print()
     print(
-        "| length | mode | ours (ms) | keras-hub (ms) | ours / keras-hub | ours (GFLOP/s) "
-        "| share of peak |"
+        "| family | length | mode | ours (ms) | keras-hub (ms) | ours / keras-hub "
+        "| ours (GFLOP/s) | share of peak |"
     )
-    print("|---:|---|---:|---:|---:|---:|---:|", flush=True)
-    for length, token_ids in batches.items():
-        labels = tf.constant(np.arange(args.batch) % NUM_CLASSES)
+    print("|---|---:|---|---:|---:|---:|---:|---:|", flush=True)
+    labels = tf.constant(np.arange(args.batch) % NUM_CLASSES)
+    for length, ids in batches.items():
         steps = {
-            "inference": {name: (lambda f=inference[name], x=token_ids: f(x)) for name in ENCODERS},
+            "inference": {name: (lambda f=inference[name], x=ids[name]: f(x)) for name in ENCODERS},
             "train step": {
-                name: (lambda f=train[name], x=token_ids, y=labels: f(x, y)) for name in ENCODERS
+                name: (lambda f=train[name], x=ids[name]: f(x, labels)) for name in ENCODERS
             },
         }
         flops = step_flops(checkpoint, args.batch, length)
@@ -286,7 +212,7 @@ def print_timings(args, checkpoint, batches, inference, train, peak):
             ms = interleaved_medians_ms(steps[mode], args.repeats, args.warmups)
             rate = flops[mode] / (ms["ours"] / 1000)
             print(
-                f"| {length} | {mode} | {ms['ours']:.1f} | {ms['keras-hub']:.1f} | "
+                f"| {family} | {length} | {mode} | {ms['ours']:.1f} | {ms['keras-hub']:.1f} | "
                 # 3 significant digits: a tiny --quick model on a busy CPU runs well
                 # under 0.1 GFLOP/s, which one decimal printed as 0.0.
                 f"{ms['ours'] / ms['keras-hub']:.2f} | {rate / 1e9:.3g} | {rate / peak:.1%} |",
@@ -294,18 +220,18 @@ def print_timings(args, checkpoint, batches, inference, train, peak):
             )
 
 
-def main(argv=None):
-    args, checkpoint = parse_args(argv)
+def run(args, checkpoint):
+    """Checks the two encoders compute the same function, then times them; the exit code."""
     keras.utils.set_random_seed(0)
     ours, backbone = build_ours(checkpoint, args.dropout), build_keras_hub(checkpoint, args.dropout)
-    forwards = forward_functions(ours, backbone)
+    forwards = forward_functions(ours, backbone, checkpoint)
     batches = {
-        length: random_ids(len(checkpoint.vocabulary), args.batch, length)
+        length: encoder_ids(checkpoint, random_ids(len(checkpoint.vocabulary), args.batch, length))
         for length in args.lengths
     }
 
-    # 1. The same function: keras-hub as shipped (tanh GELU), then with the exact GELU.
-    difference = largest_difference(checkpoint, ours, backbone, forwards, batches)
+    # 1. The same function: keras-hub as shipped, then with the exact GELU.
+    difference = largest_difference(checkpoint, backbone, forwards, batches)
     if not difference <= TOLERANCE:  # NaN fails too
         print(
             f"bench_pretrained_encoder: the encoders differ by {difference:.1e} > "
@@ -324,6 +250,15 @@ def main(argv=None):
     }
     print_timings(args, checkpoint, batches, inference, train, peak)
     return 0
+
+
+def main(argv=None):
+    args, checkpoint = parse_args(argv, __doc__.splitlines()[0], SENTENCES)
+    try:
+        return run(args, checkpoint)
+    finally:
+        if args.scratch is not None:
+            args.scratch.cleanup()
 
 
 if __name__ == "__main__":
