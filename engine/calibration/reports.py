@@ -19,6 +19,7 @@ from engine.calibration import (
     brier_score,
     confidences,
     coverage_curve,
+    ece_if_calibrated,
     expected_calibration_error,
     reliability_bins,
     scaled,
@@ -36,8 +37,11 @@ def write_calibration_reports(output_dir, labels, probabilities, temperature=Non
     model's probabilities alone), calibration.json (`calibration_summary`) and, for one
     label per text, coverage.csv and its plot; returns the metrics they add: ece, brier
     and the accuracy at each of COVERAGES."""
+    noise, noise_high = ece_if_calibrated(labels, probabilities, multi_label)
     metrics = {
         "ece": expected_calibration_error(labels, probabilities, multi_label),
+        "ece_if_calibrated": noise,
+        "ece_if_calibrated_p95": noise_high,
         "brier": brier_score(labels, probabilities, multi_label),
     }
     before = probabilities

@@ -29,6 +29,8 @@ def test_a_set_trains_evaluates_and_makes_its_row(tmp_path, builtin_data_dir, ca
     # The saved model's ECE is the one train.py computed after scaling, up to float32.
     assert row["saved_model_test_ece"] == pytest.approx(row["test_ece_after"], abs=1e-3)
     assert row["goal_met"] == (evaluated["ece"] <= bench.GOAL_ECE)
+    assert 0 < row["ece_if_calibrated"] <= row["ece_if_calibrated_p95"]
+    assert row["within_noise"] == (evaluated["ece"] <= evaluated["ece_if_calibrated_p95"])
     table = (out / "calibration.md").read_text()
     assert table.startswith("| set | T |") and "| reviews | " in table
     capsys.readouterr()

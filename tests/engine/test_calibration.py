@@ -15,6 +15,7 @@ from engine import saved_run
 from engine.calibration import (
     calibrate,
     coverage_curve,
+    ece_if_calibrated,
     expected_calibration_error,
     scaled,
 )
@@ -142,3 +143,19 @@ def test_evaluate_calibrate_folds_a_temperature_into_an_uncalibrated_run(
     assert evaluate.main([str(run_dir), "--calibrate"]) == 2
     error = capsys.readouterr().err.strip()
     assert error.count("\n") == 0 and "is calibrated already (temperature" in error
+
+
+def test_the_ece_of_a_calibrated_model_is_what_drawn_labels_give():
+    """ece_if_calibrated against expected_calibration_error on labels drawn from the
+    probabilities themselves; and a model always sure and right has none."""
+    rng = np.random.default_rng(3)
+    top = rng.uniform(0.5, 1.0, size=800)
+    probabilities = np.stack([top, 1 - top], axis=1)
+    drawn = [
+        expected_calibration_error((rng.random(800) >= top).astype(int), probabilities)
+        for _ in range(300)
+    ]
+    mean, high = ece_if_calibrated([0] * 800, probabilities)
+    assert mean == pytest.approx(np.mean(drawn), rel=0.1)
+    assert high == pytest.approx(np.percentile(drawn, 95), rel=0.15)
+    assert ece_if_calibrated([0, 0], np.array([[1.0, 0.0], [1.0, 0.0]])) == (0.0, 0.0)
