@@ -38,11 +38,15 @@ def test_write_reports_files(tmp_path):
         tmp_path, ["a", "b", "c"], labels, probabilities, ["neg", "pos"], worst=5
     )
     assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "calibration.json",
         "confusion_matrix.csv",
         "confusion_matrix.png",
+        "coverage.csv",
+        "coverage.png",
         "metrics.json",
         "per_class.csv",
         "predictions.csv",
+        "reliability.png",
         "worst_mistakes.csv",
     ]
     assert metrics["accuracy"] == pytest.approx(2 / 3)

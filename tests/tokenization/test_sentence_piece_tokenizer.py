@@ -16,7 +16,7 @@ from engine.training.starting_weights.checkpoints import read_checkpoint
 from engine.training.starting_weights.sentencepiece_model import read_pieces
 from engine.training.starting_weights.tokenizer_files import read_tokenizer
 from tests.models.hf_reference import SPM_CORPUS, write_hf_checkpoint
-from tests.tokenization.test_byte_level_bpe_tokenizer import BPE_CASES
+from tests.tokenization.test_byte_level_bpe_tokenizer import BPE_CASES, as_theirs, theirs
 from tests.tokenization.test_word_piece_tokenizer import HARD_CASES
 from tokenization.pairs import join_pair
 
@@ -45,22 +45,6 @@ PAIRS = [
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
     return write_hf_checkpoint(tmp_path_factory.mktemp("xlmr"), "xlm-roberta")
-
-
-def theirs(folder, texts, cap=None):
-    """The `tokenizers` library's ids (`<s>`=0, `<pad>`=1), longest-first truncated to cap."""
-    reference = Tokenizer.from_file(str(folder / "tokenizer.json"))
-    reference.no_padding()
-    if cap:
-        reference.enable_truncation(cap, strategy="longest_first")
-    else:
-        reference.no_truncation()
-    return [encoding.ids for encoding in reference.encode_batch(texts)]
-
-
-def as_theirs(rows):
-    """Our id rows without padding, in the checkpoint's ids (0 and 1 swapped back)."""
-    return [[{0: 1, 1: 0}.get(int(i), int(i)) for i in row if i != 0] for row in rows]
 
 
 def test_hard_cases_give_the_tokenizers_ids_eager_and_in_a_graph(folder):

@@ -105,7 +105,7 @@ class LiveRun:
             ),
         ):
             try:
-                found[name] = read()
+                found[name] = _within_run(read(), self.run.run_dir)
             except (ExportError, ValueError) as error:
                 found[name] = None
                 problems.append(str(error))
@@ -295,3 +295,20 @@ def run_names(run_dirs):
         )
         names.append(tail(index, depth))
     return names
+
+
+def _within_run(block, run_dir):
+    """`block` with every "source" path made relative to the run folder: the page names
+    runs, never paths on the server (docs/live_lab.md)."""
+    if isinstance(block, dict):
+        return {
+            key: (
+                str(Path(value).relative_to(run_dir))
+                if key == "source"
+                and isinstance(value, str)
+                and Path(value).is_relative_to(run_dir)
+                else _within_run(value, run_dir)
+            )
+            for key, value in block.items()
+        }
+    return block

@@ -97,3 +97,19 @@ def test_run_names_are_never_absolute_paths():
         "y/runs/default",
         "int8",
     ]
+
+
+def test_the_panels_name_files_within_the_run_never_server_paths(tmp_path):
+    from engine.evaluation.live.live_run import _within_run
+
+    run_dir = tmp_path / "runs" / "tiny"
+    block = {
+        "calibration": {"source": str(run_dir / "eval" / "test" / "calibration.json")},
+        "slices": {"source": str(run_dir / "eval" / "validation" / "slices.json"), "n": 3},
+        "elsewhere": {"source": "/other/place.json"},
+    }
+    assert _within_run(block, run_dir) == {
+        "calibration": {"source": "eval/test/calibration.json"},
+        "slices": {"source": "eval/validation/slices.json", "n": 3},
+        "elsewhere": {"source": "/other/place.json"},
+    }
