@@ -120,3 +120,18 @@ def make_records():
             )
         )
     return records
+
+
+# A bench's train.py overrides that train in seconds, from scratch (model.pretrained=null
+# keeps it off any checkpoint).
+TINY_RECIPE = [
+    "model.pretrained=null",
+    "model.d_model=16",
+    "model.num_heads=2",
+    "model.intermediate_dim=32",
+    "text.vocabulary_size=2000",
+    "text.sequence_length=32",
+    "training.epochs=1",
+    "training.steps_per_epoch=4",
+    "training.batch_size=16",
+]

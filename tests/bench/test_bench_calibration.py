@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import bench_calibration as bench  # noqa: E402
 
-from tests.bench.test_bench_own_file import TINY_RECIPE  # noqa: E402
+from tests.helpers import TINY_RECIPE  # noqa: E402
 
 
 def test_a_set_trains_evaluates_and_makes_its_row(tmp_path, builtin_data_dir, capsys):

@@ -14,18 +14,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import bench_own_file as bench  # noqa: E402
 import own_file_data  # noqa: E402
 
-# Trains in seconds, from scratch: model.pretrained=null keeps it off any checkpoint.
-TINY_RECIPE = [
-    "model.pretrained=null",
-    "model.d_model=16",
-    "model.num_heads=2",
-    "model.intermediate_dim=32",
-    "text.vocabulary_size=2000",
-    "text.sequence_length=32",
-    "training.epochs=1",
-    "training.steps_per_epoch=4",
-    "training.batch_size=16",
-]
+from tests.helpers import TINY_RECIPE  # noqa: E402
+
 HIERARCHIES = {"alt", "comp", "misc", "rec", "sci", "soc", "talk"}
 
 

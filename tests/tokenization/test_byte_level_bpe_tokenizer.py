@@ -8,31 +8,10 @@ import tensorflow as tf
 from tokenizers import Tokenizer
 
 from tests.models.hf_reference import write_bpe_tokenizer
-from tests.tokenization.test_word_piece_tokenizer import HARD_CASES
+from tests.tokenization.tokenizer_cases import BPE_CASES, HARD_CASES, as_theirs, theirs
 from tokenization import ByteLevelBpeTokenizer
 from tokenization.pairs import join_pair
 
-# GPT-2's split at its edges: whitespace runs (look-ahead), contractions, the marks other
-# tokenizers use inside ("६"), NUL (tensorflow-text's regex stops at it), Unicode spaces.
-BPE_CASES = [
-    "repeated    spaces  here",
-    " leading",
-    "trailing ",
-    "  both  ",
-    "  ",
-    "a \nb",
-    "tab\tand\nnewline\n\nend",
-    "x\r\ny",
-    "don't you'll WE'VE it's 's's",
-    "  's",
-    "1234567 3.14 ①②",
-    "a\u00a0b\u2009c\u3000d\x85e\x0bf",
-    "६ ६६ a६",
-    "\x00nul\x7f x \x00\x00!y",
-    "e\u0301 combining",
-    "一 好 movie's 電影很好",
-    "supercalifragilisticexpialidocious " * 3,
-]
 PAIRS = [
     ("The film was very good!", "bad, bad plot"),
     ("a  b", "  trailing  "),
@@ -58,22 +37,6 @@ def ours_of(folder, **options):
     lines = (folder / "merges.txt").read_text(encoding="utf-8").splitlines()
     merges = [line for line in lines if line and not line.startswith("#")]
     return ByteLevelBpeTokenizer(vocabulary, merges, **options)
-
-
-def theirs(folder, texts, cap=None):
-    """The `tokenizers` library's ids (`<s>`=0, `<pad>`=1), longest-first truncated to cap."""
-    reference = Tokenizer.from_file(str(folder / "tokenizer.json"))
-    reference.no_padding()
-    if cap:
-        reference.enable_truncation(cap, strategy="longest_first")
-    else:
-        reference.no_truncation()
-    return [encoding.ids for encoding in reference.encode_batch(texts)]
-
-
-def as_theirs(rows):
-    """Our id rows without padding, in the checkpoint's ids (0 and 1 swapped back)."""
-    return [[{0: 1, 1: 0}.get(int(i), int(i)) for i in row if i != 0] for row in rows]
 
 
 def test_hard_cases_give_the_tokenizers_ids_eager_and_in_a_graph(bpe_folder):

@@ -16,8 +16,7 @@ from engine.training.starting_weights.checkpoints import read_checkpoint
 from engine.training.starting_weights.sentencepiece_model import read_pieces
 from engine.training.starting_weights.tokenizer_files import read_tokenizer
 from tests.models.hf_reference import SPM_CORPUS, write_hf_checkpoint
-from tests.tokenization.test_byte_level_bpe_tokenizer import BPE_CASES, as_theirs, theirs
-from tests.tokenization.test_word_piece_tokenizer import HARD_CASES
+from tests.tokenization.tokenizer_cases import BPE_CASES, HARD_CASES, as_theirs, theirs
 from tokenization.pairs import join_pair
 
 # What SentencePiece's normaliser and the Unigram lattice meet beyond the shared cases:

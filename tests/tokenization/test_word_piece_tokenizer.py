@@ -7,37 +7,8 @@ import tensorflow as tf
 from tokenizers import Tokenizer
 
 from tests.models.bert_reference import TINY_VOCABULARY, write_tokenizer_json
+from tests.tokenization.tokenizer_cases import HARD_CASES
 from tokenization import WordPieceTokenizer
-
-HARD_CASES = [
-    "Hello, World!",
-    "Café naïve résumé ÀÉÎ",
-    "中文字符 and 日本語",
-    "emoji 😀👍🏽 ok",
-    "ctrl\x00\x07char\u200b zero\ufeffwidth",
-    "",
-    "   ",
-    "a" * 100,
-    "a" * 101,
-    "é" * 60,
-    "é" * 101,
-    "x" + "é" * 100,
-    "ﬁ ß İstanbul ǅ",
-    "don't stop-believing... $5.00 #1 @user",
-    "tab\there\nnewline\r\n",
-    "ＦＵＬＬ　ｗｉｄｔｈ",
-    "\u0301 combining",
-    "x\u00adsoft hyphen",
-    "Ωmega ΣΙΓΜΑ Ελλάδα",
-    "\ufffd bad \ue000 private",
-    "a\u2028b\u00a0c",
-    "ʼnŉ ﬀ Ǆ ẞ",
-    "℃ ½ ① ™",
-    "¿Qué? ¡Sí! «guillemets» — dash … ellipsis",
-    "\U0001f600\u200d\U0001f600",
-    "The film was good, not bad!",
-    "THE FILMS WERE ACTED " * 20,
-]
 
 
 def reference_ids(tokenizer_json, texts, cap=None):
