@@ -120,11 +120,21 @@ def confidences(labels, probabilities, multi_label=False):
     return probabilities.max(axis=-1), probabilities.argmax(axis=-1) == np.asarray(labels)
 
 
+def bin_index(confidence, bins=BINS) -> np.ndarray:
+    """Each confidence's equal-width bin, right-closed (the first also holds 0).
+
+    Example:
+    >>> bin_index(np.array([0.0, 0.1, 0.11, 1.0]), bins=10).tolist()
+    [0, 0, 1, 9]
+    """
+    return np.clip(np.ceil(np.asarray(confidence) * bins).astype(int) - 1, 0, bins - 1)
+
+
 def reliability_bins(confidence, right, bins=BINS) -> pd.DataFrame:
-    """Per equal-width bin of `confidence` (right-closed, the first also holds 0): its
-    count, mean confidence and accuracy (empty bins left out)."""
-    index = np.clip(np.ceil(np.asarray(confidence) * bins).astype(int) - 1, 0, bins - 1)
-    table = pd.DataFrame({"bin": index, "confidence": confidence, "right": right})
+    """Per equal-width bin of `confidence` (`bin_index`): its count, mean confidence and
+    accuracy (empty bins left out)."""
+    table = pd.DataFrame({"bin": bin_index(confidence, bins), "confidence": confidence,
+                          "right": right})  # fmt: skip
     grouped = table.groupby("bin")
     return pd.DataFrame(
         {
@@ -143,9 +153,16 @@ def expected_calibration_error(labels, probabilities, multi_label=False, bins=BI
     0.4
     """
     confidence, right = confidences(labels, probabilities, multi_label)
-    table = reliability_bins(confidence, right, bins)
-    weights = table["count"] / len(confidence)
-    return round(float((weights * (table["accuracy"] - table["confidence"]).abs()).sum()), 6)
+    index = bin_index(confidence, bins)
+    confidence_sums = np.bincount(index, confidence, minlength=bins)
+    return round(_binned_gap(index, right, confidence_sums, bins), 6)
+
+
+def _binned_gap(index, right, confidence_sums, bins=BINS) -> float:
+    """ECE from the bins' sums: n_b / n * |accuracy_b - confidence_b| summed over the bins
+    is |right_b - confidence sum_b| summed, over n."""
+    gaps = np.abs(np.bincount(index, right, minlength=bins) - confidence_sums)
+    return float(gaps.sum() / len(index))
 
 
 def ece_if_calibrated(labels, probabilities, multi_label=False, draws=DRAWS, seed=0):
@@ -162,15 +179,13 @@ def ece_if_calibrated(labels, probabilities, multi_label=False, draws=DRAWS, see
     True
     """
     confidence, _ = confidences(labels, probabilities, multi_label)
-    index = np.clip(np.ceil(confidence * BINS).astype(int) - 1, 0, BINS - 1)
+    index = bin_index(confidence)
     confidence_sums = np.bincount(index, confidence, minlength=BINS)  # (bins,)
     rng = np.random.default_rng(seed)
-    errors = []
-    for _ in range(draws):
-        right = rng.random(len(confidence)) < confidence
-        # n_b / n * |accuracy_b - confidence_b| = |right_b - confidence sum_b| / n
-        gap = np.abs(np.bincount(index, right, minlength=BINS) - confidence_sums)
-        errors.append(gap.sum() / len(confidence))
+    errors = [
+        _binned_gap(index, rng.random(len(confidence)) < confidence, confidence_sums)
+        for _ in range(draws)
+    ]
     return round(float(np.mean(errors)), 6), round(float(np.percentile(errors, 95)), 6)
 
 

@@ -47,9 +47,6 @@ def write_calibration_reports(output_dir, labels, probabilities, temperature=Non
     before = probabilities
     if temperature is not None:  # the saved model's are scaled: undo it for "before"
         before = scaled(probabilities, 1 / np.asarray(temperature), multi_label)
-    plot_reliability(labels, before, probabilities, multi_label).savefig(
-        output_dir / RELIABILITY_PLOT, dpi=100
-    )
     curve = None
     if not multi_label:
         curve = coverage_curve(labels, probabilities)
@@ -59,8 +56,12 @@ def write_calibration_reports(output_dir, labels, probabilities, temperature=Non
             metrics[f"accuracy_at_{round(coverage * 100)}_coverage"] = accuracy_at_coverage(
                 labels, probabilities, coverage
             )
-    summary = calibration_summary(labels, before, probabilities, temperature, multi_label, curve)
-    output_dir.joinpath(CALIBRATION_FILE).write_text(json.dumps({**summary, **metrics}) + "\n")
+    summary = {
+        **calibration_summary(labels, before, probabilities, temperature, multi_label, curve),
+        **metrics,
+    }
+    output_dir.joinpath(CALIBRATION_FILE).write_text(json.dumps(summary) + "\n")
+    plot_reliability(summary).savefig(output_dir / RELIABILITY_PLOT, dpi=100)
     return metrics
 
 
@@ -93,17 +94,18 @@ def calibration_summary(labels, before, after, temperature, multi_label, curve) 
     }
 
 
-def plot_reliability(labels, before, after, multi_label=False) -> Figure:
-    """The reliability diagram: accuracy per confidence bin, before and after scaling."""
+def plot_reliability(summary) -> Figure:
+    """The reliability diagram of calibration.json's `summary`: accuracy per confidence
+    bin, before and after scaling (what the viewer draws)."""
     figure = Figure(figsize=(6, 6))
     axes = figure.subplots()
     axes.plot([0, 1], [0, 1], color="grey", linestyle=":", label="perfect calibration")
-    for name, probabilities, style in (("before", before, "o--"), ("after", after, "s-")):
-        table = reliability_bins(*confidences(labels, probabilities, multi_label))
-        ece = expected_calibration_error(labels, probabilities, multi_label)
-        axes.plot(table["confidence"], table["accuracy"], style, label=f"{name} (ECE {ece:.3f})")
-    subject = "each label's probability" if multi_label else "top probability"
-    axes.set(xlabel=f"confidence ({subject}, {BINS} bins)", ylabel="accuracy",
+    for name, ece, style in (("before", summary["ece_before"], "o--"),
+                             ("after", summary["ece"], "s-")):  # fmt: skip
+        bins = summary["bins"][name]
+        axes.plot([row["confidence"] for row in bins], [row["accuracy"] for row in bins], style,
+                  label=f"{name} (ECE {ece:.3f})")  # fmt: skip
+    axes.set(xlabel=f"confidence ({summary['subject']}, {BINS} bins)", ylabel="accuracy",
              xlim=(0, 1), ylim=(0, 1), title="Reliability")  # fmt: skip
     axes.legend(loc="upper left")
     return figure
