@@ -17,7 +17,7 @@ from sklearn.metrics import accuracy_score, f1_score, hamming_loss, precision_re
 
 from engine import runs
 from engine.calibration.reports import write_calibration_reports
-from engine.reports import EPSILON
+from engine.reports import EPSILON, classification_metrics
 
 PER_LABEL_FILE = "per_label.csv"
 # The thresholds tried for each label; 0.5 where validation has no example of it.
@@ -67,6 +67,17 @@ def predicted_names(probabilities, thresholds, class_names) -> list[list[str]]:
     return [list(names[row]) for row in predicted_sets(probabilities, thresholds)]
 
 
+def set_names(sets, class_names) -> list[str]:
+    """Each row of bool `sets` (N, C) as its labels' names joined by "|" ("" for none).
+
+    Example:
+    >>> set_names(np.array([[True, True], [False, False]]), ["a", "b"])
+    ['a|b', '']
+    """
+    names = np.asarray(class_names, dtype=object)
+    return ["|".join(names[np.asarray(row, dtype=bool)]) for row in sets]
+
+
 def label_set_metrics(labels, probabilities, thresholds) -> dict:
     """micro, macro and per-example (samples) F1, subset accuracy (the whole set right),
     Hamming loss (the share of wrong label decisions) and the mean binary cross-entropy.
@@ -97,6 +108,29 @@ def label_set_metrics(labels, probabilities, thresholds) -> dict:
     }
 
 
+def split_metrics(predictions, class_names, thresholds=None) -> dict:
+    """{split: metrics} of {split: (probabilities, labels)}: `classification_metrics`, or
+    with `thresholds` (a multi-label run's) `label_set_metrics`."""
+    return {
+        split: (
+            classification_metrics(labels, probabilities, len(class_names))
+            if thresholds is None
+            else label_set_metrics(labels, probabilities, thresholds)
+        )
+        for split, (probabilities, labels) in predictions.items()
+    }
+
+
+def scored_splits(predictions, class_names, multi_label, run_dir) -> dict:
+    """`split_metrics`, a multi-label run's at thresholds chosen on the validation split
+    first and written to `run_dir` (as training and `evaluate.py --calibrate` do)."""
+    thresholds = None
+    if multi_label:
+        thresholds = choose_thresholds(*predictions["validation"][::-1])
+        write_thresholds(run_dir, class_names, thresholds)
+    return split_metrics(predictions, class_names, thresholds)
+
+
 def write_label_set_reports(
     output_dir, texts, labels, probabilities, class_names, thresholds, worst=20, temperature=None
 ) -> dict:
@@ -120,13 +154,10 @@ def write_label_set_reports(
         "label": class_names, "precision": precision, "recall": recall, "f1": f1,
         "support": support, "threshold": thresholds,
     }).to_csv(output_dir / PER_LABEL_FILE, index=False, float_format="%.4f")  # fmt: skip
-    names = np.asarray(class_names, dtype=object)
     table = pd.DataFrame({
         "text": np.asarray(texts, dtype=object),
-        "true_labels": ["|".join(names[row]) for row in truth],
-        "predicted_labels": [
-            "|".join(labels) for labels in predicted_names(probabilities, thresholds, names)
-        ],
+        "true_labels": set_names(truth, class_names),
+        "predicted_labels": set_names(predicted, class_names),
         "wrong_labels": (truth != predicted).sum(axis=1),
     })  # fmt: skip
     for column, name in enumerate(class_names):

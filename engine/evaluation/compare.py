@@ -32,7 +32,7 @@ from scipy.stats import spearmanr
 
 from engine import runs
 from engine.evaluation.faithfulness import tokenize
-from engine.label_sets import predicted_names, predicted_sets
+from engine.label_sets import predicted_sets, set_names
 from inspection.methods.attribution import DEFAULT_METHOD
 from inspection.methods.bootstrap import paired_bootstrap
 from inspection.methods.forward_passes import probabilities
@@ -92,16 +92,13 @@ def compare_runs(
     labels = np.asarray(labels, dtype=np.int64)
     other_ids = tokenize(other, list(texts))
     other_probabilities = probabilities(other.parts[1], other_ids, PREDICTION_BATCH_SIZE)
-    if run.is_multi_label:
-        verdicts = [_set_verdicts(each, p, labels) for each, p in
-                    ((run, run_probabilities), (other, other_probabilities))]  # fmt: skip
-    else:
-        verdicts = [_class_verdicts(each, p, labels) for each, p in
-                    ((run, run_probabilities), (other, other_probabilities))]  # fmt: skip
-    (_, right, shown), (_, other_right, other_shown) = verdicts
+    verdict = _set_verdict if run.is_multi_label else _class_verdict
+    right, shown = verdict(run, run_probabilities, labels)
+    other_right, other_shown = verdict(other, other_probabilities, labels)
     summary, difference = paired_bootstrap({"run": right, "other": other_right})
     accuracy_difference = difference("run", "other")
-    differing = np.flatnonzero([a != b for a, b in zip(shown, other_shown)])
+    agree = np.array([a == b for a, b in zip(shown, other_shown)], dtype=bool)
+    differing = np.flatnonzero(~agree)
     confidence = np.maximum(
         run_probabilities[differing].max(-1), other_probabilities[differing].max(-1)
     )
@@ -130,7 +127,7 @@ def compare_runs(
         "split": split,
         "examples": len(texts),
         "metric": "subset_accuracy" if run.is_multi_label else "accuracy",
-        "agreement": float(np.mean([a == b for a, b in zip(shown, other_shown)])),
+        "agreement": float(agree.mean()),
         "accuracy": summary["run"]["mean"],
         "other_accuracy": summary["other"]["mean"],
         "accuracy_difference": accuracy_difference["mean"],
@@ -146,26 +143,23 @@ def compare_runs(
     }
 
 
-def _class_verdicts(run, probabilities_, labels):
-    """(predicted classes (E,), right (E,), the class names shown (E,))."""
+def _class_verdict(run, probabilities_, labels):
+    """(right (E,), the predicted class names (E,))."""
     predicted = probabilities_.argmax(-1)
-    return predicted, predicted == labels, [run.class_names[index] for index in predicted]
+    return predicted == labels, [run.class_names[index] for index in predicted]
 
 
-def _set_verdicts(run, probabilities_, labels):
-    """A label set run's (predicted sets (E, C), the whole set right (E,), the sets shown
-    as "a|b" (E,)), at the run's own thresholds."""
+def _set_verdict(run, probabilities_, labels):
+    """A label set run's (the whole set right (E,), the sets as "a|b" (E,)), at the run's
+    own thresholds."""
     predicted = predicted_sets(probabilities_, run.thresholds)
-    shown = ["|".join(names) for names in predicted_names(probabilities_, run.thresholds,
-                                                           run.class_names)]  # fmt: skip
-    return predicted, (predicted == (labels > 0)).all(axis=1), shown
+    return (predicted == (labels > 0)).all(axis=1), set_names(predicted, run.class_names)
 
 
 def _shown_truth(run, labels):
-    names = np.asarray(run.class_names, dtype=object)
     if run.is_multi_label:
-        return ["|".join(names[row > 0]) for row in labels]
-    return list(names[labels])
+        return set_names(labels > 0, run.class_names)
+    return [run.class_names[label] for label in labels]
 
 
 def _word_scores(run, token_ids, method, batch_size):

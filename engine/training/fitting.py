@@ -16,11 +16,10 @@ from pathlib import Path
 import numpy as np
 
 from engine import runs
-from engine.calibration import calibrate
 
-# Keras, TensorFlow and the modules built on them, and engine.reports (scikit-learn, seconds
-# too), are imported by each function: `train.py` imports this module before it has checked
-# the config.
+# Keras, TensorFlow and the modules built on them, and engine.reports, engine.label_sets
+# and engine.calibration (scikit-learn and SciPy, seconds too), are imported by each
+# function: `train.py` imports this module before it has checked the config.
 
 
 @dataclasses.dataclass
@@ -146,7 +145,9 @@ def fit(trainer, pipelines, steps_per_epoch, training, run_dir, callbacks, verbo
 def score_splits(classifier, pipelines, class_names, thresholds=None) -> dict:
     """{validation, test: metrics} of `classifier` on the batched pipelines: classification
     metrics, or with `thresholds` those of label sets (`engine.label_sets`)."""
-    return _scores(_split_predictions(classifier, pipelines), class_names, thresholds)
+    from engine.label_sets import split_metrics
+
+    return split_metrics(_split_predictions(classifier, pipelines), class_names, thresholds)
 
 
 def _split_predictions(classifier, pipelines) -> dict:
@@ -157,37 +158,19 @@ def _split_predictions(classifier, pipelines) -> dict:
     return dict(zip(splits, predict_batches(classifier, *(pipelines[s] for s in splits))))
 
 
-def _scores(predictions, class_names, thresholds) -> dict:
-    from engine.label_sets import label_set_metrics
-    from engine.reports import classification_metrics
-
-    return {
-        split: (
-            classification_metrics(labels, probabilities, len(class_names))
-            if thresholds is None
-            else label_set_metrics(labels, probabilities, thresholds)
-        )
-        for split, (probabilities, labels) in predictions.items()
-    }
-
-
 def evaluate(classifier, pipelines, class_names, training, run_dir) -> dict:
     """Validation and test metrics of the restored classifier, epochs and best epoch. With
     `training.calibrate` a temperature is fitted on validation and folded into the
     classifier first (`engine.calibration`); then a multi-label classifier's thresholds are
     chosen on validation and written to the run folder (`engine.label_sets`)."""
+    from engine.calibration import calibrate
+    from engine.label_sets import scored_splits
+
     predictions = _split_predictions(classifier, pipelines)
     calibration = None
     if training.calibrate:
         calibration, predictions = calibrate(classifier, predictions, class_names)
-    thresholds = None
-    if classifier.multi_label:
-        from engine.label_sets import choose_thresholds, write_thresholds
-
-        probabilities, labels = predictions["validation"]
-        thresholds = choose_thresholds(labels, probabilities)
-        write_thresholds(run_dir, class_names, thresholds)
-    metrics = _scores(predictions, class_names, thresholds)
+    metrics = scored_splits(predictions, class_names, classifier.multi_label, run_dir)
     monitored = [float(row[training.monitor]) for row in runs.read_history(run_dir)]
     best = np.argmin if monitor_mode(training) == "min" else np.argmax
     metrics["epochs"] = len(monitored)
