@@ -230,17 +230,13 @@ def build_model(config: Config, data, strategy, steps_per_epoch, weights, recipe
 
 def save(classifier, data, trim_padding, run_dir: Path) -> None:
     """Saves the end-to-end model, after checking that it reloads and predicts the same."""
-    import tensorflow as tf
-
     from engine.training.trainer import TrainingError
-    from models import build_end_to_end_model, load_end_to_end_model
+    from models import build_end_to_end_model, saved_and_reloaded
 
     model = build_end_to_end_model(data.vectorizer, classifier, trim_padding=trim_padding)
-    texts = tf.constant(data.first_texts("validation", 64).astype(str))
+    texts = data.first_texts("validation", 64)
     with runs.staged_file(run_dir / runs.MODEL_FILE) as temporary:
-        model.save(temporary)
-        expected = np.asarray(model(texts, training=False))
-        actual = np.asarray(load_end_to_end_model(temporary)(texts, training=False))
+        expected, actual = saved_and_reloaded(model, temporary, texts)
         if not np.allclose(expected, actual, atol=1e-6):
             raise TrainingError(
                 f"{temporary}: the reloaded model predicts differently from the trained one "

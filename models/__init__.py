@@ -17,6 +17,7 @@ from models.end_to_end import (
     get_model_parts,
     load_end_to_end_model,
     predict_texts,
+    saved_and_reloaded,
 )
 from models.text_encoder import TextEncoder
 from models.transformer_classifier import (
@@ -41,6 +42,7 @@ __all__ = [
     "OutdatedFileError",
     "predict_batches",
     "predict_texts",
+    "saved_and_reloaded",
     "token_embeddings",
     "token_vectors",
 ]

@@ -103,6 +103,17 @@ def load_end_to_end_model(path):
     return _with_lookups_built(model)
 
 
+def saved_and_reloaded(model, path, texts):
+    """Saves the end-to-end `model` to `path` and loads it back (`load_end_to_end_model`):
+    (the model's probabilities of `texts`, the reloaded file's), for the check that a
+    file is written as the model predicts before it replaces a run's model.keras.
+    """
+    model.save(path)
+    texts = tf.constant(np.asarray(texts).astype(str))
+    expected = np.asarray(model(texts, training=False))
+    return expected, np.asarray(load_end_to_end_model(path)(texts, training=False))
+
+
 def get_model_parts(model):
     """Returns `(vectorizer, classifier)` from an end-to-end model, e.g. a loaded `model.keras`:
     the layer that reads the text, and the `TransformerClassifier`.

@@ -14,9 +14,8 @@ import numpy as np
 
 from engine import runs
 from engine.calibration import calibrate
-from engine.label_sets import choose_thresholds, label_set_metrics, write_thresholds
-from engine.reports import classification_metrics
-from models import load_end_to_end_model, predict_texts
+from engine.label_sets import scored_splits
+from models import predict_texts, saved_and_reloaded
 
 SPLITS = ("validation", "test")
 
@@ -47,16 +46,7 @@ def calibrate_run(run, batch_size=256) -> str:
     save_checked(run, run.load_split("validation")[0][:64])
     metrics_path = run.run_dir / runs.METRICS_FILE
     metrics = json.loads(metrics_path.read_text())
-    thresholds = None
-    if run.is_multi_label:
-        thresholds = choose_thresholds(*calibrated["validation"][::-1])
-        write_thresholds(run.run_dir, run.class_names, thresholds)
-    for split, (probabilities, labels) in calibrated.items():
-        metrics[split] = (
-            label_set_metrics(labels, probabilities, thresholds)
-            if run.is_multi_label
-            else classification_metrics(labels, probabilities, len(run.class_names))
-        )
+    metrics.update(scored_splits(calibrated, run.class_names, run.is_multi_label, run.run_dir))
     metrics["calibration"] = report
     runs.write_json(metrics_path, metrics)
     return (
@@ -69,11 +59,8 @@ def calibrate_run(run, batch_size=256) -> str:
 def save_checked(run, texts) -> None:
     """Replaces the run's model.keras with `run.model` (its classifier calibrated), after a
     check that the new file reloads and predicts the same."""
-    texts = np.asarray(texts, dtype=object)
     with runs.staged_file(run.run_dir / runs.MODEL_FILE) as temporary:
-        run.model.save(temporary)
-        expected = predict_texts(run.model, texts)
-        actual = predict_texts(load_end_to_end_model(temporary), texts)
+        expected, actual = saved_and_reloaded(run.model, temporary, texts)
         if not np.allclose(expected, actual, atol=1e-6):
             raise runs.RunError(
                 f"{temporary}: the calibrated model reloads with other predictions (max "
