@@ -104,7 +104,7 @@ def train_once(config, data, pipelines, jit_compile):
         "median epoch s": statistics.median(timer.seconds[1:] or timer.seconds),
         "epochs": len(timer.seconds),
     }
-    scores = fitting.score_splits(classifier, pipelines, len(data.class_names))
+    scores = fitting.score_splits(classifier, pipelines, data.class_names)
     for split, metrics in scores.items():
         row[f"{split} acc"] = metrics["accuracy"] * 100
     return row
