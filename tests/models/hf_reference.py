@@ -124,9 +124,9 @@ def _model(model_type, head, vocabulary_size):
             max_position_embeddings=POSITIONS,
         )
         return (DistilBertForMaskedLM if head else DistilBertModel)(config)
-    if model_type == "roberta":
+    if model_type in ("roberta", "xlm-roberta"):
         # Positions from pad_token_id + 1 = 2 on, as in roberta-base (514 for 512 tokens).
-        config = RobertaConfig(
+        settings = dict(
             **{**bert_sizes, "max_position_embeddings": POSITIONS + 2},
             type_vocab_size=1,
             pad_token_id=1,
@@ -134,17 +134,9 @@ def _model(model_type, head, vocabulary_size):
             eos_token_id=2,
             layer_norm_eps=1e-5,
         )
-        return (RobertaForMaskedLM if head else RobertaModel)(config)
-    if model_type == "xlm-roberta":
-        config = XLMRobertaConfig(
-            **{**bert_sizes, "max_position_embeddings": POSITIONS + 2},
-            type_vocab_size=1,
-            pad_token_id=1,
-            bos_token_id=0,
-            eos_token_id=2,
-            layer_norm_eps=1e-5,
-        )
-        return (XLMRobertaForMaskedLM if head else XLMRobertaModel)(config)
+        if model_type == "roberta":
+            return (RobertaForMaskedLM if head else RobertaModel)(RobertaConfig(**settings))
+        return (XLMRobertaForMaskedLM if head else XLMRobertaModel)(XLMRobertaConfig(**settings))
     raise ValueError(f"no tiny {model_type} checkpoint")
 
 
