@@ -15,8 +15,8 @@ class probabilities. `--explain` adds the text's words ranked by an attribution 
 for the predicted class, or toward `--label NAME` (`--method`, see
 inspection/methods/attribution.py; default: the best one `evaluate.py --faithfulness`
 measured for the run, else conservative gradient x input); with a
-WordPiece model (`model.pretrained`) a word's score is the sum of its pieces' ("play" +
-"##ed" = "played"), and [CLS] and [SEP] are left out.
+checkpoint's tokenizer (`model.pretrained`) a word's score is the sum of its pieces'
+("play" + "##ed" = "played", "Ġplay" + "ed" too), and its special tokens are left out.
 `--abstain-below P` answers "abstain" for a text whose top probability is under P
 (`"abstained": true` in `--json`): a run's probabilities are calibrated on validation
 (docs/evaluation.md), and `evaluate.py` writes the accuracy of the texts kept at each P.
@@ -65,8 +65,8 @@ def parse_args(argv):
     parser.add_argument(
         "--explain",
         action="store_true",
-        help="rank each text's words for the predicted class (a WordPiece model's words, "
-        "each the sum of its pieces; [CLS] and [SEP] are not ranked)",
+        help="rank each text's words for the predicted class (a checkpoint's words, "
+        "each the sum of its pieces; its special tokens are not ranked)",
     )
     parser.add_argument(
         "--method",
@@ -121,7 +121,7 @@ def predict(
     """
     from engine.evaluation.faithfulness import explanation_method
     from engine.label_sets import predicted_names
-    from inspection import Prediction, is_word_piece, known_token_counts, rank_tokens
+    from inspection import Prediction, known_token_counts, rank_tokens, token_scheme
     from models import predict_texts
 
     texts = check_texts(texts)
@@ -137,6 +137,7 @@ def predict(
     vectorizer, _ = run.parts
     vocabulary = vectorizer.get_vocabulary()
     known = known_token_counts(vectorizer(np.array(texts, dtype=object)), vocabulary)  # (N,)
+    subword = token_scheme(vocabulary).subword
     sets = (
         predicted_names(probabilities, run.thresholds, run.class_names)
         if run.is_multi_label
@@ -152,7 +153,7 @@ def predict(
             probabilities={name: float(p) for name, p in zip(run.class_names, row, strict=True)},
             tokens=ranking,
             known_tokens=int(count),
-            word_pieces=is_word_piece(vocabulary),
+            word_pieces=subword,
             method=method if explain else None,
             predicted_labels=labels,
             abstained=abstains,

@@ -41,7 +41,7 @@ from inspection.rendering.heatmaps import (
 )
 from inspection.rendering.notebook import NotebookView, show
 from inspection.rendering.viewer import write_viewer
-from inspection.word_pieces import is_word_piece, known_token_counts, word_index, words_of
+from inspection.word_pieces import TokenScheme, known_token_counts, token_scheme
 
 __all__ = [
     "FORMAT_VERSION",
@@ -53,13 +53,13 @@ __all__ = [
     "Prediction",
     "RankedWord",
     "ScoringOptions",
+    "TokenScheme",
     "WritingOptions",
     "BERTVIZ_SNIPPET",
     "attention_image_size",
     "attention_rollout",
     "export_attention",
     "find_text_vectorization",
-    "is_word_piece",
     "known_token_counts",
     "load_attention",
     "plot_attention_heads",
@@ -68,8 +68,7 @@ __all__ = [
     "rollout_importance",
     "save_attention",
     "show",
-    "word_index",
-    "words_of",
+    "token_scheme",
     "write_bertviz_json",
     "write_viewer",
 ]

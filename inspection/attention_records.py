@@ -15,7 +15,7 @@ from inspection.attention_tokens import has_class_token, real_tokens, trim_score
 from inspection.export_attributions import BatchAttributions
 from inspection.export_checks import check_rows, run_classifier
 from inspection.methods.rollout import token_importance
-from inspection.word_pieces import is_word_piece, word_index
+from inspection.word_pieces import token_scheme
 from tokenization import sequence_cap, token_counter
 
 
@@ -43,7 +43,7 @@ class RecordMaker:
         self.pooling = pooling
         self.kept_heads = kept_heads
         self.vocabulary = vectorizer.get_vocabulary()
-        self.word_pieces = is_word_piece(self.vocabulary)
+        self.scheme = token_scheme(self.vocabulary)
         self.class_token = has_class_token(pooling, self.vocabulary)
         self.sequence_length = sequence_cap(vectorizer)  # the most ids a text gets
         self.attributions = BatchAttributions(classifier, methods, pooling)
@@ -61,7 +61,7 @@ class RecordMaker:
 
     def token_counts(self, texts):
         """Each text's token count before the cap, int (B,): one over `sequence_length`
-        was read cut (a WordPiece text's "[CLS]" and "[SEP]" count in both)."""
+        was read cut (a checkpoint's special tokens count in both)."""
         return self._token_counter(texts)
 
     @functools.cached_property
@@ -96,6 +96,7 @@ class RecordMaker:
             scores = trim_scores(attention_scores[row], token_ids[row], self.class_token)
             check_rows(scores, example_ids[row], self.kept_heads)
             rollout = token_importance(scores, self.pooling)
+            indices = self.scheme.word_index(tokens, self.class_token)
             records.append(
                 AttentionRecord(
                     example_id=example_ids[row],
@@ -106,7 +107,8 @@ class RecordMaker:
                     predicted_label_index=int(predicted[row]),
                     true_label_index=true_indices[row],
                     rollout_importance=rollout,
-                    word_index=word_index(tokens, self.word_pieces, self.class_token),
+                    word_index=indices,
+                    word_texts=self.scheme.words(tokens, indices),
                     attributions=self.attributions.of_example(
                         row, token_ids[row], rollout, self.class_token
                     ),

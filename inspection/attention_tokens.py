@@ -12,10 +12,8 @@ N heads.
 import keras
 import numpy as np
 
-from inspection.word_pieces import PADDING_ID, is_word_piece
+from inspection.word_pieces import CLASS_TOKEN, PADDING_ID, WORD_LEVEL, token_scheme
 
-# Token shown for the learned class token that `pooling: cls` models put at position 0.
-CLASS_TOKEN = "[CLS]"
 # Examples per forward pass of an attention model: its scores are (B, L, N, A, A)
 # float32, 64 MiB for 32 examples of 256 tokens with 2 layers of 4 heads, 144 MiB with
 # MiniLM's 6 x 12 at 128 tokens (576 MiB at 256).
@@ -81,14 +79,15 @@ def check_kept_heads(kept_heads, head_counts):
 def has_class_token(pooling, vocabulary):
     """Whether the attention maps have a learned class token at position 0, before the ids.
 
-    A word-level classifier with `pooling: cls` prepends one (`layers.ClassToken`). WordPiece
-    text already starts with its "[CLS]" token, which that pooling reads: no position is added.
+    A word-level classifier with `pooling: cls` prepends one (`layers.ClassToken`). A
+    checkpoint's text already starts with its own ("[CLS]", "<s>"), which that pooling
+    reads: no position is added.
 
     Example:
     >>> has_class_token("cls", ["", "[UNK]", "film"]), has_class_token("cls", ["[PAD]", "[CLS]"])
     (True, False)
     """
-    return pooling == "cls" and not is_word_piece(vocabulary)
+    return pooling == "cls" and token_scheme(vocabulary) is WORD_LEVEL
 
 
 def trimmed_to_longest(token_ids):

@@ -1,10 +1,9 @@
 """The lab's other paths on the checkpoint families whose tokenizers are not WordPiece
 (RoBERTa's byte-level BPE, XLM-RoBERTa's SentencePiece, both with ids 0 and <pad> swapped):
-LoRA trains, int8 and the SavedModel predict as the run does, the attention export shows
-the checkpoint's own tokens and the heads are measured. (tests/test_train_pretrained.py
-covers these for BERT.) Not yet right for these families: the inspection's word grouping
-and special tokens are WordPiece's (inspection/word_pieces.py), so "Ġfilm" pieces are not
-joined into words and <s>, </s> count as words in explanations and heads' to_cls/to_sep."""
+LoRA and top blocks train, int8, the SavedModel and a pruned copy predict as the run does,
+the attention export shows the checkpoint's own tokens, and explanations, --tokens, the
+heads and the live lab read its words and special tokens (inspection/word_pieces.py's
+schemes). (tests/test_train_pretrained.py and tests/test_compress.py cover these for BERT.)"""
 
 import json
 
@@ -14,14 +13,29 @@ import pytest
 import tensorflow as tf
 from tokenizers import Tokenizer
 
+import compress
 import evaluate
 import export
+import predict
 import train
+from engine import saved_run
 from models import load_end_to_end_model
 from tests.helpers import pretrained_args
+from tests.lab_server import predict as ask
+from tests.lab_server import running_lab
 from tests.models.int8_round_trip import TEXTS, quantized_round_trip
 
 FAMILIES = ["roberta", "xlm-roberta"]
+SPACE_MARKS = ("Ġ", "▁")
+TEXT = "A truly wonderful film, loved it!"
+TEXT_WORDS = ["A", "truly", "wonderful", "film", ",", "loved", "it", "!"]
+
+
+def assert_words_of(text, words):
+    """The words read from a text: no space marks, no special tokens, and together the
+    text's characters but its spaces (all of them, or a start where the cap cut it)."""
+    assert not any(word.startswith(SPACE_MARKS) or word in ("<s>", "</s>") for word in words)
+    assert "".join(text.split()).startswith("".join(words)), (text, words)
 
 
 @pytest.fixture(scope="module", params=FAMILIES)
@@ -53,9 +67,55 @@ def test_the_attention_export_shows_the_checkpoints_own_tokens(family_run):
     for text, tokens in zip(manifest["text"], manifest["tokens"]):
         reference.enable_truncation(len(tokens))  # the run's cap cut the text
         assert tokens == reference.encode(text).tokens  # <s> ... </s>, the checkpoint's pieces
+    for text, words in zip(manifest["text"], manifest["words"]):
+        assert_words_of(text, words)
     heads = json.loads((run_dir / "eval" / "test" / "heads.json").read_text())
     assert len(heads["heads"]) == 2 * 4 and all(
         np.isfinite(h["importance"]) for h in heads["heads"]
+    )
+    # Every text starts with <s> and ends with </s>: each head puts some weight on both.
+    assert all(h["to_cls"] > 0 and h["to_sep"] > 0 for h in heads["heads"])
+
+
+def test_explanations_the_live_lab_and_tokens_read_the_checkpoints_words(family_run, capsys):
+    run_dir, _ = family_run
+    capsys.readouterr()
+    assert predict.main([str(run_dir), TEXT, "--explain", "--top", "100", "--json"]) == 0
+    [prediction] = json.loads(capsys.readouterr().out)["predictions"]
+    ranked = sorted(prediction["tokens"], key=lambda word: word["position"])
+    assert [word["token"] for word in ranked] == TEXT_WORDS
+    assert any(len(word["pieces"]) > 1 for word in ranked)  # a tiny vocabulary splits words
+    with running_lab([run_dir]) as url:
+        [answer] = ask(url, texts=[TEXT], method=prediction["explanation_method"])["answers"]
+    assert answer["view"]["words"] == TEXT_WORDS
+    assert [word["token"] for word in answer["tokens"]] == [
+        word["token"] for word in prediction["tokens"]
+    ]
+    assert evaluate.main([str(run_dir), "--tokens", "--min-count", "3"]) == 0
+    report = json.loads((run_dir / "eval" / "test" / "tokens.json").read_text())
+    words = [entry["word"] for entries in report["classes"].values() for entry in entries]
+    assert words and not any(word.startswith(SPACE_MARKS) or " " in word for word in words)
+
+
+def test_top_blocks_and_a_pruned_copy_run_on_the_family(family_run, tmp_path, data_file):
+    run_dir, folder = family_run
+    args = pretrained_args(
+        tmp_path, data_file, folder, "model.fine_tune=top_blocks", "model.fine_tune.blocks=1"
+    )
+    assert train.main([*args, "--set", "training.epochs=1"]) == 0
+    top = load_end_to_end_model(tmp_path / "tiny" / "model.keras")
+    np.testing.assert_allclose(np.asarray(top(TEXTS)).sum(axis=1), 1.0, atol=1e-5)
+    assert compress.main([str(run_dir), "--prune-heads", "2"]) == 0
+    original, pruned = saved_run.load_run(run_dir), saved_run.load_run(f"{run_dir}_pruned")
+    report = json.loads((pruned.run_dir / "compress.json").read_text())
+    mask = np.ones((2, 4), "float32")
+    for layer, head in report["pruned_heads"]:
+        mask[layer, head] = 0.0
+    ids = np.asarray(original.parts[0](np.array(TEXTS)))
+    np.testing.assert_allclose(
+        np.asarray(pruned.model(np.array(TEXTS))),
+        np.asarray(original.parts[1](ids, head_mask=mask)),
+        atol=1e-5,
     )
 
 

@@ -40,7 +40,7 @@ from inspection.methods.word_reliance import (
     text_words,
     word_means,
 )
-from inspection.word_pieces import is_word_piece
+from inspection.word_pieces import token_scheme
 
 TOP_WORDS = 40  # candidates per class, each inserted into the evaluated texts
 CONTROL_WORDS = 10  # random words whose mean insertion is the control
@@ -125,7 +125,7 @@ class _Insertion:
         # The vectorizer's cap (the run's text.sequence_length), not the checkpoint's positions.
         length, cap = run.config.text.sequence_length, self.classifier.encoder.sequence_length
         self.cap = min(cap, length) if isinstance(length, int) else cap
-        self.keep_last = is_word_piece(vectorizer.get_vocabulary())
+        self.keep_last = bool(token_scheme(vectorizer.get_vocabulary()).specials)
         self.measure = ClassReliance(self.labels, len(run.class_names), seed=seed)
 
     def __call__(self, word):

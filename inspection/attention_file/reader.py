@@ -180,6 +180,7 @@ def _record_from_row(row, attention_scores):
         rollout_importance=np.asarray(row["rollout_importance"], dtype=np.float64),
         probability_difference=None if _is_missing(difference) else float(difference),
         word_index=list(row["word_index"]),
+        word_texts=list(row["words"]),
         attributions={
             method: np.asarray(scores, dtype=np.float64)
             for method, scores in row["attributions"].items()

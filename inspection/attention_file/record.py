@@ -4,7 +4,7 @@ import dataclasses
 
 import numpy as np
 
-from inspection.word_pieces import word_pieces_of, word_sums, words_of
+from inspection.word_pieces import WORD_LEVEL, word_pieces_of, word_sums
 
 
 @dataclasses.dataclass
@@ -30,7 +30,10 @@ class AttentionRecord:
             classes of this example, or None when not checked.
         word_index: list of T ints or None: the index of the word each token
             belongs to (see `word_pieces.word_index`), None for a special token
-            ("[CLS]", "[SEP]"). None: every token is a word of its own.
+            ("[CLS]", "<s>"). None: every token is a word of its own.
+        word_texts: the W words' texts, each its pieces joined by the tokenizer's
+            `TokenScheme` ("play" "##ed" -> "played"; see `words`). None: the tokens of
+            each word joined as they are (a word-level model's).
         attributions: dict of method name (`inspection.methods.attribution.METHODS`) -> float64
             array (T,): each method's scores for the predicted class, higher = more in
             its favour, 0 at the learned class token of a word-level `pooling: cls`
@@ -56,6 +59,7 @@ class AttentionRecord:
     probability_difference: float | None = None
     word_index: list | None = None
     attributions: dict | None = None
+    word_texts: list | None = None
 
     @property
     def num_tokens(self):
@@ -73,8 +77,10 @@ class AttentionRecord:
 
     @property
     def words(self):
-        """The example's words, WordPiece pieces joined ("play" "##ed" -> "played")."""
-        return words_of(self.tokens, self.token_word_index)
+        """The example's words: `word_texts`, or each word's tokens joined."""
+        if self.word_texts is not None:
+            return list(self.word_texts)
+        return WORD_LEVEL.words(self.tokens, self.token_word_index)
 
     @property
     def word_pieces(self):

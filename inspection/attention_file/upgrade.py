@@ -13,7 +13,7 @@ Letter legend: T tokens, W words.
 import pandas as pd
 
 from inspection.attention_file.format import FORMAT_VERSION, MANIFEST_COLUMNS
-from inspection.word_pieces import word_index, word_sums, words_of
+from inspection.word_pieces import WORD_LEVEL, word_sums
 
 ROLLOUT = "rollout"
 
@@ -90,13 +90,14 @@ def _with_word_columns(manifest, pooling):
     """Version 2's word columns: version 1 exports came from word-level models only, each
     token a word but the class token of `pooling: cls`."""
     indices = [
-        word_index(list(tokens), word_pieces=False, class_token=pooling == "cls")
+        WORD_LEVEL.word_index(list(tokens), class_token=pooling == "cls")
         for tokens in manifest["tokens"]
     ]
     manifest["word_index"] = indices
     manifest["special"] = [[index is None for index in row] for row in indices]
     manifest["words"] = [
-        words_of(list(tokens), row) for tokens, row in zip(manifest["tokens"], indices, strict=True)
+        WORD_LEVEL.words(list(tokens), row)
+        for tokens, row in zip(manifest["tokens"], indices, strict=True)
     ]
     manifest["word_importance"] = [
         word_sums(importance, row).tolist()

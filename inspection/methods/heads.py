@@ -1,10 +1,10 @@
 """Attention heads across a dataset: what each one looks at, and how much it matters.
 
 - `attention_statistics`: per layer and head, averaged over real query tokens and then
-  over examples, the share of attention on the class token ([CLS]), on [SEP], on
-  punctuation, on the token itself, on the previous and on the next token; the mean
-  attention distance (in tokens); the entropy of each row, normalised by log(real tokens)
-  (Clark et al. 2019, "What does BERT look at?").
+  over examples, the share of attention on the class token ([CLS], <s>), on the
+  separator ([SEP], </s>), on punctuation, on the token itself, on the previous and on
+  the next token; the mean attention distance (in tokens); the entropy of each row,
+  normalised by log(real tokens) (Clark et al. 2019, "What does BERT look at?").
 - `head_importance`: Michel et al. 2019 ("Are sixteen heads really better than one?"):
   |dL / d head_mask| of the cross-entropy at a head mask of ones, from one backward pass per
   batch, summed over batches and divided by the number of examples.
@@ -22,12 +22,12 @@ import numpy as np
 import tensorflow as tf
 
 from inspection.attention_tokens import (
-    CLASS_TOKEN,
     real_tokens,
     stack_block_scores,
     trim_scores,
     trimmed_to_longest,
 )
+from inspection.word_pieces import token_scheme
 
 STATISTICS = (
     "to_cls",
@@ -39,16 +39,18 @@ STATISTICS = (
     "mean_distance",
     "entropy",
 )
-SEPARATOR_TOKEN = "[SEP]"
 
 
-def map_statistics(maps, tokens):
+def map_statistics(maps, tokens, scheme):
     """The statistics of one example's maps (L, N, A, A) over its A real tokens (names, with
-    "[CLS]" and "[SEP]" where they are): {name: (L, N) float64}, averaged over the queries.
+    the class token and separators where they are): {name: (L, N) float64}, averaged over
+    the queries. `scheme`: the tokenizer's `TokenScheme`, which names its class token
+    (`start`) and separator (`end`) and reads a piece's characters.
 
     Example:
+    >>> from inspection.word_pieces import WORD_PIECE
     >>> maps = np.array([[[[1.0, 0.0], [0.5, 0.5]]]])  # 1 layer, 1 head, 2 tokens
-    >>> stats = map_statistics(maps, ["[CLS]", "film"])
+    >>> stats = map_statistics(maps, ["[CLS]", "film"], WORD_PIECE)
     >>> float(stats["to_cls"][0, 0]), float(stats["to_self"][0, 0])
     (0.75, 0.75)
     """
@@ -66,9 +68,11 @@ def map_statistics(maps, tokens):
     with np.errstate(divide="ignore", invalid="ignore"):
         row_entropy = -np.where(maps > 0, maps * np.log(maps), 0.0).sum(axis=-1)  # (L, N, A)
     return {
-        "to_cls": share_on(np.array([token == CLASS_TOKEN for token in tokens])),
-        "to_sep": share_on(np.array([token == SEPARATOR_TOKEN for token in tokens])),
-        "to_punctuation": share_on(np.array([_is_punctuation(token) for token in tokens])),
+        "to_cls": share_on(np.array([token == scheme.start for token in tokens])),
+        "to_sep": share_on(np.array([token == scheme.end for token in tokens])),
+        "to_punctuation": share_on(
+            np.array([_is_punctuation(scheme.join([token])) for token in tokens])
+        ),
         "to_self": diagonal.mean(axis=-1),
         # Over all queries: the first has no previous token and the last no next one.
         "to_previous": previous.sum(axis=-1) / length,
@@ -85,6 +89,7 @@ def attention_statistics(classifier, token_ids, vocabulary, class_token, batch_s
     {name: (L, N) float64}. `class_token`: the maps have a learned class token first."""
     token_ids = np.asarray(token_ids)
     sums, count = {name: 0.0 for name in STATISTICS}, 0
+    scheme = token_scheme(vocabulary)
     for start in range(0, len(token_ids), batch_size):
         ids = trimmed_to_longest(token_ids[start : start + batch_size])
         scores = stack_block_scores(
@@ -94,7 +99,7 @@ def attention_statistics(classifier, token_ids, vocabulary, class_token, batch_s
             tokens = real_tokens(row_ids, vocabulary, class_token)
             if not tokens:
                 continue
-            stats = map_statistics(trim_scores(row_maps, row_ids, class_token), tokens)
+            stats = map_statistics(trim_scores(row_maps, row_ids, class_token), tokens, scheme)
             sums = {name: sums[name] + stats[name] for name in STATISTICS}
             count += 1
     return {name: np.asarray(sums[name]) / max(count, 1) for name in STATISTICS}

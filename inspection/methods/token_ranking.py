@@ -9,19 +9,13 @@ import tensorflow as tf
 
 from inspection.attention_tokens import real_tokens
 from inspection.methods.attribution import attribute
-from inspection.word_pieces import (
-    is_word_piece,
-    join_pieces,
-    word_index,
-    word_pieces_of,
-    word_sums,
-)
+from inspection.word_pieces import token_scheme, word_pieces_of, word_sums
 
 
 class RankedWord(NamedTuple):
     """One word of a text and its score.
 
-    token: the word; a WordPiece model's pieces joined ("play" "##ed" -> "played").
+    token: the word; a checkpoint's pieces joined ("play" "##ed" -> "played").
     position: the word's index among the text's words, from 0 (a word-level model's token
         position).
     importance: the sum of its pieces' scores under the method (`inspection.methods.attribution`):
@@ -42,7 +36,7 @@ class Prediction:
 
     `tokens` lists `RankedWord`s `(token, position, importance, pieces)`, the
     text's words, most important first (see `inspection.rank_tokens`); `word_pieces`: the
-    model reads WordPiece pieces, so a word may be several. A multi-label run's
+    model reads a checkpoint's pieces, so a word may be several. A multi-label run's
     `predicted_labels` is the text's set (each label at or over its threshold);
     `predicted_label` is then its most probable label, the one explained unless
     `explained_label` names another. `abstained`:
@@ -91,7 +85,7 @@ class Prediction:
                     "token": word.token,
                     "position": word.position,
                     "importance": word.importance,
-                    # A WordPiece model's word: the pieces it was read as.
+                    # A checkpoint's word: the pieces it was read as.
                     **({"pieces": list(word.pieces)} if self.word_pieces else {}),
                 }
                 for word in self.tokens
@@ -102,10 +96,11 @@ class Prediction:
 def rank_tokens(run, texts, top=None, method="rollout", label=None):
     """Per text, its words as `RankedWord`s, most important first.
 
-    A word's score is the sum of its WordPiece pieces' under `method` (one of
+    A word's score is the sum of its pieces' under `method` (one of
     `attribution.METHODS`), for the predicted class, or toward the class `label` names.
-    The class token of `pooling: cls` and WordPiece's "[CLS]" and "[SEP]" are no words of
-    the text and are not ranked. Texts longer than the run's sequence length are cut.
+    The class token of `pooling: cls` and a checkpoint's special tokens ("[CLS]", "</s>")
+    are no words of the text and are not ranked. Texts longer than the run's sequence
+    length are cut.
 
     Args:
         run: a `saved_run.Run`.
@@ -117,36 +112,39 @@ def rank_tokens(run, texts, top=None, method="rollout", label=None):
     """
     vectorizer, classifier = run.parts
     vocabulary = vectorizer.get_vocabulary()
-    word_pieces = is_word_piece(vocabulary)
+    scheme = token_scheme(vocabulary)
     token_ids = np.asarray(vectorizer(tf.constant(list(texts))))  # (B, T)
     classes = None if label is None else np.full(len(token_ids), run.class_names.index(label))
     scores = attribute(classifier, token_ids, method, run.pooling, classes)  # (B, T)
     rankings = []
     for ids, example_scores in zip(token_ids, scores, strict=True):
         tokens = real_tokens(ids, vocabulary, class_token=False)  # (A,)
-        indices = word_index(tokens, word_pieces)
-        rankings.append(ranked_words(tokens, indices, example_scores[ids != 0], top))
+        indices = scheme.word_index(tokens)
+        rankings.append(ranked_words(tokens, indices, example_scores[ids != 0], scheme, top))
     return rankings
 
 
-def ranked_words(tokens, indices, scores, top=None):
+def ranked_words(tokens, indices, scores, scheme, top=None):
     """The words of one text's tokens (A,) as `RankedWord`s, most important first.
 
     Args:
         tokens: the tokens as the model saw them.
         indices: per token its word's index, None for a special token (`word_index`).
         scores: per token its score (A,); a word's is the sum of its pieces'.
+        scheme: the tokenizer's `TokenScheme`, which joins a word's pieces.
         top: keep the `top` most important words; None keeps all.
 
     Example:
+    >>> from inspection.word_pieces import WORD_PIECE
     >>> [word.token for word in ranked_words(["[CLS]", "play", "##ed", "well", "[SEP]"],
-    ...                                      [None, 0, 0, 1, None], [9, 1, 2, 4, 9])]
+    ...                                      [None, 0, 0, 1, None], [9, 1, 2, 4, 9],
+    ...                                      WORD_PIECE)]
     ['well', 'played']
     """
     pieces = word_pieces_of(tokens, indices)
     totals = word_sums(np.asarray(scores, dtype=np.float64), indices)  # (W,)
     order = np.argsort(-totals, kind="stable")[:top]
     return [
-        RankedWord(join_pieces(pieces[word]), int(word), float(totals[word]), tuple(pieces[word]))
+        RankedWord(scheme.join(pieces[word]), int(word), float(totals[word]), tuple(pieces[word]))
         for word in order
     ]

@@ -1,7 +1,7 @@
 """The words a model relies on across a dataset, and whether the data made them a shortcut.
 
 Per class c and word w (a word as the model sees it: a word-level model's token, or a
-WordPiece model's pieces joined, as the viewer shows them; "[UNK]" is no word):
+checkpoint's pieces joined, as the viewer shows them; the unknown token is no word):
 - the data side (Gardner et al. 2021, "Competency problems"), on the training texts:
   `train_count` (texts containing w), `p_class_given_word`, its `lift` over the class prior
   p0 and the z statistic of that share against p0, z = (p - p0) / sqrt(p0 (1 - p0) / n),
@@ -25,13 +25,7 @@ from scipy.stats import norm
 
 from inspection.methods.attribution import attribute
 from inspection.methods.forward_passes import class_probabilities
-from inspection.word_pieces import (
-    OUT_OF_VOCABULARY,
-    PADDING_ID,
-    is_word_piece,
-    join_pieces,
-    word_index,
-)
+from inspection.word_pieces import PADDING_ID, token_scheme
 
 # Texts that a word is inserted into or removed from: at most these.
 EDITED_TEXTS = 200
@@ -63,12 +57,12 @@ def text_words(token_ids, vocabulary):
     ({'played': [1, 2, 4, 5], 'well': [3]}, [1, 3, 4, 6], (4, 5))
     """
     vocabulary = [str(token) for token in vocabulary]
-    word_pieces = is_word_piece(vocabulary)
-    rows, pieces_of = [], {}
+    scheme = token_scheme(vocabulary)
+    rows, pieces_of, word_starts = [], {}, {}
     for ids in np.asarray(token_ids):
         real = np.flatnonzero(ids != PADDING_ID)  # padding sits at the end
         tokens = [vocabulary[token_id] for token_id in ids[real]]
-        indices = word_index(tokens, word_pieces)
+        indices = scheme.word_index(tokens)
         groups = {}  # word number -> token positions
         for position, index in zip(real.tolist(), indices, strict=True):
             if index is not None:
@@ -76,11 +70,18 @@ def text_words(token_ids, vocabulary):
         positions, boundaries = {}, []
         for group in groups.values():
             boundaries.append(group[0])
-            word = join_pieces([vocabulary[ids[position]] for position in group])
-            if word == OUT_OF_VOCABULARY:
+            word_tokens = [vocabulary[ids[position]] for position in group]
+            word = scheme.join(word_tokens)
+            if word == scheme.unknown:
                 continue
             positions.setdefault(word, []).extend(group)
-            pieces_of.setdefault(word, tuple(int(ids[position]) for position in group))
+            # A word is inserted into texts with the pieces it has after a space (RoBERTa's
+            # "Ġfilm", not a text's first "film"), where its tokenizer has such pieces.
+            if word not in pieces_of or (
+                scheme.marks_word_start(word_tokens[0]) and not word_starts.get(word)
+            ):
+                pieces_of[word] = tuple(int(ids[position]) for position in group)
+                word_starts[word] = scheme.marks_word_start(word_tokens[0])
         ends = [position for position, index in zip(real.tolist(), indices) if index is not None]
         boundaries.append(ends[-1] + 1 if ends else (int(real[0]) + 1 if len(real) else 0))
         rows.append(TextWords(positions, boundaries))
@@ -226,7 +227,7 @@ def insertion_sites(rows, seed=0):
 
 def inserted(token_ids, sites, pieces, cap, keep_last, boundaries=None):
     """The rows (E, T) with `pieces` inserted before each row's site, cut to `cap` tokens
-    (a WordPiece text keeps its closing "[SEP]": `keep_last`). A word that the cut would
+    (a checkpoint's text keeps its closing special token: `keep_last`). A word that the cut would
     remove moves to the last of the row's `boundaries` (`TextWords.boundaries`; None: any
     position) where it fits: the model must see it, and whole.
 

@@ -53,7 +53,7 @@ from inspection.attention_file.format import VIEWER_FILENAME
 from inspection.methods import attribution
 from inspection.methods.attribution import DEFAULT_METHOD
 from inspection.methods.rollout import token_importance
-from inspection.word_pieces import word_sums, words_of
+from inspection.word_pieces import word_sums
 
 QUANTIZATION_LEVELS = 255
 # What a page may load: nothing but its own inline script and style, each by its SHA-256
@@ -286,10 +286,10 @@ def example_data(record, class_names, attention=True):
         "true_label": None if true_index is None else str(class_names[true_index]),
         "predicted_label": str(class_names[record.predicted_label_index]),
         "probabilities": [round(float(value), 6) for value in record.probabilities],
-        # Per token its word's index, null for [CLS] and [SEP]; per word its text; per
+        # Per token its word's index, null for a special token; per word its text; per
         # method the tokens' scores and each word's sum of its pieces'.
         "word_index": [None if index is None else int(index) for index in word_index],
-        "words": [str(word) for word in words_of(record.tokens, word_index)],
+        "words": [str(word) for word in record.words],
         "methods": {
             method: {"tokens": _rounded(values), "words": _rounded(word_sums(values, word_index))}
             for method, values in token_scores.items()

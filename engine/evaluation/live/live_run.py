@@ -43,7 +43,7 @@ from inspection.methods.attribution import METHODS
 from inspection.methods.forward_passes import probabilities
 from inspection.methods.token_ranking import Prediction, ranked_words
 from inspection.rendering.viewer import example_data
-from inspection.word_pieces import PADDING_ID, known_token_counts, word_index
+from inspection.word_pieces import PADDING_ID, known_token_counts
 
 # Texts per forward pass, fewer when their maps would pass the request's memory cap. The
 # prediction alone takes them in order of length: on 2 cores 32 texts of 5 to 40 words take
@@ -85,7 +85,7 @@ class LiveRun:
             "class_names": self.run.class_names,
             "pooling": self.run.pooling,
             "sequence_length": maker.sequence_length,
-            "word_pieces": maker.word_pieces,
+            "word_pieces": maker.scheme.subword,
             "kept_heads": self.kept_heads,
             "methods": list(METHODS),
             "default_method": self.default_method,
@@ -196,6 +196,7 @@ class LiveRun:
         records = []
         for row, (text, example_id) in enumerate(zip(batch, example_ids, strict=True)):
             tokens = real_tokens(ids[row], maker.vocabulary, maker.class_token)
+            indices = maker.scheme.word_index(tokens, maker.class_token)
             records.append(
                 AttentionRecord(
                     example_id=example_id,
@@ -204,7 +205,8 @@ class LiveRun:
                     attention_scores=no_maps,
                     probabilities=rows[row],
                     predicted_label_index=int(predicted[row]),
-                    word_index=word_index(tokens, maker.word_pieces, maker.class_token),
+                    word_index=indices,
+                    word_texts=maker.scheme.words(tokens, indices),
                     attributions=maker.attributions.of_example(
                         row, ids[row], None, maker.class_token
                     ),
@@ -223,9 +225,11 @@ class LiveRun:
             probabilities={name: float(p) for name, p in zip(names, row, strict=True)},
             tokens=None
             if record is None
-            else ranked_words(record.tokens, record.word_index, record.attributions[method]),
+            else ranked_words(
+                record.tokens, record.word_index, record.attributions[method], maker.scheme
+            ),
             known_tokens=int(known_count),
-            word_pieces=maker.word_pieces,
+            word_pieces=maker.scheme.subword,
             method=method,
             predicted_labels=(
                 predicted_names(row[None], self.run.thresholds, names)[0]

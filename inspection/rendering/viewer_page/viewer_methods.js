@@ -94,9 +94,18 @@ function tokenRuns(example) {
   return runs;
 }
 
-// A WordPiece continuation piece without its "##", so the pieces of a word read as it.
+// A piece as it reads in its word: a WordPiece continuation without its "##", a first
+// piece without the space mark of RoBERTa ("Ġ") or XLM-RoBERTa ("▁").
 function pieceText(token, position) {
-  return position > 0 && token.startsWith("##") && token.length > 2 ? token.slice(2) : token;
+  if (position > 0) return token.startsWith("##") && token.length > 2 ? token.slice(2) : token;
+  return /^[\u0120\u2581]./u.test(token) ? token.slice(1) : token;
+}
+
+// Whether a word's pieces, read as `pieceText` reads them, spell it: not so when its
+// pieces are bytes (RoBERTa's "caf" "Ã©" for "café"), which then show as the word.
+function piecesSpell(example, run) {
+  const text = run.tokens.map((index, position) => pieceText(example.tokens[index], position));
+  return text.join("") === example.words[run.word];
 }
 
 function renderRollout() {
@@ -118,22 +127,23 @@ function renderRollout() {
     }
     const word = example.words[run.word], total = scores.words[run.word];
     const colour = colourOf(total);
-    if (run.tokens.length === 1) {
-      const index = run.tokens[0];
-      const span = element("span", example.tokens[index]);
+    const parts = run.tokens.map((index) =>
+      `${example.tokens[index]} ${scores.tokens[index].toFixed(4)}`);
+    const sum = `${word}: ${total.toFixed(4)} = ${parts.join(" + ")}`;
+    if (run.tokens.length === 1 || !piecesSpell(example, run)) {
+      const span = element("span", word);
       span.dataset.word = String(run.word);  // the word the live lab's editor opens
       span.style.background = colour;
-      span.setAttribute("title", `${example.tokens[index]}: ${scores.tokens[index].toFixed(4)}`);
-      if (index === active) span.classList.add("active");
+      span.setAttribute("title", run.tokens.length === 1
+        ? `${example.tokens[run.tokens[0]]}: ${total.toFixed(4)}` : sum);
+      if (run.tokens.includes(active)) span.classList.add("active");
       box.appendChild(span);
       return;
     }
     const wordSpan = element("span", null, "word");
     wordSpan.dataset.word = String(run.word);
     wordSpan.style.background = colour;
-    const parts = run.tokens.map((index) =>
-      `${example.tokens[index]} ${scores.tokens[index].toFixed(4)}`);
-    wordSpan.setAttribute("title", `${word}: ${total.toFixed(4)} = ${parts.join(" + ")}`);
+    wordSpan.setAttribute("title", sum);
     run.tokens.forEach((index, position) => {
       const piece = element("span", pieceText(example.tokens[index], position), "piece");
       piece.setAttribute("title", `${example.tokens[index]} (a piece of "${word}"): ` +

@@ -111,6 +111,7 @@ def word_piece_record(example_id="0"):
     record = make_record(example_id, 6)
     record.tokens = ["[CLS]", "they", "play", "##ed", "well", "[SEP]"]
     record.word_index = [None, 0, 1, 1, 2, None]
+    record.word_texts = ["they", "played", "well"]  # as WordPiece's scheme joins them
     record.rollout_importance = np.array([0.3, 0.1, 0.05, 0.15, 0.25, 0.15])
     return record
 
@@ -182,6 +183,7 @@ def test_attribution_scores_that_do_not_fit_are_rejected(tmp_path, attributions,
         ([None, 0, 2, 2, 3, None], "number the words 0, 1"),
         ([None, 1, 1, 1, 2, None], "number the words 0, 1"),
         ([None, 0, "1", 1, 2, None], "number the words 0, 1"),
+        ([None, 0, 1, 1, 1, None], r"word_texts .* one text per word .* \(2\)\. Received: 3"),
     ],
 )
 def test_a_word_index_that_does_not_number_the_words_is_rejected(tmp_path, word_index, message):

@@ -14,6 +14,7 @@ from inspection.methods.heads import (
     head_importance,
     map_statistics,
 )
+from inspection.word_pieces import BYTE_LEVEL_BPE, WORD_PIECE
 from models import build_classifier
 
 TOKEN_IDS = np.array([[4, 7, 9, 3, 0], [3, 5, 0, 0, 0], [5, 6, 7, 8, 9], [9, 8, 7, 0, 0]])
@@ -34,7 +35,7 @@ def test_the_statistics_of_a_map_worked_by_hand():
             ]
         ]
     )
-    stats = map_statistics(maps, ["[CLS]", "film", ",", "[SEP]"])
+    stats = map_statistics(maps, ["[CLS]", "film", ",", "[SEP]"], WORD_PIECE)
     assert set(stats) == set(STATISTICS)
     expected = {
         "to_cls": (1.0 + 0.5) / 4,
@@ -48,6 +49,12 @@ def test_the_statistics_of_a_map_worked_by_hand():
     }
     for name, value in expected.items():
         assert stats[name][0, 0] == pytest.approx(value), name
+    # The same map over RoBERTa's "<s> Ġfilm Ġ, </s>": its own class token and separator,
+    # and a space-marked comma is punctuation.
+    roberta = map_statistics(maps, ["<s>", "Ġfilm", "Ġ,", "</s>"], BYTE_LEVEL_BPE)
+    for name in ("to_cls", "to_sep", "to_punctuation"):
+        assert roberta[name][0, 0] == pytest.approx(expected[name]), name
+    assert map_statistics(maps, ["<s>", "film", ",", "</s>"], WORD_PIECE)["to_cls"][0, 0] == 0
 
 
 def small_classifier(seed=0):

@@ -11,6 +11,7 @@ import pytest
 from inspection.attention_file.record import AttentionRecord
 from inspection.rendering import viewer as viewer_module
 from inspection.rendering.viewer import PAGE_DIR, embed_json, write_viewer
+from inspection.word_pieces import BYTE_LEVEL_BPE, WORD_PIECE
 from tests.helpers import CLASS_NAMES, HOSTILE_TOKENS, make_records, peaked_scores
 from tests.inspection.viewer_browser import heatmap_pixels, open_viewer
 
@@ -151,22 +152,50 @@ PIECE_WORD_INDEX = [None, 0, 1, 1, 2, 2, 3, None]
 PIECE_ROLLOUT = [0.3, 0.1, 0.05, 0.15, 0.1, 0.1, 0.1, 0.1]
 
 
-@pytest.fixture
-def word_piece_viewer(browser, tmp_path):
+def piece_viewer(browser, tmp_path, tokens, word_index, scheme, text, rollout):
+    """The viewer of one example read as `tokens`, its words as `scheme` joins them."""
     record = AttentionRecord(
         example_id="00000",
-        text="They played <script> well",
-        tokens=PIECES,
-        attention_scores=peaked_scores(2, 12, len(PIECES), seed=7),
+        text=text,
+        tokens=tokens,
+        attention_scores=peaked_scores(2, 12, len(tokens), seed=7),
         probabilities=np.array([0.3, 0.7], "float32"),
         predicted_label_index=1,
         true_label_index=1,
-        rollout_importance=np.array(PIECE_ROLLOUT),
-        word_index=PIECE_WORD_INDEX,
+        rollout_importance=np.array(rollout),
+        word_index=word_index,
+        word_texts=scheme.words(tokens, word_index),
     )
     path = write_viewer(tmp_path, [record], CLASS_NAMES, meta={"pooling": "cls"})
-    with open_viewer(browser, path) as opened:
+    return open_viewer(browser, path)
+
+
+@pytest.fixture
+def word_piece_viewer(browser, tmp_path):
+    text = "They played <script> well"
+    with piece_viewer(
+        browser, tmp_path, PIECES, PIECE_WORD_INDEX, WORD_PIECE, text, PIECE_ROLLOUT
+    ) as opened:
         yield opened
+
+
+def test_space_marked_pieces_read_as_their_words(browser, tmp_path):
+    # RoBERTa's "<s> Ġcaf Ã© Ġplay ed </s>": "café" is bytes, shown whole; "played" in pieces.
+    tokens = ["<s>", "Ġcaf", "Ã©", "Ġplay", "ed", "</s>"]
+    indices = BYTE_LEVEL_BPE.word_index(tokens)
+    rollout = [1 / 6] * 6
+    viewer = piece_viewer(
+        browser, tmp_path, tokens, indices, BYTE_LEVEL_BPE, "café played", rollout
+    )
+    with viewer as (page, problems, _, _):
+        spans = page.locator("#rollout > span")
+        assert spans.all_text_contents() == ["<s>", "café", "played", "</s>"]
+        assert page.locator("#rollout span.word span.piece").all_text_contents() == [
+            "play",
+            "ed",
+        ]
+        assert spans.nth(1).get_attribute("title").startswith("café: 0.3333 = Ġcaf 0.1667 + ")
+        assert problems == []
 
 
 def test_word_pieces_show_joined_into_their_words_and_specials_apart(word_piece_viewer):
