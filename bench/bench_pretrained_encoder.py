@@ -204,11 +204,11 @@ def print_timings(args, checkpoint, batches, inference, train, peak):
         steps = {
             "inference": {name: (lambda f=inference[name], x=ids[name]: f(x)) for name in ENCODERS},
             "train step": {
-                name: (lambda f=train[name], x=ids[name]: f(x, labels)) for name in ENCODERS
+                name: (lambda f=train[name], x=ids[name]: f(x, labels)) for name in train
             },
         }
         flops = step_flops(checkpoint, args.batch, length)
-        for mode in MODES:
+        for mode in [mode for mode in MODES if mode.split()[0] in args.modes]:
             ms = interleaved_medians_ms(steps[mode], args.repeats, args.warmups)
             rate = flops[mode] / (ms["ours"] / 1000)
             print(
@@ -247,6 +247,7 @@ def run(args, checkpoint):
     train = {
         name: make_train_step(forwards[name], weights[name], checkpoint.d_model)
         for name in ENCODERS
+        if "train" in args.modes
     }
     print_timings(args, checkpoint, batches, inference, train, peak)
     return 0
