@@ -292,8 +292,9 @@ def num_words(word_index):
     return max((index + 1 for index in word_index if index is not None), default=0)
 
 
-def check_word_index(word_index, num_tokens, example_id):
-    """A ValueError unless `word_index` numbers `num_tokens` tokens' words 0, 1, ... in order."""
+def check_word_index(word_index, num_tokens, example_id, words=None):
+    """A ValueError unless `word_index` numbers `num_tokens` tokens' words 0, 1, ... in order
+    (and, given, the `words`' texts are one per word)."""
     expected = 0
     for index in word_index:
         if index is None:
@@ -310,6 +311,11 @@ def check_word_index(word_index, num_tokens, example_id):
         raise ValueError(
             f"word_index of example {example_id!r} needs one entry per token ({num_tokens}). "
             f"Received: {len(word_index)} entries"
+        )
+    if words is not None and len(words) != num_words(word_index):
+        raise ValueError(
+            f"word_texts of example {example_id!r} needs one text per word of its "
+            f"word_index ({num_words(word_index)}). Received: {len(words)} texts"
         )
 
 

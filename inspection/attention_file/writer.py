@@ -11,7 +11,7 @@ import numpy as np
 
 from inspection.attention_file import format as attention_format
 from inspection.methods.rollout import RESIDUAL_WEIGHT, check_pooling, token_importance
-from inspection.word_pieces import check_word_index, num_words, word_sums
+from inspection.word_pieces import check_word_index, word_sums
 
 ROLLOUT_DESCRIPTION = (
     "Abnar & Zuidema (2020) attention rollout over real tokens: heads averaged, "
@@ -103,12 +103,7 @@ class AttentionFileWriter:
         if importance is None:
             importance = token_importance(scores, self.pooling)
         word_index = record.token_word_index
-        check_word_index(word_index, num_tokens, record.example_id)
-        if len(record.words) != num_words(word_index):
-            raise ValueError(
-                f"word_texts of example {record.example_id!r} needs one text per word of its "
-                f"word_index ({num_words(word_index)}). Received: {len(record.words)} texts"
-            )
+        check_word_index(word_index, num_tokens, record.example_id, record.words)
         tokens = [str(token) for token in record.tokens]
         attributions = self._checked_attributions(record, num_tokens)
 
