@@ -79,17 +79,17 @@ class TokenScheme:
         >>> BYTE_LEVEL_BPE.word_index(["<s>", "The", "Ġplay", "ed", ".", "</s>"])
         [None, 0, 1, 1, 2, None]
         """
-        indices, word = [], []
+        indices, word, words = [], [], 0
         for position, token in enumerate(tokens):
             if (class_token and position == 0) or token in self.specials:
                 indices.append(None)
                 word = []
             elif word and self.continues(word, token):
-                indices.append(indices[-1])
+                indices.append(words - 1)
                 word.append(token)
             else:
-                indices.append(num_words(indices))
-                word = [token]
+                indices.append(words)
+                word, words = [token], words + 1
         return indices
 
     def marks_word_start(self, piece):
