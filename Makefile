@@ -9,7 +9,7 @@ export TF_CPP_MIN_LOG_LEVEL ?= 3
 # The code runs from the checkout: `layers`, `models`, `data`, ... are imported from here.
 export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 # The packages whose docstring examples `make test` runs.
-DOCTEST_PATHS := layers models data tokenization inspection config runtime engine compress.py export.py upgrade_run.py serve.py
+DOCTEST_PATHS := layers models data tokenization inspection config runtime run_folder engine compress.py export.py upgrade_run.py serve.py
 
 .PHONY: venv train test test-fast lint test-tensorflow test-layers-backends test-layers-torch test-layers-jax bench bench-accuracy bench-label-noise bench-own-file clean
 

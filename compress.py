@@ -44,8 +44,9 @@ from pathlib import Path
 import numpy as np
 
 from data import DataError
-from engine import cli, runs, saved_run
+from engine import cli
 from engine.training import fitting
+from run_folder import runs, saved_run
 
 # Keras, models, the trainer and engine.evaluation load TensorFlow, which takes seconds: the
 # functions import them, so that `main` reports a bad argument at once, before that wait.

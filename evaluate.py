@@ -58,8 +58,9 @@ an empty texts file, an export in the way, runs with different classes to compar
 import sys
 
 from config import ATTRIBUTION_METHODS
-from engine import cli, runs, saved_run
+from engine import cli
 from engine.cli import OneLineErrorParser, UsageError, at_least
+from run_folder import runs, saved_run
 
 # data and engine.evaluation (the evaluation itself: its run_evaluation.py) load TensorFlow,
 # pandas and scikit-learn, which takes seconds: `main` imports them once the arguments

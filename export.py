@@ -19,7 +19,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine import cli, runs, saved_run
+from engine import cli
+from run_folder import runs, saved_run
 
 # models and its serving export load TensorFlow, which takes seconds: the functions import them, so
 # that `main` reports a bad argument at once, before that wait.

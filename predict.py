@@ -39,7 +39,8 @@ import numpy as np
 
 from config import ATTRIBUTION_METHODS
 from data import DataError, check_texts, read_texts_file
-from engine import cli, runs, saved_run
+from engine import cli
+from run_folder import runs, saved_run
 
 # models, inspection and engine.evaluation load TensorFlow, which takes seconds: the
 # functions import them, so that `main` rejects bad arguments at once.

@@ -9,9 +9,9 @@ The encoder (token and position embedding and the blocks, built by the same code
 the same layer names as the classifier's) learns to predict hidden tokens, BERT-style:
 `pretraining.mask_fraction` of each text's known tokens are replaced by a mask token (at
 least one per text). The corpus is `pretraining.corpus`: the dataset's training texts, the
-training texts of every built-in dataset, or a text file. The run folder (`engine/runs.py`) holds
-the resolved config, `encoder.weights.h5`, `vocabulary.json`, `history.csv` and
-`metrics.json`; interrupted runs resume like training's. `train.py` with
+training texts of every built-in dataset, or a text file. The run folder
+(`run_folder/runs.py`) holds the resolved config, `encoder.weights.h5`, `vocabulary.json`,
+`history.csv` and `metrics.json`; interrupted runs resume like training's. `train.py` with
 `model.init_from: runs/NAME` starts its classifier from this encoder, with its vocabulary.
 
 Exit codes: 0 done, 1 training failed, 2 bad config or data, 130 interrupted.
@@ -27,8 +27,9 @@ import numpy as np
 from config import BUILTIN_DATASETS, Config, ConfigError, DatasetConfig
 from config.files import commented_config, load_config
 from data import DataError, TextSplits, read_texts_file
-from engine import cli, runs
+from engine import cli
 from engine.training import fitting
+from run_folder import runs
 
 # Keras, TensorFlow, data's pipelines, tokenization and the masked language model load TensorFlow,
 # which takes seconds: the functions import them, so that `main` reports a bad config at once,

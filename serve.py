@@ -31,7 +31,8 @@ import signal
 import socket
 import sys
 
-from engine import cli, runs, saved_run
+from engine import cli
+from run_folder import runs, saved_run
 
 # engine.evaluation.live and inspection's viewer load TensorFlow, which takes seconds: the functions
 # import them, so that `main` reports a bad argument at once, before that wait.

@@ -6,7 +6,7 @@ Usage:
     python train.py --config configs/tiny.yaml --overwrite
 
 Steps: config -> data -> model -> fit -> save. The run folder (`runs/<config name>/` unless
-`output.name` says otherwise; its files: `engine/runs.py`) receives the resolved config,
+`output.name` says otherwise; its files: `run_folder/runs.py`) receives the resolved config,
 `model.keras` (raw strings in, class probabilities out), `history.csv`, `labels.json`,
 TensorBoard logs and `metrics.json` (validation and test). Training happens in
 `runs/<name>.partial/`; if it is interrupted (Ctrl-C, kill), running the same command again
@@ -25,7 +25,7 @@ import numpy as np
 
 from config import AUTO_CHECKPOINT, AUTO_CHECKPOINT_LAYERS, Config, ConfigError
 from config.files import commented_config, load_config, pretrained_note
-from engine import cli, runs
+from engine import cli
 from engine.training.fitting import (
     RunResult,
     epoch_steps,
@@ -34,6 +34,7 @@ from engine.training.fitting import (
     fit,
     make_callbacks,
 )
+from run_folder import runs
 
 # Keras, TensorFlow and the modules built on them (data, models, inspection, reports) take
 # seconds to import: each step imports them itself, so that `main` reports a bad config at

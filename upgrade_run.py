@@ -29,7 +29,8 @@ import yaml
 
 from config import ModelConfig
 from config.files import load_config
-from engine import cli, runs
+from engine import cli
+from run_folder import runs
 
 # Keras, models, inspection and the masked language model load TensorFlow, which takes seconds: the
 # functions import them, so that `main` reports a bad argument at once, before that wait.

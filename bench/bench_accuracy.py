@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from accuracy_report import format_table, summarize  # noqa: E402
 
-from engine import runs  # noqa: E402
+from run_folder import runs  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 DATASETS = ("reuters_r8", "reuters_r52", "twenty_newsgroups", "rotten_tomatoes", "bbc_news")
@@ -155,7 +155,7 @@ def neural_run(config, cost, reuse, no_train):
     absent and not trained. `cost` is (real tokens, training FLOPs) of one epoch."""
     from train_cost import epoch_timer
 
-    from engine.runs import METRICS_FILE
+    from run_folder.runs import METRICS_FILE
     from train import run_training
 
     run_dir = RESULTS / "runs" / config.output.name

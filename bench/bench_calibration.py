@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from own_file_data import FILES, user_file  # noqa: E402
 
-from engine import runs  # noqa: E402
+from run_folder import runs  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 BUILT_IN = ("reuters_r8", "reuters_r52", "twenty_newsgroups", "rotten_tomatoes", "bbc_news")

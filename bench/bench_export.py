@@ -150,9 +150,9 @@ def report_rows(run, args, count, load_seconds, predict_seconds, measured) -> li
 def main(argv=None):
     args = parse_args(argv)
     from data import DataError
-    from engine.runs import RunError
-    from engine.saved_run import load_run
     from models import predict_texts
+    from run_folder.runs import RunError
+    from run_folder.saved_run import load_run
 
     start = time.perf_counter()
     try:

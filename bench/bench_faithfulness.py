@@ -124,8 +124,8 @@ def main(argv=None):
     import numpy as np
     from bench_accuracy import BENCH_FILE, epoch_cost_of, neural_config, neural_run
 
-    from engine import saved_run
     from engine.evaluation.faithfulness import faithfulness_table, measure_run_faithfulness
+    from run_folder import saved_run
 
     # Runs of earlier invocations stay in the table: one dataset can be measured at a time.
     path = RESULTS / "faithfulness.json"

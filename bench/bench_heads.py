@@ -35,11 +35,11 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 import compress  # noqa: E402
-from engine import runs, saved_run  # noqa: E402
 from engine.evaluation.heads import HEADS_FILE  # noqa: E402
 from inspection.methods.bootstrap import paired_bootstrap  # noqa: E402
 from models import predict_batches  # noqa: E402
 from models.pruning import pruned_classifier  # noqa: E402
+from run_folder import runs, saved_run  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "heads"
 PLOT = ROOT / "docs" / "heads_pruning.png"

@@ -42,8 +42,8 @@ def main(argv=None):
     args = parse_args(argv)
     import numpy as np
 
-    from engine import runs, saved_run
     from models import load_end_to_end_model, predict_texts
+    from run_folder import runs, saved_run
 
     lines = [
         "| run | test accuracy float32 % | int8 % | model.keras float32 MB | int8 MB "

@@ -51,7 +51,7 @@ from label_noise_data import NOISE, base_splits, flip, write_csv  # noqa: E402
 from label_noise_detection import detection_row, run_metrics, suspects_of  # noqa: E402
 from label_noise_report import format_tables, merged  # noqa: E402
 
-from engine import runs  # noqa: E402
+from run_folder import runs  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 FOLDER = RESULTS / "label_noise"

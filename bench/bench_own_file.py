@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from own_file_data import FILES, user_file  # noqa: E402
 
-from engine import runs  # noqa: E402
+from run_folder import runs  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 GOAL_MARGIN = 1.0  # points of test accuracy over TF-IDF + LR, every seed
@@ -112,7 +112,7 @@ def train_run(config_path, name, seed, args):
 def run_record(run_dir, seed):
     """A finished run's accuracies, times and resolved recipe (its config.yaml)."""
     from config.files import load_config
-    from engine import runs
+    from run_folder import runs
 
     metrics = json.loads((run_dir / runs.METRICS_FILE).read_text())
     config = load_config(run_dir / runs.CONFIG_FILE)

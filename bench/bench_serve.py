@@ -233,7 +233,7 @@ def batch_texts(count, seed=0):
 def batch_part(server, run_dir, size, rounds):
     """The server's prediction alone against predict.predict, in turns."""
     import predict
-    from engine import saved_run
+    from run_folder import saved_run
 
     run, texts = saved_run.load_run(run_dir), batch_texts(size)
     server.predict(texts, method=None)  # warm-ups: the graphs, traced

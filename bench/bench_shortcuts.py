@@ -37,7 +37,7 @@ import numpy as np
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from engine import runs  # noqa: E402
+from run_folder import runs  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 WORD = "zqxv"

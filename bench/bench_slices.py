@@ -31,8 +31,8 @@ import pandas as pd
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine import runs  # noqa: E402
 from inspection.methods.slices import candidate_slices, measure_slices  # noqa: E402
+from run_folder import runs  # noqa: E402
 
 RANDOM_COLUMNS = {"random2": 2, "random5": 5, "random20": 20}  # name: values, uniform
 PLANTED_COLUMN = "planted"

@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from task_shape_data import label_set_files, pair_files  # noqa: E402
 
-from engine import runs  # noqa: E402
+from run_folder import runs  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 GOAL_MARGIN = 1.0

@@ -26,9 +26,9 @@ from pathlib import Path
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from engine import runs  # noqa: E402
 from engine.evaluation.compare import compare_file  # noqa: E402
 from engine.evaluation.tokens_report import TOKENS_FILE  # noqa: E402
+from run_folder import runs  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 RUNS = ("rotten_tomatoes_minilm", "rotten_tomatoes", "reuters_r8")

@@ -34,7 +34,8 @@ os.environ["KERAS_BACKEND"] = "tensorflow"
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine import cli, runs  # noqa: E402
+from engine import cli  # noqa: E402
+from run_folder import runs  # noqa: E402
 
 # Largest fused-vs-explicit difference accepted, per dtype: float32 rounding, and float16
 # rounding (10 bits of mantissa) of outputs up to ~4, 8 units in the last place there: the

@@ -9,7 +9,7 @@ import time
 import numpy as np
 from label_noise_data import NOISE
 
-from engine import runs
+from run_folder import runs
 
 
 def run_metrics(run_dir):
@@ -22,7 +22,6 @@ def detection_row(run_dir, flipped, texts, labels):
     import pandas as pd
     from sklearn.metrics import roc_auc_score
 
-    from engine import saved_run
     from engine.evaluation.faithfulness import tokenize
     from inspection.methods.data_map import (
         SCORES,
@@ -32,6 +31,7 @@ def detection_row(run_dir, flipped, texts, labels):
         with_final_margins,
     )
     from inspection.methods.forward_passes import probabilities
+    from run_folder import saved_run
 
     run = saved_run.load_run(run_dir)
     rebuilt, run_labels = run.load_split("train")
@@ -91,8 +91,8 @@ def suspects_of(run_dir, count):
     """The positions of the run's `count` most suspect training labels (`DEFAULT_SCORE`)."""
     import pandas as pd
 
-    from engine import saved_run
     from inspection.methods.data_map import example_statistics, suspect_order, suspect_scores
+    from run_folder import saved_run
 
     size = len(saved_run.load_run(run_dir).load_split("train")[0])
     statistics = example_statistics(pd.read_parquet(run_dir / runs.DYNAMICS_FILE), size)

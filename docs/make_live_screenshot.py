@@ -26,7 +26,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import serve  # noqa: E402
-from engine import runs, saved_run  # noqa: E402
+from run_folder import runs, saved_run  # noqa: E402
 
 # Relative, as the page shows them.
 RUN_DIRS = [pathlib.Path("runs/default"), pathlib.Path("runs/default_int8")]

@@ -24,8 +24,8 @@ from playwright.sync_api import sync_playwright
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine import runs, saved_run  # noqa: E402
 from engine.evaluation.attention import export_run_attention  # noqa: E402
+from run_folder import runs, saved_run  # noqa: E402
 
 # Relative, as the page shows it (in the command that measures faithfulness).
 RUN_DIR = pathlib.Path("runs/default")

@@ -8,16 +8,15 @@ there, and kept in the run folder (`thresholds.json`, {label: threshold}), so pr
 the live lab and evaluate.py give the same sets.
 """
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from sklearn.metrics import accuracy_score, f1_score, hamming_loss, precision_recall_fscore_support
 
-from engine import runs
 from engine.calibration.reports import write_calibration_reports
 from engine.reports import EPSILON, classification_metrics
+from run_folder import runs
 
 PER_LABEL_FILE = "per_label.csv"
 # The thresholds tried for each label; 0.5 where validation has no example of it.
@@ -127,7 +126,7 @@ def scored_splits(predictions, class_names, multi_label, run_dir) -> dict:
     thresholds = None
     if multi_label:
         thresholds = choose_thresholds(*predictions["validation"][::-1])
-        write_thresholds(run_dir, class_names, thresholds)
+        runs.write_thresholds(run_dir, class_names, thresholds)
     return split_metrics(predictions, class_names, thresholds)
 
 
@@ -166,26 +165,3 @@ def write_label_set_reports(
     mistakes = table[table.wrong_labels > 0].sort_values("wrong_labels", ascending=False)
     mistakes.head(worst).to_csv(output_dir / "worst_mistakes.csv", index=False, float_format="%.4f")
     return metrics
-
-
-def write_thresholds(run_dir, class_names, thresholds) -> None:
-    runs.write_json(
-        Path(run_dir) / runs.THRESHOLDS_FILE,
-        {name: float(value) for name, value in zip(class_names, thresholds, strict=True)},
-    )
-
-
-def read_thresholds(run_dir, class_names) -> np.ndarray:
-    """The run's thresholds in class order.
-
-    Raises:
-        RunError: the file is missing or does not name every class.
-    """
-    path = Path(run_dir) / runs.THRESHOLDS_FILE
-    try:
-        values = json.loads(path.read_text())
-        return np.array([float(values[name]) for name in class_names])
-    except (OSError, ValueError, KeyError) as error:
-        raise runs.RunError(
-            f"{path}: cannot read the multi-label run's thresholds ({error}); retrain the run"
-        ) from None

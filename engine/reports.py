@@ -18,8 +18,8 @@ from sklearn.metrics import (
     precision_recall_fscore_support,
 )
 
-from engine import runs
 from engine.calibration.reports import write_calibration_reports
+from run_folder import runs
 
 # Keras clips probabilities to this epsilon in its cross-entropy; so do we, so that the
 # loss here matches `model.evaluate` on the same data.

@@ -9,8 +9,8 @@ import pytest
 import compress
 import evaluate
 import predict
-from engine import runs, saved_run
 from engine.evaluation.compare import compare_file
+from run_folder import runs, saved_run
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ from tensorflow.core.protobuf import saved_model_pb2
 
 import compress
 import export
-from engine import runs
 from models import get_model_parts, load_end_to_end_model
+from run_folder import runs
 
 TEXTS = ["a good film", "dull, dull and far too long", "fine", ""]
 # Loads each SavedModel with TensorFlow alone and prints each signature's probabilities:

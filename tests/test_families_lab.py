@@ -20,8 +20,8 @@ import evaluate
 import export
 import predict
 import train
-from engine import saved_run
 from models import load_end_to_end_model
+from run_folder import saved_run
 from tests.helpers import pretrained_args
 from tests.lab_server import predict as ask
 from tests.lab_server import running_lab

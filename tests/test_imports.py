@@ -37,8 +37,7 @@ ABOVE_THE_COMMANDS = {
     "layers",
     "inspection",
     "engine.cli",
-    "engine.runs",
-    "engine.saved_run",
+    "run_folder",
     "engine.reports",
     "engine.label_sets",
     "engine.calibration",
@@ -57,23 +56,22 @@ RULES = {
     "data": {"config", "runtime", "tokenization"},
     # models holds what a saved model is made of: never the run folder, data or training.
     "models": {"config", "layers", "tokenization"},
-    # inspection takes models, texts and arrays; what reads and writes run folders is
-    # engine.evaluation's, above it. `show` loads a run folder given by its path through
-    # engine.saved_run, the one reader of run folders.
-    "inspection": {"config", "engine.saved_run", "layers", "models", "tokenization"},
+    # run_folder: the run folder's files and the one reader of a finished run, below
+    # inspection (whose `show` loads a run given by its path) and engine.
+    "run_folder": {"config", "data", "models"},
+    # inspection takes models, texts and arrays; what writes reports into run folders is
+    # engine.evaluation's, above it.
+    "inspection": {"config", "run_folder", "layers", "models", "tokenization"},
     "engine.cli": {"runtime"},
-    "engine.runs": {"config"},
-    "engine.saved_run": {"config", "data", "engine.label_sets", "engine.runs", "models"},
-    "engine.reports": {"config", "engine.calibration", "engine.runs"},
-    "engine.label_sets": {"engine.calibration", "engine.reports", "engine.runs"},
+    "engine.reports": {"config", "engine.calibration", "run_folder"},
+    "engine.label_sets": {"engine.calibration", "engine.reports", "run_folder"},
     "engine.calibration": set(),
     "engine.evaluation": {
         "data",
         "engine.calibration",
         "engine.label_sets",
         "engine.reports",
-        "engine.runs",
-        "engine.saved_run",
+        "run_folder",
         "inspection",
         "models",
         "tokenization",
@@ -84,7 +82,7 @@ RULES = {
         "data",
         "engine.label_sets",
         "engine.reports",
-        "engine.runs",
+        "run_folder",
         "inspection",
         "models",
         "runtime",

@@ -92,7 +92,7 @@ def test_a_text_with_no_known_word_gets_a_warning(tiny_run_dir, capsys):
 
 
 def test_library_ranks_every_real_token_and_importances_sum_to_one(tiny_run_dir):
-    from engine.saved_run import load_run
+    from run_folder.saved_run import load_run
 
     run = load_run(tiny_run_dir)
     [prediction] = predict.predict(
@@ -107,8 +107,8 @@ def test_library_ranks_every_real_token_and_importances_sum_to_one(tiny_run_dir)
 
 
 def test_explain_uses_the_best_measured_method_else_conservative_gradients(tiny_run_dir, tmp_path):
-    from engine.saved_run import load_run
     from inspection.methods.attribution import attribute
+    from run_folder.saved_run import load_run
 
     run_dir = tmp_path / "run"
     shutil.copytree(tiny_run_dir, run_dir)

@@ -9,8 +9,8 @@ import tensorflow as tf
 import pretrain
 import train
 from config.files import load_config
-from engine import runs
 from engine.training.starting_weights import starting_weights
+from run_folder import runs
 from tests.helpers import ROOT, TINY
 from tests.review_fixture import write_reviews_fixture
 

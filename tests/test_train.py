@@ -15,10 +15,10 @@ import tensorflow as tf
 import train
 from config.files import load_config
 from data import load_text_splits
-from engine import runs
 from engine.reports import classification_metrics
-from engine.saved_run import load_run
 from models import get_model_parts, load_end_to_end_model
+from run_folder import runs
+from run_folder.saved_run import load_run
 from tests.helpers import metrics_of, shared_tiny_run_args, tiny_args
 
 

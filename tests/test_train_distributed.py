@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import train
-from engine import runs
+from run_folder import runs
 from tests.helpers import ROOT, metrics_of, tiny_args
 
 MIRRORED = """

@@ -67,7 +67,7 @@ def test_the_classifier_starts_from_the_familys_tensors(
 
 
 def test_a_distilbert_reads_a_pair_with_no_token_types(tmp_path, hf_checkpoint):
-    from engine import saved_run
+    from run_folder import saved_run
     from tests.models.bert_reference import TINY_VOCABULARY
 
     pairs_file = write_pairs_fixture(tmp_path / "pairs.csv")
@@ -93,7 +93,7 @@ def test_a_distilbert_reads_a_pair_with_no_token_types(tmp_path, hf_checkpoint):
 def test_a_roberta_fine_tunes_on_pairs_and_its_reloaded_model_predicts_the_same(
     tmp_path, hf_checkpoint, model_type
 ):
-    from engine import saved_run
+    from run_folder import saved_run
 
     pairs_file = write_pairs_fixture(tmp_path / "pairs.csv")
     folder = hf_checkpoint(model_type)

@@ -13,9 +13,9 @@ from sklearn.metrics import f1_score
 import evaluate
 import predict
 import train
-from engine import saved_run
 from engine.calibration import expected_calibration_error
 from engine.evaluation.faithfulness import tokenize
+from run_folder import saved_run
 from tests.helpers import tiny_args
 from tests.review_fixture import TOPICS, write_label_sets_fixture
 

@@ -6,10 +6,10 @@ import pytest
 
 import train
 from config.files import load_config
-from engine import runs
 from engine.training.starting_weights import classifier_from_adapter
 from engine.training.starting_weights.checkpoints import read_tensors
 from models import get_model_parts, load_end_to_end_model
+from run_folder import runs
 from tests.helpers import TINY, InterruptAfterEpoch, pretrained_args
 
 TOKEN_IDS = np.array(

@@ -32,7 +32,7 @@ def pair_run(tmp_path_factory, pairs_file):
 
 
 def test_a_pair_file_learns_what_only_the_second_side_tells(pair_run):
-    from engine import saved_run
+    from run_folder import saved_run
 
     metrics = json.loads((pair_run / "metrics.json").read_text())
     # The first side holds a sentiment word of either kind: a model that could not tell
@@ -87,7 +87,7 @@ def test_the_live_api_and_show_take_pairs(pair_run):
 
 
 def test_a_checkpoint_reads_a_pair_as_cls_a_sep_b_sep(tmp_path, pairs_file, tiny_checkpoint):
-    from engine import saved_run
+    from run_folder import saved_run
     from tests.models.bert_reference import TINY_VOCABULARY
 
     assert train.main(pretrained_args(tmp_path, pairs_file, tiny_checkpoint, PAIR_COLUMNS)) == 0

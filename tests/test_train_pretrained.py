@@ -13,9 +13,9 @@ import tensorflow as tf
 
 import train
 from config.files import load_config
-from engine import runs
 from engine.training.starting_weights import starting_weights
 from engine.training.starting_weights.checkpoints import read_tensors
+from run_folder import runs
 from tests.helpers import ROOT, TINY, InterruptAfterEpoch, pretrained_args
 from tests.models.int8_round_trip import TEXTS, quantized_round_trip
 

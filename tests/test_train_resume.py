@@ -13,8 +13,8 @@ import pytest
 
 import train
 from config.files import load_config
-from engine import runs
 from models import get_model_parts, load_end_to_end_model
+from run_folder import runs
 from tests.helpers import ROOT, TINY, InterruptAfterEpoch, metrics_of, tiny_args
 from train import run_training
 
@@ -48,7 +48,7 @@ import os, signal, sys
 import keras
 sys.path.insert(0, {root!r})
 from engine import cli
-from engine import runs
+from run_folder import runs
 import train
 from config.files import load_config
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import train
-from engine import runs, saved_run
+from run_folder import runs, saved_run
 from tests.helpers import TINY, metrics_of
 
 

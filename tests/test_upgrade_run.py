@@ -15,10 +15,10 @@ import train
 import upgrade_run
 from config import ConfigError
 from config.files import load_config
-from engine import runs, saved_run
 from engine.training.starting_weights import starting_weights
 from inspection.attention_file.reader import OutdatedExportError, load_attention, save_attention
 from inspection.attention_file.record import AttentionRecord
+from run_folder import runs, saved_run
 from tests.helpers import ROOT, TINY
 from tests.review_fixture import write_reviews_fixture
 

@@ -21,7 +21,6 @@ from pathlib import Path
 import numpy as np
 
 from data.reading.texts_file import pair_line
-from engine import runs
 from engine.evaluation import dataset_panel
 from engine.evaluation.export_blocks import (
     ExportError,
@@ -33,6 +32,7 @@ from inspection.attention_export import ScoringOptions, WritingOptions, export_a
 from inspection.attention_file.format import VIEWER_FILENAME
 from inspection.attention_file.reader import load_attention
 from inspection.attention_tokens import ATTENTION_BATCH_SIZE
+from run_folder import runs
 
 
 def export_dir(run_dir, source, out_dir=None) -> Path:

@@ -12,10 +12,10 @@ import json
 
 import numpy as np
 
-from engine import runs
 from engine.calibration import calibrate
 from engine.label_sets import scored_splits
 from models import predict_texts, saved_and_reloaded
+from run_folder import runs
 
 SPLITS = ("validation", "test")
 

@@ -30,7 +30,6 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import spearmanr
 
-from engine import runs
 from engine.evaluation.faithfulness import tokenize
 from engine.label_sets import predicted_sets, set_names
 from inspection.methods.attribution import DEFAULT_METHOD
@@ -38,6 +37,7 @@ from inspection.methods.bootstrap import paired_bootstrap
 from inspection.methods.forward_passes import probabilities
 from inspection.methods.word_reliance import class_word_scores, text_words, word_means
 from inspection.rendering.markdown_table import markdown_cell, markdown_table
+from run_folder import runs
 
 CHANGED_WORDS = 10
 PREDICTION_BATCH_SIZE = 128

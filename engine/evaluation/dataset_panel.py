@@ -21,11 +21,11 @@ import json
 import math
 from pathlib import Path
 
-from engine import runs
 from engine.calibration.reports import CALIBRATION_FILE
 from engine.evaluation import suspects
 from engine.evaluation.slices import SLICES_FILE
 from engine.evaluation.tokens_report import TOKENS_FILE
+from run_folder import runs
 
 DIGITS = 3
 VIEWER_WORDS = 20  # per class in the viewer's Dataset panel

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import runs
 from engine.evaluation.heads import HEADS_FILE
 from inspection.methods.heads import STATISTICS
+from run_folder import runs
 
 # What meta.json keeps of each method in faithfulness.json: the two ERASER measures.
 FAITHFULNESS_MEASURES = ("comprehensiveness", "sufficiency")

@@ -19,7 +19,6 @@ import numpy as np
 from matplotlib.figure import Figure
 from scipy.stats import spearmanr
 
-from engine import runs
 from engine.evaluation.faithfulness import tokenize
 from inspection.attention_tokens import has_class_token, shortest_first
 from inspection.methods.heads import (
@@ -29,6 +28,7 @@ from inspection.methods.heads import (
     head_importance,
 )
 from inspection.rendering.markdown_table import RIGHT, markdown_table
+from run_folder import runs
 
 HEADS_FILE = "heads.json"
 TABLE_FILE = "heads.md"

@@ -8,7 +8,6 @@ import dataclasses
 from pathlib import Path
 
 from data import load_labelled_file
-from engine import runs
 from engine.evaluation.compare import check_same_labels
 from engine.evaluation.measurements import (
     DATA_FILE,
@@ -26,8 +25,9 @@ from engine.evaluation.suspects import suspects_report, suspects_summary
 from engine.label_sets import HEADLINE as SETS_HEADLINE
 from engine.label_sets import write_label_set_reports
 from engine.reports import format_table, write_reports
-from engine.saved_run import load_run
 from models import predict_texts
+from run_folder import runs
+from run_folder.saved_run import load_run
 
 HEADLINE = ("accuracy", "macro_f1", "weighted_f1", "loss", "ece", "num_examples")
 LABEL_SETS_HEADLINE = (*SETS_HEADLINE, "num_examples")

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import runs
 from engine.label_sets import predicted_sets
 from inspection.methods.label_set_slices import decision_counts, measure_label_set_slices
 from inspection.methods.slices import candidate_slices, measure_slices
 from inspection.rendering.markdown_table import RIGHT, markdown_cell, markdown_row, markdown_rule
+from run_folder import runs
 
 SLICES_FILE = "slices.json"
 TABLE_FILE = "slices.md"

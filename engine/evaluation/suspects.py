@@ -24,7 +24,6 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from engine import runs
 from engine.evaluation.faithfulness import tokenize
 from engine.evaluation.measurements import carry_over
 from engine.label_sets import predicted_sets
@@ -39,6 +38,7 @@ from inspection.methods.data_map import (
 )
 from inspection.methods.forward_passes import probabilities
 from inspection.rendering.markdown_table import RIGHT, markdown_cell, markdown_table
+from run_folder import runs
 
 SUSPECTS_FILE = "suspects.csv"
 MAP_FILE = "data_map.json"

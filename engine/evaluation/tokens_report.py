@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from engine import runs
 from inspection.rendering.markdown_table import markdown_cell, markdown_table
+from run_folder import runs
 
 TOKENS_FILE = "tokens.json"
 TABLE_FILE = "tokens.md"

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import tensorflow as tf
 
-from engine import runs
+from run_folder import runs
 
 # The file's columns, one row per (epoch, example seen in it); label sets add the label's
 # index (`LABEL_COLUMN`), one row per (epoch, example, label).

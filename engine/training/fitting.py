@@ -3,8 +3,8 @@ of a resumed run's batches, the best epoch restored, the restored model's scores
 a finished run gives back (`RunResult`).
 
 `train.py` and `pretrain.py` fit through `fit`, with the callbacks of `make_callbacks`, and
-return a `RunResult`; the run folder's file names are `engine/runs.py`'s. Neither command imports
-the other: what they share lives here.
+return a `RunResult`; the run folder's file names are `run_folder/runs.py`'s. Neither
+command imports the other: what they share lives here.
 """
 
 import dataclasses
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import runs
+from run_folder import runs
 
 # Keras, TensorFlow and the modules built on them, and engine.reports, engine.label_sets
 # and engine.calibration (scikit-learn and SciPy, seconds too), are imported by each

@@ -22,8 +22,8 @@ import shutil
 from pathlib import Path
 
 from config import ConfigError, FineTuneConfig, ModelConfig
-from engine import runs
 from engine.training.fitting import epoch_steps
+from run_folder import runs
 
 # TensorFlow and the modules built on it (data's pipelines, models, the trainer) are imported
 # by the methods that use them: choosing and checking a recipe needs only the config.

@@ -139,11 +139,11 @@ def _parts(run_or_model):
     """(vectorizer, classifier, class names, pooling) of a run or an end-to-end model.
 
     A loaded run is recognised by what it has, not its class; a path is loaded by
-    `engine.saved_run`, the one reader of run folders (imported here only: it imports
+    `run_folder.saved_run`, the one reader of run folders (imported here only: it imports
     `data`, which a model or a loaded run does not need).
     """
     if isinstance(run_or_model, (str, pathlib.Path)):
-        from engine.saved_run import load_run
+        from run_folder.saved_run import load_run
 
         run_or_model = load_run(run_or_model)
     if isinstance(run_or_model, keras.Model):

@@ -11,7 +11,6 @@ import pytest
 
 import evaluate
 import train
-from engine import saved_run
 from engine.calibration import (
     calibrate,
     coverage_curve,
@@ -20,6 +19,7 @@ from engine.calibration import (
     scaled,
 )
 from models import predict_texts
+from run_folder import saved_run
 from tests.helpers import tiny_args
 
 

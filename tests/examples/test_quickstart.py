@@ -15,8 +15,8 @@ import pytest
 from nbclient import NotebookClient
 
 import predict
-from engine import saved_run
 from inspection import attention_image_size
+from run_folder import saved_run
 from tests.inspection.viewer_browser import DATA_BLOCK
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,8 +13,8 @@ from PIL import Image
 import evaluate
 import predict
 import train
-from engine import runs, saved_run
 from inspection import attention_image_size, load_attention
+from run_folder import runs, saved_run
 from tests.helpers import pretrained_args, read_images
 from tests.inspection.viewer_browser import open_viewer
 

@@ -4,8 +4,8 @@ quantization tests of the from-scratch and the pretrained runs."""
 import numpy as np
 import pytest
 
-from engine import runs
 from models import load_end_to_end_model
+from run_folder import runs
 
 TEXTS = np.array(["a good film", "dull, dull and far too long", "fine"], dtype=object)
 

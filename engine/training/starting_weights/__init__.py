@@ -20,7 +20,6 @@ from pathlib import Path
 
 from config import Config, ConfigError
 from config.files import load_config
-from engine import runs
 from engine.training.starting_weights.checkpoint_weights import load_checkpoint_weights
 from engine.training.starting_weights.checkpoints import checkpoint_folder, read_checkpoint
 from engine.training.starting_weights.pretraining_run import (
@@ -30,6 +29,7 @@ from engine.training.starting_weights.pretraining_run import (
     with_pretrained_text,
 )
 from engine.training.starting_weights.word_vectors import embedding_matrix, load_word_vectors
+from run_folder import runs
 from tokenization.pairs import separator_id
 
 # models loads TensorFlow: the functions that build or fill a model import it, so that

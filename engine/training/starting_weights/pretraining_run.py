@@ -13,7 +13,7 @@ from config import (
     earlier_version_message,
 )
 from config.files import load_config
-from engine import runs
+from run_folder import runs
 
 # models and the masked language model load TensorFlow: only `start_from_encoder` needs
 # them, so reading and checking a pretraining run needs no TensorFlow.

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from config import ModelConfig
-from engine import runs, saved_run
 from engine.evaluation.attention import ExportError, export_evaluation_attention, faithfulness_block
 from inspection.methods.attribution import METHODS
 from models import build_classifier, build_end_to_end_model
+from run_folder import runs, saved_run
 
 CLASS_NAMES = ["negative", "positive"]
 TEXTS = np.array(["a good film", "a bad bad plot", "good"], dtype=object)

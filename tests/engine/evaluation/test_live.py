@@ -6,10 +6,10 @@ import shutil
 import pytest
 
 import evaluate
-from engine import saved_run
 from engine.evaluation.live import LiveRun, RequestError, run_names
 from inspection import export_checks
 from inspection.methods import attribution
+from run_folder import saved_run
 
 METHOD = "conservative_gradient_x_input"
 

@@ -11,7 +11,7 @@ from scipy.stats import fisher_exact
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 import evaluate
-from engine import saved_run
+from run_folder import saved_run
 from tests.helpers import tiny_args
 from tests.review_fixture import FILLER, NEGATIVE, POSITIVE
 

@@ -10,9 +10,9 @@ from sklearn.metrics import roc_auc_score
 
 import evaluate
 import train
-from engine import runs, saved_run
 from engine.evaluation.suspects import SET_COLUMNS
 from inspection.methods.data_map import example_statistics
+from run_folder import runs, saved_run
 from tests.helpers import tiny_args
 from tests.review_fixture import TOPICS, write_flipped_fixture, write_flipped_label_sets_fixture
 

@@ -8,10 +8,10 @@ import pytest
 
 import evaluate
 import train
-from engine import saved_run
 from engine.evaluation.compare import compare_file
 from engine.evaluation.faithfulness import tokenize
 from inspection.methods.word_reliance import EDITED_TEXTS, insertion_sites, text_words
+from run_folder import saved_run
 from tests.helpers import tiny_args
 from tests.review_fixture import PLANTED_WORD, SPREAD_WORD, write_planted_fixture
 

@@ -9,10 +9,10 @@ import pytest
 import tensorflow as tf
 
 import train
-from engine import runs, saved_run
 from engine.training.dynamics import DynamicsLogger, TrainingDynamics
 from inspection.methods.data_map import text_hashes
 from models import get_model_parts, load_end_to_end_model
+from run_folder import runs, saved_run
 from tests.helpers import tiny_args
 
 

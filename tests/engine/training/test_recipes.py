@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from config import ConfigError, ModelConfig, TrainingConfig
-from engine import runs
 from engine.training.recipes import FullFineTune, Lora, TopBlocks, fit_recipe
 from models import build_classifier
 from models.lora import LoraBackup
+from run_folder import runs
 
 SMALL = dict(d_model=16, num_heads=2, num_layers=3, intermediate_dim=32, dropout=0.0)
 TOKEN_IDS = np.array([[3, 4, 5, 0], [6, 7, 0, 0]])

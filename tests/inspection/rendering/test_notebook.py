@@ -11,12 +11,12 @@ import pytest
 
 from config import Config, DatasetConfig, ModelConfig
 from config.files import dump_config
-from engine import runs
-from engine.runs import RunError
 from inspection import show
 from inspection.methods.attribution import DEFAULT_METHOD, attribute
 from inspection.rendering.viewer import render_page
 from models import predict_texts
+from run_folder import runs
+from run_folder.runs import RunError
 from tests.inspection.stand_in_model import build_stand_in_models
 from tests.inspection.viewer_browser import DATA_BLOCK, watched_page
 

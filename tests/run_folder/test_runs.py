@@ -1,10 +1,11 @@
-"""engine/runs.py: the run folder is replaced whole or not at all, and a run loads or says why."""
+"""run_folder/runs.py: the run folder is replaced whole or not at all, and a run loads or
+says why."""
 
 import pytest
 
 from config import ConfigError
 from config.files import load_config
-from engine import runs, saved_run
+from run_folder import runs, saved_run
 from tests.helpers import TINY
 
 

@@ -1,7 +1,7 @@
 """A finished run loaded from its folder: config, model (Keras' safe mode), class names,
 its data splits rebuilt from the config; and why a folder is not a run to load.
 
-The folder's file names are `engine.runs`'.
+The folder's file names are `run_folder.runs`'.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 from config import Config, ConfigError, ReplacedKeyError, earlier_version_message
 from config.files import load_config
 from data import DataError
-from engine.runs import (
+from run_folder.runs import (
     CONFIG_FILE,
     DYNAMICS_FILE,
     LABELS_FILE,
@@ -24,6 +24,7 @@ from engine.runs import (
     MODEL_FILE,
     RunError,
     partial_dir,
+    read_thresholds,
 )
 
 # `models` and `data`'s loaders load TensorFlow, which takes seconds: they are imported
@@ -54,8 +55,6 @@ class Run:
         """A multi-label run's threshold per class (`engine.label_sets`), else None."""
         if not self.is_multi_label:
             return None
-        from engine.label_sets import read_thresholds
-
         return read_thresholds(self.run_dir, self.class_names)
 
     @functools.cached_property

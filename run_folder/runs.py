@@ -1,5 +1,5 @@
 """The run folder: its file names and writes that are never half done (a finished run is
-loaded by `engine.saved_run`).
+loaded by `run_folder.saved_run`).
 
 A run folder, `<output.root>/<output.name>/`, holds:
 
@@ -34,6 +34,8 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+
+import numpy as np
 
 from config import Config, ConfigError
 from config.files import dump_config
@@ -243,3 +245,26 @@ def resumable(config: Config) -> Path | None:
     """The partial folder of `config`'s run when it holds finished epochs, else None."""
     staging = partial_dir(Path(config.output.root) / config.run_name())
     return staging if read_history(staging) else None
+
+
+def write_thresholds(run_dir, class_names, thresholds) -> None:
+    write_json(
+        Path(run_dir) / THRESHOLDS_FILE,
+        {name: float(value) for name, value in zip(class_names, thresholds, strict=True)},
+    )
+
+
+def read_thresholds(run_dir, class_names) -> np.ndarray:
+    """A multi-label run's thresholds (`engine.label_sets`) in class order.
+
+    Raises:
+        RunError: the file is missing or does not name every class.
+    """
+    path = Path(run_dir) / THRESHOLDS_FILE
+    try:
+        values = json.loads(path.read_text())
+        return np.array([float(values[name]) for name in class_names])
+    except (OSError, ValueError, KeyError) as error:
+        raise RunError(
+            f"{path}: cannot read the multi-label run's thresholds ({error}); retrain the run"
+        ) from None
