@@ -15,9 +15,9 @@ writes; `show` puts the viewer of some texts inline in a notebook. Inside:
   from a classifier and texts to a folder.
 
 Attention plumbing (trimming to real tokens, the class token, stacking the blocks' scores)
-lives in `attention_tokens`; which word each WordPiece piece belongs to, and which tokens
-are special, in `word_pieces`. Nothing here knows a run folder: the drivers that read and
-write runs are `engine.evaluation`'s.
+lives in `attention_tokens`; which word each of a tokenizer's pieces belongs to, and which
+tokens are special, in `token_schemes`. Nothing here writes a run folder: the drivers that
+do are `engine.evaluation`'s (`show` loads a run by its path through `run_folder`).
 """
 
 from inspection.attention_export import (
@@ -41,7 +41,7 @@ from inspection.rendering.heatmaps import (
 )
 from inspection.rendering.notebook import NotebookView, show
 from inspection.rendering.viewer import write_viewer
-from inspection.word_pieces import TokenScheme, known_token_counts, token_scheme
+from inspection.token_schemes import TokenScheme, known_token_counts, token_scheme
 
 __all__ = [
     "FORMAT_VERSION",

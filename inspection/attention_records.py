@@ -15,7 +15,7 @@ from inspection.attention_tokens import has_class_token, real_tokens, trim_score
 from inspection.export_attributions import BatchAttributions
 from inspection.export_checks import check_rows, run_classifier
 from inspection.methods.rollout import token_importance
-from inspection.word_pieces import token_scheme
+from inspection.token_schemes import token_scheme
 from tokenization import sequence_cap, token_counter
 
 

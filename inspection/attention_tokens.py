@@ -2,7 +2,7 @@
 
 The one place that knows how padding (id 0) and the class token of `pooling: cls` sit in
 the attention maps; the export, predict's explanations and the TensorBoard callback all
-go through it. Which word each token belongs to is `word_pieces`'.
+go through it. Which word each token belongs to is `token_schemes`'.
 
 Letter legend: B batch, T tokens (the padded length in a batch; once trimmed, one
 example's real tokens), A attended positions (T, or T + 1 with a class token), L layers,
@@ -12,7 +12,8 @@ N heads.
 import keras
 import numpy as np
 
-from inspection.word_pieces import CLASS_TOKEN, PADDING_ID, WORD_LEVEL, token_scheme
+from inspection.token_schemes import WORD_LEVEL, token_scheme
+from inspection.word_pieces import CLASS_TOKEN, PADDING_ID
 
 # Examples per forward pass of an attention model: its scores are (B, L, N, A, A)
 # float32, 64 MiB for 32 examples of 256 tokens with 2 layers of 4 heads, 144 MiB with

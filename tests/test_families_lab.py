@@ -3,7 +3,7 @@
 and on the WordPiece families whose encoders differ from BERT's (DistilBERT, ELECTRA):
 LoRA and top blocks train, int8, the SavedModel and a pruned copy predict as the run does,
 the attention export shows the checkpoint's own tokens, and explanations, --tokens, the
-heads and the live lab read its words and special tokens (inspection/word_pieces.py's
+heads and the live lab read its words and special tokens (inspection/token_schemes.py's
 schemes). (tests/test_train_pretrained.py and tests/test_compress.py cover these for BERT.)"""
 
 import json

@@ -22,7 +22,7 @@ from inspection.attention_tokens import shortest_first
 from inspection.methods.attribution import DEFAULT_METHOD, METHODS
 from inspection.methods.faithfulness import measure_faithfulness
 from inspection.rendering.markdown_table import markdown_table
-from inspection.word_pieces import text_token_mask
+from inspection.token_schemes import text_token_mask
 from run_folder import runs
 
 TABLE_FILE = "faithfulness.md"

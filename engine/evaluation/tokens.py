@@ -40,7 +40,7 @@ from inspection.methods.word_reliance import (
     text_words,
     word_means,
 )
-from inspection.word_pieces import token_scheme
+from inspection.token_schemes import token_scheme
 
 TOP_WORDS = 40  # candidates per class, each inserted into the evaluated texts
 CONTROL_WORDS = 10  # random words whose mean insertion is the control

@@ -4,7 +4,8 @@ import dataclasses
 
 import numpy as np
 
-from inspection.word_pieces import WORD_LEVEL, word_pieces_of, word_sums
+from inspection.token_schemes import WORD_LEVEL
+from inspection.word_pieces import word_pieces_of, word_sums
 
 
 @dataclasses.dataclass
@@ -29,7 +30,7 @@ class AttentionRecord:
         probability_difference: largest |fast path - scores path| over the
             classes of this example, or None when not checked.
         word_index: list of T ints or None: the index of the word each token
-            belongs to (see `word_pieces.word_index`), None for a special token
+            belongs to (see `TokenScheme.word_index`), None for a special token
             ("[CLS]", "<s>"). None: every token is a word of its own.
         word_texts: the W words' texts, each its pieces joined by the tokenizer's
             `TokenScheme` ("play" "##ed" -> "played"; see `words`). None: the tokens of

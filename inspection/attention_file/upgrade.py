@@ -13,7 +13,8 @@ Letter legend: T tokens, W words.
 import pandas as pd
 
 from inspection.attention_file.format import FORMAT_VERSION, MANIFEST_COLUMNS
-from inspection.word_pieces import WORD_LEVEL, word_sums
+from inspection.token_schemes import WORD_LEVEL
+from inspection.word_pieces import word_sums
 
 ROLLOUT = "rollout"
 

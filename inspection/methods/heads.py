@@ -27,7 +27,7 @@ from inspection.attention_tokens import (
     trim_scores,
     trimmed_to_longest,
 )
-from inspection.word_pieces import token_scheme
+from inspection.token_schemes import token_scheme
 
 STATISTICS = (
     "to_cls",
@@ -48,7 +48,7 @@ def map_statistics(maps, tokens, scheme):
     (`start`) and separator (`end`) and reads a piece's characters.
 
     Example:
-    >>> from inspection.word_pieces import WORD_PIECE
+    >>> from inspection.token_schemes import WORD_PIECE
     >>> maps = np.array([[[[1.0, 0.0], [0.5, 0.5]]]])  # 1 layer, 1 head, 2 tokens
     >>> stats = map_statistics(maps, ["[CLS]", "film"], WORD_PIECE)
     >>> float(stats["to_cls"][0, 0]), float(stats["to_self"][0, 0])

@@ -9,7 +9,8 @@ import tensorflow as tf
 
 from inspection.attention_tokens import real_tokens
 from inspection.methods.attribution import attribute
-from inspection.word_pieces import token_scheme, word_pieces_of, word_sums
+from inspection.token_schemes import token_scheme
+from inspection.word_pieces import word_pieces_of, word_sums
 
 
 class RankedWord(NamedTuple):
@@ -135,7 +136,7 @@ def ranked_words(tokens, indices, scores, scheme, top=None):
         top: keep the `top` most important words; None keeps all.
 
     Example:
-    >>> from inspection.word_pieces import WORD_PIECE
+    >>> from inspection.token_schemes import WORD_PIECE
     >>> [word.token for word in ranked_words(["[CLS]", "play", "##ed", "well", "[SEP]"],
     ...                                      [None, 0, 0, 1, None], [9, 1, 2, 4, 9],
     ...                                      WORD_PIECE)]

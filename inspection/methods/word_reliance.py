@@ -25,7 +25,8 @@ from scipy.stats import norm
 
 from inspection.methods.attribution import attribute
 from inspection.methods.forward_passes import class_probabilities
-from inspection.word_pieces import PADDING_ID, token_scheme
+from inspection.token_schemes import token_scheme
+from inspection.word_pieces import PADDING_ID
 
 # Texts that a word is inserted into or removed from: at most these.
 EDITED_TEXTS = 200

@@ -43,7 +43,8 @@ from inspection.methods.attribution import METHODS
 from inspection.methods.forward_passes import probabilities
 from inspection.methods.token_ranking import Prediction, ranked_words
 from inspection.rendering.viewer import example_data
-from inspection.word_pieces import PADDING_ID, known_token_counts
+from inspection.token_schemes import known_token_counts
+from inspection.word_pieces import PADDING_ID
 
 # Texts per forward pass, fewer when their maps would pass the request's memory cap. The
 # prediction alone takes them in order of length: on 2 cores 32 texts of 5 to 40 words take

@@ -14,7 +14,7 @@ from inspection.methods.heads import (
     head_importance,
     map_statistics,
 )
-from inspection.word_pieces import BYTE_LEVEL_BPE, WORD_PIECE
+from inspection.token_schemes import BYTE_LEVEL_BPE, WORD_PIECE
 from models import build_classifier
 
 TOKEN_IDS = np.array([[4, 7, 9, 3, 0], [3, 5, 0, 0, 0], [5, 6, 7, 8, 9], [9, 8, 7, 0, 0]])

@@ -11,7 +11,7 @@ import pytest
 from inspection.attention_file.record import AttentionRecord
 from inspection.rendering import viewer as viewer_module
 from inspection.rendering.viewer import PAGE_DIR, embed_json, write_viewer
-from inspection.word_pieces import BYTE_LEVEL_BPE, WORD_PIECE
+from inspection.token_schemes import BYTE_LEVEL_BPE, WORD_PIECE
 from tests.helpers import CLASS_NAMES, HOSTILE_TOKENS, make_records, peaked_scores
 from tests.inspection.viewer_browser import heatmap_pixels, open_viewer
 
