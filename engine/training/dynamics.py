@@ -22,9 +22,8 @@ import tensorflow as tf
 from run_folder import runs
 
 # The file's columns, one row per (epoch, example seen in it); label sets add the label's
-# index (`LABEL_COLUMN`), one row per (epoch, example, label).
+# index (`runs.DYNAMICS_LABEL`), one row per (epoch, example, label).
 COLUMNS = ("epoch", "position", "text_hash", "probability", "margin", "correct")
-LABEL_COLUMN = runs.DYNAMICS_LABEL
 # Probabilities are floored here before their log: a margin stays finite (at most ~69).
 PROBABILITY_FLOOR = 1e-30
 
@@ -90,7 +89,7 @@ class TrainingDynamics:
 
     def epoch_values(self) -> dict:
         """{position, probability, margin, correct} of the examples seen this epoch; for
-        label sets a row per (example, label), with the label's index (LABEL_COLUMN)."""
+        label sets a row per (example, label), with the label's index (runs.DYNAMICS_LABEL)."""
         values = self.values.numpy()
         seen = np.flatnonzero(values[:, 3] > 0)
         rows = {
@@ -100,7 +99,7 @@ class TrainingDynamics:
             "correct": values[seen, 2] > 0,
         }
         if self.num_labels:
-            rows[LABEL_COLUMN] = seen % self.num_labels
+            rows[runs.DYNAMICS_LABEL] = seen % self.num_labels
         return rows
 
 
@@ -132,6 +131,7 @@ class DynamicsLogger(keras.callbacks.Callback):
             earlier = pd.read_parquet(self.path)
             rows = pd.concat([earlier[earlier["epoch"] <= epoch], rows], ignore_index=True)
         temporary = f"{self.path}.tmp"
-        columns = [*COLUMNS, *([LABEL_COLUMN] if LABEL_COLUMN in rows else [])]
+        labelled = runs.DYNAMICS_LABEL in rows
+        columns = [*COLUMNS, *([runs.DYNAMICS_LABEL] if labelled else [])]
         rows[columns].to_parquet(temporary, index=False)
         os.replace(temporary, self.path)

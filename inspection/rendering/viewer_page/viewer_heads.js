@@ -17,8 +17,8 @@ function measureInfo(measure) {
       "is switched off", 2, 100],
     ablation_loss_increase: ["loss increase", "mean loss gained when this head alone is " +
       "switched off", 4, 1],
-    to_cls: ["to [CLS]", share("the class token"), 2, 1],
-    to_sep: ["to [SEP]", share("[SEP]"), 2, 1],
+    to_cls: ["to the class token", share("the class token ([CLS], <s>)"), 2, 1],
+    to_sep: ["to the separator", share("the separator ([SEP], </s>)"), 2, 1],
     to_punctuation: ["to punctuation", share("punctuation"), 2, 1],
     to_self: ["to itself", share("the token itself"), 2, 1],
     to_previous: ["to the previous token", share("the token before"), 2, 1],

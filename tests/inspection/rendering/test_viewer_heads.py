@@ -116,7 +116,7 @@ def test_the_heads_panel_shows_each_measure_across_the_dataset(heads_viewer):
     assert page.locator("#heads-select option").all_text_contents() == [
         "importance",
         "accuracy drop (points)",
-        "to [CLS]",
+        "to the class token",
         "entropy",
     ]
     cells = page.locator("#heads-grid .heads-cell")
