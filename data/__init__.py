@@ -23,7 +23,7 @@ Example:
 >>> # datasets = build_datasets({"name": "bbc_news"}, {"sequence_length": 128}, 32, seed=0)
 """
 
-import importlib
+from runtime.lazy_names import lazy_names
 
 # Each public name and the module that owns it.
 _OWNERS = {
@@ -50,13 +50,4 @@ _OWNERS = {
 __all__ = sorted(_OWNERS)
 
 
-def __getattr__(name):
-    if name not in _OWNERS:
-        raise AttributeError(f"module 'data' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_OWNERS[name]), name)
-    globals()[name] = value  # the next lookup is a plain attribute
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_OWNERS))
+__getattr__, __dir__ = lazy_names(__name__, _OWNERS)

@@ -52,7 +52,7 @@ RULES = {
     "config": set(),
     "runtime": set(),
     "engine": set(),  # the package's docstring: its parts are the rooms below
-    "tokenization": {"config"},
+    "tokenization": {"config", "runtime"},
     "data": {"config", "runtime", "tokenization"},
     # models holds what a saved model is made of: never the run folder, data or training.
     "models": {"config", "layers", "tokenization"},

@@ -11,7 +11,7 @@ first use (PEP 562's module `__getattr__`), so `tokenization.pairs`, which comma
 read their arguments, comes without TensorFlow's seconds of start-up.
 """
 
-import importlib
+from runtime.lazy_names import lazy_names
 
 # Each public name and the module that owns it.
 _OWNERS = {
@@ -29,9 +29,4 @@ _OWNERS = {
 __all__ = sorted(_OWNERS)
 
 
-def __getattr__(name):
-    if name not in _OWNERS:
-        raise AttributeError(f"module 'tokenization' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_OWNERS[name]), name)
-    globals()[name] = value  # the next lookup is a plain attribute
-    return value
+__getattr__, __dir__ = lazy_names(__name__, _OWNERS)
