@@ -129,11 +129,12 @@ class ModelConfig(Section):
     # its encoder, and its text settings and vocabulary replace the `text` section. The
     # encoder fields above must match its. null: start from scratch.
     init_from: str | None = None
-    # A pretrained BERT-family encoder to fine-tune: all_minilm_l6_v2 (fetched once, 83 MB,
-    # into the TFDS downloads folder) or a Hugging Face-layout folder. Its WordPiece
-    # tokenizer replaces the `text` section but text.sequence_length, its architecture the
-    # fields d_model ... layer_norm_epsilon; dropout, pooling (cls: its [CLS] token) and the
-    # head stay ours (docs/pretrained.md). auto: all_minilm_l6_v2 unless the config names
+    # A pretrained encoder to fine-tune: all_minilm_l6_v2 (fetched once, 83 MB, into the
+    # TFDS downloads folder) or a Hugging Face-layout folder of a BERT, DistilBERT,
+    # ELECTRA, RoBERTa or XLM-RoBERTa checkpoint (docs/checkpoints.md). Its tokenizer
+    # replaces the `text` section but text.sequence_length, its architecture the fields
+    # d_model ... layer_norm_epsilon; dropout, pooling (cls: its first token) and the head
+    # stay ours (docs/pretrained.md). auto: all_minilm_l6_v2 unless the config names
     # other starting weights, an encoder field (d_model ... attention_block_size), a text
     # field the tokenizer replaces (vocabulary_size, standardize, stop_words) or
     # dataset.streaming: true, and null then (`auto_pretrained`; printed, saved in the run's
