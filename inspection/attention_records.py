@@ -59,6 +59,13 @@ class RecordMaker:
             self.vectorizer, input_signature=[tf.TensorSpec((None,), tf.string)], autograph=False
         )
 
+    def words_of(self, token_ids):
+        """One example's real tokens (its ids (T,), padding at the end), each token's word
+        index and the words' texts, as the tokenizer's `TokenScheme` reads them."""
+        tokens = real_tokens(token_ids, self.vocabulary, self.class_token)
+        indices = self.scheme.word_index(tokens, self.class_token)
+        return tokens, indices, self.scheme.words(tokens, indices)
+
     def token_counts(self, texts):
         """Each text's token count before the cap, int (B,): one over `sequence_length`
         was read cut (a checkpoint's special tokens count in both)."""
@@ -92,11 +99,10 @@ class RecordMaker:
         true_indices = true_indices or [None] * len(texts)
         records = []
         for row, text in enumerate(texts):
-            tokens = real_tokens(token_ids[row], self.vocabulary, self.class_token)
+            tokens, indices, word_texts = self.words_of(token_ids[row])
             scores = trim_scores(attention_scores[row], token_ids[row], self.class_token)
             check_rows(scores, example_ids[row], self.kept_heads)
             rollout = token_importance(scores, self.pooling)
-            indices = self.scheme.word_index(tokens, self.class_token)
             records.append(
                 AttentionRecord(
                     example_id=example_ids[row],
@@ -108,7 +114,7 @@ class RecordMaker:
                     true_label_index=true_indices[row],
                     rollout_importance=rollout,
                     word_index=indices,
-                    word_texts=self.scheme.words(tokens, indices),
+                    word_texts=word_texts,
                     attributions=self.attributions.of_example(
                         row, token_ids[row], rollout, self.class_token
                     ),

@@ -24,7 +24,19 @@ import unicodedata
 import numpy as np
 
 from inspection.word_pieces import CLASS_TOKEN, PADDING_ID, word_pieces_of
-from tokenization.byte_level_bpe_tokenizer import byte_symbols
+from tokenization.byte_level_bpe_tokenizer import ByteLevelBpeTokenizer, byte_symbols
+from tokenization.sentence_piece_tokenizer import SentencePieceTokenizer
+from tokenization.word_piece_tokenizer import WordPieceTokenizer
+
+# Of the pieces a vocabulary lists first (the most frequent: BPE's first merges,
+# SentencePiece's best scores), this many tell byte-level BPE from SentencePiece by their
+# space marks: the whole vocabulary (250,002 for XLM-R) would cost every call about 45 ms.
+MARKED_SAMPLE = 5000
+
+
+def _tokens_of(tokenizer):
+    """(start, end, padding, unknown) as the `CheckpointTokenizer` class names them."""
+    return tokenizer.START, tokenizer.END, tokenizer.PAD, tokenizer.UNKNOWN
 
 
 class TokenScheme:
@@ -102,8 +114,8 @@ class TokenScheme:
 class WordPieceScheme(TokenScheme):
     """BERT's WordPiece: "##" continues a word ("##" alone is a word of its own)."""
 
-    padding, start, end, unknown = "[PAD]", "[CLS]", "[SEP]", "[UNK]"
-    specials = ("[CLS]", "[SEP]")
+    start, end, padding, unknown = _tokens_of(WordPieceTokenizer)
+    specials = (start, end)
     subword = True
     CONTINUATION = "##"
 
@@ -126,8 +138,6 @@ class SpaceMarkedScheme(TokenScheme):
     a piece starts a word after a space, or where letters and digits meet punctuation; a
     piece of spaces only starts the word after it, or ends the one before at a text's end."""
 
-    padding, start, end, unknown = "<pad>", "<s>", "</s>", "<unk>"
-    specials = ("<s>", "</s>")
     subword = True
     MARK = None
 
@@ -172,8 +182,10 @@ class ByteLevelBpeScheme(SpaceMarkedScheme):
     ('café', True)
     """
 
+    start, end, padding, unknown = _tokens_of(ByteLevelBpeTokenizer)
+    specials = (start, end)
     MARK = "Ġ"
-    _BYTES = dict(zip(byte_symbols()[1], byte_symbols()[0], strict=True))
+    _BYTES = dict(zip(*reversed(byte_symbols()), strict=True))  # stand-in -> its byte
 
     def text(self, pieces):
         # A piece may hold part of a character's bytes: those read as U+FFFD, not an error.
@@ -200,6 +212,8 @@ class SentencePieceScheme(SpaceMarkedScheme):
     [None, 0, 0, 1, 2, 3, None]
     """
 
+    start, end, padding, unknown = _tokens_of(SentencePieceTokenizer)
+    specials = (start, end)
     MARK = "▁"
 
     def text(self, pieces):
@@ -240,7 +254,7 @@ def token_scheme(vocabulary):
     if first != BYTE_LEVEL_BPE.padding:
         return WORD_LEVEL
     marks = [
-        sum(str(token).startswith(scheme.MARK) for token in vocabulary)
+        sum(str(token).startswith(scheme.MARK) for token in vocabulary[:MARKED_SAMPLE])
         for scheme in (BYTE_LEVEL_BPE, SENTENCE_PIECE)
     ]
     return BYTE_LEVEL_BPE if marks[0] >= marks[1] else SENTENCE_PIECE

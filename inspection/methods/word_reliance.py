@@ -59,7 +59,7 @@ def text_words(token_ids, vocabulary):
     """
     vocabulary = [str(token) for token in vocabulary]
     scheme = token_scheme(vocabulary)
-    rows, pieces_of, word_starts = [], {}, {}
+    rows, pieces_of = [], {}
     for ids in np.asarray(token_ids):
         real = np.flatnonzero(ids != PADDING_ID)  # padding sits at the end
         tokens = [vocabulary[token_id] for token_id in ids[real]]
@@ -78,11 +78,12 @@ def text_words(token_ids, vocabulary):
             positions.setdefault(word, []).extend(group)
             # A word is inserted into texts with the pieces it has after a space (RoBERTa's
             # "Ġfilm", not a text's first "film"), where its tokenizer has such pieces.
-            if word not in pieces_of or (
-                scheme.marks_word_start(word_tokens[0]) and not word_starts.get(word)
+            kept = pieces_of.get(word)
+            if kept is None or (
+                scheme.marks_word_start(word_tokens[0])
+                and not scheme.marks_word_start(vocabulary[kept[0]])
             ):
                 pieces_of[word] = tuple(int(ids[position]) for position in group)
-                word_starts[word] = scheme.marks_word_start(word_tokens[0])
         ends = [position for position, index in zip(real.tolist(), indices) if index is not None]
         boundaries.append(ends[-1] + 1 if ends else (int(real[0]) + 1 if len(real) else 0))
         rows.append(TextWords(positions, boundaries))

@@ -37,7 +37,7 @@ from engine.evaluation.live.api import RequestError
 from engine.label_sets import predicted_names
 from inspection.attention_file.record import AttentionRecord
 from inspection.attention_records import RecordMaker
-from inspection.attention_tokens import check_kept_heads, real_tokens, trimmed_to_longest
+from inspection.attention_tokens import check_kept_heads, trimmed_to_longest
 from inspection.export_attributions import MAPS_METHOD
 from inspection.methods.attribution import METHODS
 from inspection.methods.forward_passes import probabilities
@@ -196,8 +196,7 @@ class LiveRun:
         no_maps = np.zeros((*self.maps_shape, 0, 0), np.float32)
         records = []
         for row, (text, example_id) in enumerate(zip(batch, example_ids, strict=True)):
-            tokens = real_tokens(ids[row], maker.vocabulary, maker.class_token)
-            indices = maker.scheme.word_index(tokens, maker.class_token)
+            tokens, indices, word_texts = maker.words_of(ids[row])
             records.append(
                 AttentionRecord(
                     example_id=example_id,
@@ -207,7 +206,7 @@ class LiveRun:
                     probabilities=rows[row],
                     predicted_label_index=int(predicted[row]),
                     word_index=indices,
-                    word_texts=maker.scheme.words(tokens, indices),
+                    word_texts=word_texts,
                     attributions=maker.attributions.of_example(
                         row, ids[row], None, maker.class_token
                     ),
